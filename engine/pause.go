@@ -1,0 +1,95 @@
+package engine
+
+import (
+	"fmt"
+	"time"
+)
+
+// PauseKind is what the user is asked for.
+type PauseKind string
+
+// Pause kinds.
+const (
+	PauseContinue PauseKind = "continue" // press Enter to continue
+	PauseConfirm  PauseKind = "confirm"  // approve (Y) or deny (N)
+)
+
+// PauseSource says who raised a pause.
+type PauseSource string
+
+// Pause sources.
+const (
+	SourceTool   PauseSource = "tool"   // a tool called Env.Pause
+	SourceSignal PauseSource = "signal" // Signal(SignalPause) parked the loop at a step boundary
+	SourceTask   PauseSource = "task"   // a task loop in pause mode, between tasks
+)
+
+// Answer is how a pause was answered.
+type Answer string
+
+// Answers.
+const (
+	AnswerResumed     Answer = "resumed"     // continue pause: Enter
+	AnswerApproved    Answer = "approved"    // confirm pause: Y
+	AnswerDenied      Answer = "denied"      // confirm pause: N
+	AnswerInterrupted Answer = "interrupted" // Esc, or any interrupt of the run
+	AnswerTimedOut    Answer = "timed_out"   // only with PauseRequest.Timeout; fails closed
+)
+
+// PauseRequest is what a tool passes to Env.Pause.
+type PauseRequest struct {
+	Kind    PauseKind
+	Tool    string // tool name shown to the user ("Bash", "WebSearch")
+	Message string // one line ("Potentially dangerous command")
+	Details string // e.g. the command text
+	Reasons []string
+	// Timeout, when > 0, answers the pause with AnswerTimedOut after that
+	// long. Zero waits for the user for ever.
+	Timeout time.Duration
+}
+
+// Pause is one pending request for a user answer, as observers see it.
+type Pause struct {
+	ID      string      `json:"id"`
+	Kind    PauseKind   `json:"kind"`
+	Source  PauseSource `json:"source"`
+	Tool    string      `json:"tool,omitempty"`
+	Message string      `json:"message"`
+	Details string      `json:"details,omitempty"`
+	Reasons []string    `json:"reasons,omitempty"`
+	Step    int         `json:"step"`
+	Task    int         `json:"task,omitempty"`
+	At      time.Time   `json:"at"`
+}
+
+// PauseResult is the answer a tool gets back from Env.Pause.
+type PauseResult struct {
+	Answer Answer `json:"answer"`
+	Reason string `json:"reason,omitempty"` // the user's optional reason (deny)
+}
+
+// Approved reports whether the user said yes (or continue). Everything else,
+// a timeout included, fails closed.
+func (r PauseResult) Approved() bool { return r.Answer == AnswerApproved || r.Answer == AnswerResumed }
+
+// fits reports whether answer a is valid for a pause of kind k.
+func (k PauseKind) fits(a Answer) bool {
+	switch k {
+	case PauseContinue:
+		return a == AnswerResumed
+	case PauseConfirm:
+		return a == AnswerApproved || a == AnswerDenied
+	}
+	return false
+}
+
+func (k PauseKind) valid() bool { return k == PauseContinue || k == PauseConfirm }
+
+// pending is a pause waiting for its answer. answered has room for exactly
+// one answer and is never reused, so a stale answer can't release a later pause.
+type pending struct {
+	Pause
+	answered chan PauseResult
+}
+
+func (p *pending) String() string { return fmt.Sprintf("pause %s (%s)", p.ID, p.Kind) }

@@ -1,0 +1,56 @@
+package engine
+
+import "context"
+
+// Role of a message in the history.
+type Role string
+
+// Roles.
+const (
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	RoleTool      Role = "tool"
+	RoleMarker    Role = "marker" // a system marker shown in the history ("Agent interrupted")
+)
+
+// Message is one entry of a session's history.
+type Message struct {
+	Role        Role       `json:"role"`
+	Text        string     `json:"text,omitempty"`
+	ToolCalls   []ToolCall `json:"tool_calls,omitempty"`   // assistant
+	ToolCallID  string     `json:"tool_call_id,omitempty"` // tool
+	IsError     bool       `json:"is_error,omitempty"`     // tool
+	Interrupted bool       `json:"interrupted,omitempty"`  // cut short by an interrupt
+}
+
+// Usage counts tokens.
+type Usage struct {
+	Input  int `json:"input"`
+	Output int `json:"output"`
+}
+
+// ModelRequest is what the loop sends the provider for one turn.
+type ModelRequest struct {
+	Messages []Message
+	Tools    []string
+}
+
+// Chunk is one piece of a streamed model turn: a text delta, a tool call, or
+// usage (cumulative for the turn, as providers report it).
+type Chunk struct {
+	Text     string
+	ToolCall *ToolCall
+	Usage    *Usage
+}
+
+// Provider streams model turns. Stream and every Recv must honour ctx.
+type Provider interface {
+	Stream(ctx context.Context, req ModelRequest) (Stream, error)
+}
+
+// Stream is one model turn in flight. Recv returns io.EOF at the end of the
+// turn. Close releases it and is safe to call more than once.
+type Stream interface {
+	Recv(ctx context.Context) (Chunk, error)
+	Close() error
+}

@@ -1,0 +1,129 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"sync"
+)
+
+// ToolCall is one call of a tool requested by the model.
+type ToolCall struct {
+	ID   string          `json:"id"`
+	Name string          `json:"name"`
+	Args json.RawMessage `json:"args,omitempty"`
+}
+
+// Result is what a tool returns to the model.
+type Result struct {
+	Output  string `json:"output"`
+	IsError bool   `json:"is_error,omitempty"` // the model sees a tool error, the run goes on
+}
+
+// Tool is one capability the model can call. Run must return promptly once
+// ctx is done (the user pressed Esc); the session's Env gives it pauses,
+// progress output, the working directory and session-scoped state.
+type Tool interface {
+	Run(ctx context.Context, call ToolCall, env *Env) (Result, error)
+}
+
+// ToolFunc adapts a function to the Tool interface.
+type ToolFunc func(ctx context.Context, call ToolCall, env *Env) (Result, error)
+
+// Run calls f.
+func (f ToolFunc) Run(ctx context.Context, call ToolCall, env *Env) (Result, error) {
+	return f(ctx, call, env)
+}
+
+// SideEffecter is implemented by tools whose calls may change the outside
+// world. Cutting such a call off makes a later Continue ask for confirmation.
+type SideEffecter interface {
+	HasSideEffects(call ToolCall) bool
+}
+
+// Registry maps tool names to tools. The zero value is empty and ready.
+type Registry struct {
+	mu    sync.RWMutex
+	tools map[string]Tool
+}
+
+// Register adds or replaces the tool under name.
+func (r *Registry) Register(name string, t Tool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.tools == nil {
+		r.tools = make(map[string]Tool)
+	}
+	r.tools[name] = t
+}
+
+// Lookup returns the tool registered under name.
+func (r *Registry) Lookup(name string) (Tool, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	t, ok := r.tools[name]
+	if !ok {
+		return nil, fmt.Errorf("%w: %q (registered: %v)", ErrUnknownTool, name, r.namesLocked())
+	}
+	return t, nil
+}
+
+// Names lists the registered tool names, sorted.
+func (r *Registry) Names() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.namesLocked()
+}
+
+func (r *Registry) namesLocked() []string {
+	names := make([]string, 0, len(r.tools))
+	for n := range r.tools {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Env is a tool call's view of its session. It is valid for the duration of
+// the call only. Everything in it belongs to one session: pausing, progress
+// and Local state never touch another session.
+type Env struct {
+	session *Session
+	call    ToolCall
+	step    int
+}
+
+// SessionID is the id of the session running the tool.
+func (e *Env) SessionID() string { return e.session.id }
+
+// Dir is the session's working directory ("" means the process's).
+func (e *Env) Dir() string { return e.session.dir }
+
+// Environ is the session's extra environment ("KEY=value" entries) for
+// processes the tool starts, on top of the process's own.
+func (e *Env) Environ() []string { return e.session.environ }
+
+// Step is the step index of this tool call.
+func (e *Env) Step() int { return e.step }
+
+// Pause blocks until the user answers the request or ctx is done. On
+// interrupt it returns AnswerInterrupted and an error wrapping ErrInterrupted
+// (use ReasonOf for the reason). A timed-out pause returns AnswerTimedOut and
+// no error: callers must treat anything but Approved() as "no".
+func (e *Env) Pause(ctx context.Context, req PauseRequest) (PauseResult, error) {
+	return e.session.pauseFor(ctx, req, SourceTool, e.step, 0)
+}
+
+// Progress streams a chunk of output (stdout, status lines) to observers.
+func (e *Env) Progress(chunk string) {
+	if chunk == "" {
+		return
+	}
+	e.session.emitProgress(e.call, e.step, chunk)
+}
+
+// Local returns the session-scoped value stored under key, creating it with
+// create on first use. Values that implement io.Closer are closed when the
+// session closes (browsers, caches). Use an unexported key type.
+func (e *Env) Local(key any, create func() any) any { return e.session.local(key, create) }
