@@ -66,6 +66,10 @@ type Pause struct {
 type PauseResult struct {
 	Answer Answer `json:"answer"`
 	Reason string `json:"reason,omitempty"` // the user's optional reason (deny)
+	// Remember is the scope the user chose for remembering an approval:
+	// "" or "once" (not remembered), "session" or "project". The engine
+	// passes it through; tools that remember decisions (bash) act on it.
+	Remember string `json:"remember,omitempty"`
 }
 
 // Approved reports whether the user said yes (or continue). Everything else,

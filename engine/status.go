@@ -1,8 +1,8 @@
 package engine
 
 import (
-	"errors"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 )

@@ -126,4 +126,4 @@ func (e *Env) Progress(chunk string) {
 // Local returns the session-scoped value stored under key, creating it with
 // create on first use. Values that implement io.Closer are closed when the
 // session closes (browsers, caches). Use an unexported key type.
-func (e *Env) Local(key any, create func() any) any { return e.session.local(key, create) }
+func (e *Env) Local(key any, create func() any) any { return e.session.Local(key, create) }

@@ -1,0 +1,24 @@
+// Package engine runs long-running agent sessions and keeps the people
+// watching them in control: a tool can pause for the user ("press Enter to
+// continue") or ask to confirm a dangerous action (approve / deny), a run can
+// be interrupted at once even while a tool blocks, and pause / resume /
+// cancel signals act at step boundaries. Every change of a session bumps its
+// version and emits one event that all observers see in the same order.
+//
+// Everything belongs to a session: pauses, interrupts, remembered approvals
+// and tool state (Env.Local). Nothing is global.
+//
+// The shortest use:
+//
+//	e := engine.New(engine.WithProvider(engine.NewScriptedProvider(turns)))
+//	defer e.Close()
+//	s, _ := e.NewSession(engine.SessionOptions{})
+//	go func() {
+//		for ev := range s.Events(ctx) {
+//			if ev.Type == engine.EventPaused {
+//				s.Answer(ev.Pause.ID, engine.AnswerApproved)
+//			}
+//		}
+//	}()
+//	res, err := s.Prompt(ctx, "clean the build folder")
+package engine

@@ -1,0 +1,146 @@
+package engine
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Engine owns sessions, the tool registry and the default provider.
+type Engine struct {
+	tools       Registry
+	provider    Provider
+	idleTimeout time.Duration
+
+	mu       sync.Mutex
+	sessions map[string]*Session
+	created  map[*Session]uint64 // creation order, for listing
+	seq      uint64
+	closed   bool
+	log      eventLog // every session's events, in one order
+}
+
+// Option configures an Engine.
+type Option func(*Engine)
+
+// WithProvider sets the default model provider for new sessions.
+func WithProvider(p Provider) Option { return func(e *Engine) { e.provider = p } }
+
+// WithTool registers a tool under name (what the model calls).
+func WithTool(name string, t Tool) Option { return func(e *Engine) { e.tools.Register(name, t) } }
+
+// WithStreamIdleTimeout sets how long a model stream may send nothing before
+// the run is interrupted with reason timeout. Zero disables it. Default 2 min.
+func WithStreamIdleTimeout(d time.Duration) Option { return func(e *Engine) { e.idleTimeout = d } }
+
+// New returns an engine. The built-in tools "sleep" and "ask" are registered;
+// options may replace them.
+func New(opts ...Option) *Engine {
+	e := &Engine{
+		idleTimeout: 2 * time.Minute,
+		sessions:    make(map[string]*Session),
+		created:     make(map[*Session]uint64),
+		log:         eventLog{max: 4096},
+	}
+	e.tools.Register("sleep", SleepTool)
+	e.tools.Register("ask", AskTool)
+	for _, o := range opts {
+		o(e)
+	}
+	return e
+}
+
+// Tools is the engine's tool registry.
+func (e *Engine) Tools() *Registry { return &e.tools }
+
+// NewSession creates a session.
+func (e *Engine) NewSession(o SessionOptions) (*Session, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil, fmt.Errorf("engine: %w", ErrClosed)
+	}
+	e.seq++
+	id := o.ID
+	if id == "" {
+		id = "s" + strconv.FormatUint(e.seq, 10)
+	}
+	if _, dup := e.sessions[id]; dup {
+		return nil, fmt.Errorf("session %q: %w", id, ErrDuplicateSession)
+	}
+	p := o.Provider
+	if p == nil {
+		p = e.provider
+	}
+	s := &Session{id: id, eng: e, provider: p, dir: o.Dir, environ: slices.Clone(o.Environ), log: eventLog{max: 256}}
+	e.sessions[id] = s
+	e.created[s] = e.seq
+	return s, nil
+}
+
+// Session returns the session with id.
+func (e *Engine) Session(id string) (*Session, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s, ok := e.sessions[id]
+	if !ok {
+		return nil, fmt.Errorf("session %q: %w", id, ErrUnknownSession)
+	}
+	return s, nil
+}
+
+// Sessions returns every open session in creation order.
+func (e *Engine) Sessions() []*Session {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make([]*Session, 0, len(e.sessions))
+	for _, s := range e.sessions {
+		out = append(out, s)
+	}
+	slices.SortFunc(out, func(a, b *Session) int { return cmp.Compare(e.created[a], e.created[b]) })
+	return out
+}
+
+// Subscribe returns a reader of every session's events from now on.
+func (e *Engine) Subscribe() *Subscription { return e.log.subscribe() }
+
+// EmergencyStop interrupts every running session with reason emergency_stop
+// and returns how many it stopped. Idle sessions are not touched.
+func (e *Engine) EmergencyStop() int {
+	n := 0
+	for _, s := range e.Sessions() {
+		if s.Interrupt(ReasonEmergencyStop) == nil {
+			n++
+		}
+	}
+	return n
+}
+
+// Close closes every session (interrupting runs and waiting for them) and
+// the engine. It is idempotent.
+func (e *Engine) Close() error {
+	e.mu.Lock()
+	e.closed = true
+	e.mu.Unlock()
+	var errs []error
+	for _, s := range e.Sessions() {
+		if err := s.Close(); err != nil && !errors.Is(err, ErrClosed) {
+			errs = append(errs, err)
+		}
+	}
+	e.log.close()
+	return errors.Join(errs...)
+}
+
+func (e *Engine) forget(s *Session) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.sessions[s.id] == s {
+		delete(e.sessions, s.id)
+		delete(e.created, s)
+	}
+}

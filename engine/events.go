@@ -1,0 +1,219 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+)
+
+// EventType names what changed.
+type EventType string
+
+// Event types. Terminal ones (interrupted, run_finished, run_failed, closed)
+// are never coalesced away for a slow observer.
+const (
+	EventRunStarted     EventType = "run_started"
+	EventText           EventType = "text"          // a streamed text delta (Text)
+	EventToolStarted    EventType = "tool_started"  // Tool, CallID
+	EventToolProgress   EventType = "tool_progress" // a chunk of tool output (Text)
+	EventToolFinished   EventType = "tool_finished" // Tool, CallID, Text = "error" when it failed
+	EventPaused         EventType = "paused"        // a pause became pending (Pause is the current one)
+	EventPauseAnswered  EventType = "pause_answered"
+	EventPauseRequested EventType = "pause_requested" // Signal(pause): parks at the next step boundary
+	EventStopping       EventType = "stopping"
+	EventInterrupted    EventType = "interrupted"
+	EventRunFinished    EventType = "run_finished"
+	EventRunFailed      EventType = "run_failed" // Text is the error
+	EventClosed         EventType = "closed"
+)
+
+// Terminal reports whether the event ends a run or the session.
+func (t EventType) Terminal() bool {
+	switch t {
+	case EventInterrupted, EventRunFinished, EventRunFailed, EventClosed:
+		return true
+	}
+	return false
+}
+
+// Event is one change of a session. Every change bumps the session's version
+// by one and emits exactly one event; every observer sees the same order.
+type Event struct {
+	Session  string    `json:"session"`
+	Version  uint64    `json:"version"`
+	Type     EventType `json:"type"`
+	Status   Status    `json:"status"`
+	Pause    *Pause    `json:"pause,omitempty"`    // the current (oldest pending) pause after the change
+	Answered *Pause    `json:"answered,omitempty"` // pause_answered: the pause that was answered
+	Answer   Answer    `json:"answer,omitempty"`
+	Reason   Reason    `json:"reason,omitempty"`
+	Step     int       `json:"step"`
+	At       time.Time `json:"at"`
+	Tool     string    `json:"tool,omitempty"`
+	CallID   string    `json:"call_id,omitempty"`
+	Text     string    `json:"text,omitempty"`
+}
+
+// ErrSubscriptionClosed is returned by Next after Close, or once the source
+// has been closed and every event was delivered.
+var ErrSubscriptionClosed = errors.New("subscription closed")
+
+// eventLog is an append-only ring that any number of subscriptions read at
+// their own pace. Publishing never blocks and costs the same with one
+// observer or a hundred. A subscription that falls more than the ring behind
+// gets the terminal events it missed and then the latest event (the latest
+// snapshot): it is coalesced, never blocking the publisher.
+type eventLog struct {
+	mu      sync.Mutex
+	max     int
+	buf     []logEntry // ring; entry with seq n lives at n % max
+	seq     uint64     // sequence number of the next event
+	terms   []logEntry // recent terminal events, kept for lagging readers
+	wake    chan struct{}
+	waiting bool // somebody waits on wake: replace it at the next append
+	closed  bool
+}
+
+type logEntry struct {
+	seq uint64
+	ev  Event
+}
+
+const keptTerminals = 16
+
+func (l *eventLog) append(ev Event) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return
+	}
+	e := logEntry{seq: l.seq, ev: ev}
+	if len(l.buf) < l.max {
+		l.buf = append(l.buf, e)
+	} else {
+		l.buf[l.seq%uint64(l.max)] = e
+	}
+	l.seq++
+	if ev.Type.Terminal() {
+		if len(l.terms) == keptTerminals {
+			copy(l.terms, l.terms[1:])
+			l.terms = l.terms[:keptTerminals-1]
+		}
+		l.terms = append(l.terms, e)
+	}
+	l.wakeLocked()
+}
+
+func (l *eventLog) wakeLocked() {
+	if l.waiting {
+		close(l.wake)
+		l.wake = nil
+		l.waiting = false
+	}
+}
+
+func (l *eventLog) close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.closed = true
+	l.wakeLocked()
+}
+
+func (l *eventLog) subscribe() *Subscription {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return &Subscription{log: l, next: l.seq, done: make(chan struct{})}
+}
+
+// Subscription reads events in order. It is used by one goroutine.
+type Subscription struct {
+	log  *eventLog
+	next uint64
+	once sync.Once
+	done chan struct{}
+}
+
+// Next returns the next event, waiting for one if needed. It returns
+// ErrSubscriptionClosed after Close or when the source closed and everything
+// was read, and ctx's error when ctx ends first.
+func (s *Subscription) Next(ctx context.Context) (Event, error) {
+	l := s.log
+	for {
+		l.mu.Lock()
+		select {
+		case <-s.done:
+			l.mu.Unlock()
+			return Event{}, ErrSubscriptionClosed
+		default:
+		}
+		if s.next < l.seq {
+			ev := s.takeLocked()
+			l.mu.Unlock()
+			return ev, nil
+		}
+		if l.closed {
+			l.mu.Unlock()
+			return Event{}, ErrSubscriptionClosed
+		}
+		if l.wake == nil {
+			l.wake = make(chan struct{})
+		}
+		l.waiting = true
+		wake := l.wake
+		l.mu.Unlock()
+		select {
+		case <-wake:
+		case <-s.done:
+		case <-ctx.Done():
+			return Event{}, ctx.Err()
+		}
+	}
+}
+
+// takeLocked returns the event at the cursor, or, when the reader fell out of
+// the ring, the oldest terminal event it missed, else the latest event.
+func (s *Subscription) takeLocked() Event {
+	l := s.log
+	oldest := l.seq - uint64(len(l.buf))
+	if s.next < oldest {
+		for _, t := range l.terms {
+			if t.seq >= s.next && t.seq < l.seq-1 {
+				s.next = t.seq + 1
+				return t.ev
+			}
+		}
+		s.next = l.seq - 1
+	}
+	e := l.buf[s.next%uint64(l.max)]
+	s.next++
+	return e.ev
+}
+
+// Close ends the subscription; a Next in progress returns. Safe to call twice.
+func (s *Subscription) Close() { s.once.Do(func() { close(s.done) }) }
+
+// channel forwards a subscription to a channel that is closed when ctx ends,
+// the subscription is closed, or the source closes. Only the forwarding
+// goroutine sends and closes, so nothing ever sends on a closed channel.
+func (s *Subscription) channel(ctx context.Context) <-chan Event {
+	ch := make(chan Event, 16)
+	go func() {
+		defer close(ch)
+		defer s.Close()
+		for {
+			ev, err := s.Next(ctx)
+			if err != nil {
+				return
+			}
+			select {
+			case ch <- ev:
+			case <-ctx.Done():
+				return
+			case <-s.done:
+				return
+			}
+		}
+	}()
+	return ch
+}

@@ -1,0 +1,336 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Prompt adds the user's text to the history and drives the agent until the
+// model ends its turn, the run fails, or it is interrupted. It blocks; call
+// it from its own goroutine and control it from others. On interrupt it
+// returns the result and an error wrapping ErrInterrupted.
+func (s *Session) Prompt(ctx context.Context, text string) (RunResult, error) {
+	r, err := s.begin(ctx)
+	if err != nil {
+		return RunResult{Status: s.Status()}, err
+	}
+	s.record(Message{Role: RoleUser, Text: text})
+	return s.end(r, s.turns(r))
+}
+
+// Continue resumes an interrupted run: the model gets the history, the cut
+// tool call marked "interrupted before completion", and goes on. If a tool
+// with side effects was cut off, it first asks for confirmation (a confirm
+// pause, tool "Resume"); a denial ends the run without doing anything.
+func (s *Session) Continue(ctx context.Context) (RunResult, error) {
+	s.mu.Lock()
+	in := s.interruption
+	if s.run == nil && (in == nil || !in.Resumable) {
+		st := s.deriveLocked()
+		s.mu.Unlock()
+		return RunResult{Status: st}, fmt.Errorf("session %s (%s): %w: only an interrupted run can be continued", s.id, st, ErrNotResumable)
+	}
+	s.mu.Unlock()
+	r, err := s.begin(ctx)
+	if err != nil {
+		return RunResult{Status: s.Status()}, err
+	}
+	if in.SideEffectCut {
+		res, err := s.pauseFor(r.ctx, PauseRequest{
+			Kind: PauseConfirm, Tool: "Resume", Message: "Resuming may repeat an action that was cut off",
+			Details: lastToolCall(s.History()),
+		}, SourceSignal, s.Snapshot().Step, 0)
+		if err != nil || !res.Approved() {
+			return s.end(r, err)
+		}
+	}
+	s.record(Message{Role: RoleMarker, Text: "Resumed"})
+	return s.end(r, s.turns(r))
+}
+
+func lastToolCall(h []Message) string {
+	for i := len(h) - 1; i >= 0; i-- {
+		if n := len(h[i].ToolCalls); n > 0 {
+			c := h[i].ToolCalls[n-1]
+			return c.Name + " " + string(c.Args)
+		}
+	}
+	return ""
+}
+
+// begin starts a run: the session must be open and have none in flight.
+func (s *Session) begin(ctx context.Context) (*run, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		return nil, fmt.Errorf("session %s: %w", s.id, ErrClosed)
+	}
+	if s.run != nil {
+		return nil, fmt.Errorf("session %s (%s): %w", s.id, s.deriveLocked(), ErrRunning)
+	}
+	if s.provider == nil {
+		return nil, fmt.Errorf("session %s: %w: no model provider configured (engine.WithProvider or SessionOptions.Provider)", s.id, ErrInvalidArgument)
+	}
+	rctx, cancel := context.WithCancelCause(ctx)
+	r := &run{ctx: rctx, cancel: cancel, done: make(chan struct{})}
+	s.run = r
+	s.interruption = nil
+	s.lastError = ""
+	s.emitLocked(Event{Type: EventRunStarted})
+	return r, nil
+}
+
+// end records how the run ended and emits the terminal event.
+func (s *Session) end(r *run, err error) (RunResult, error) {
+	defer r.cancel(nil)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	defer close(r.done)
+	s.run = nil
+	s.pauses = nil
+	reason, interrupted := r.stopReason, r.stopReason != ""
+	if !interrupted && err != nil {
+		reason, interrupted = ReasonOf(err)
+		if !interrupted && r.ctx.Err() != nil { // the caller's context ended the run
+			reason, interrupted = ReasonSystemStop, true
+		}
+	}
+	switch {
+	case interrupted:
+		s.history = append(s.history, Message{Role: RoleMarker, Text: "Agent interrupted"})
+		s.interruption = &Interruption{Reason: reason, Label: reason.Label(), At: time.Now(), Resumable: true, SideEffectCut: r.sideEffectCut}
+		s.emitLocked(Event{Type: EventInterrupted, Reason: reason})
+		in := *s.interruption
+		if err == nil || !errors.Is(err, ErrInterrupted) {
+			err = &interruptCause{reason: reason}
+		}
+		return RunResult{Status: StatusInterrupted, Interruption: &in}, err
+	case err != nil:
+		s.lastError = err.Error()
+		s.emitLocked(Event{Type: EventRunFailed, Text: err.Error()})
+		return RunResult{Status: StatusIdle, Error: err.Error()}, err
+	}
+	s.emitLocked(Event{Type: EventRunFinished})
+	return RunResult{Status: StatusIdle}, nil
+}
+
+// turns alternates model turns and tool calls, parking at step boundaries
+// when a pause signal is pending.
+func (s *Session) turns(r *run) error {
+	for {
+		if err := s.boundary(r); err != nil {
+			return err
+		}
+		calls, err := s.modelTurn(r)
+		if err != nil {
+			return err
+		}
+		if len(calls) == 0 {
+			return s.boundary(r) // the model ended its turn: a pending pause still lands
+		}
+		if err := s.runTools(r, calls); err != nil {
+			return err
+		}
+	}
+}
+
+// boundary is a step boundary: the run stops here if interrupted, and parks
+// on a signal pause if one was requested.
+func (s *Session) boundary(r *run) error {
+	if r.ctx.Err() != nil {
+		return interruptErr(r.ctx)
+	}
+	s.mu.Lock()
+	requested, step := s.pauseRequested, s.step
+	s.pauseRequested = false
+	s.mu.Unlock()
+	if !requested {
+		return nil
+	}
+	_, err := s.pauseFor(r.ctx, PauseRequest{Kind: PauseContinue, Message: fmt.Sprintf("Paused at step %d", step)}, SourceSignal, step, 0)
+	return err
+}
+
+func (s *Session) record(msgs ...Message) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.history = append(s.history, msgs...)
+}
+
+func (s *Session) nextStep() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.step++
+	return s.step
+}
+
+// modelTurn streams one model turn. The partial text of a cut turn is kept.
+func (s *Session) modelTurn(r *run) ([]ToolCall, error) {
+	step := s.nextStep()
+	s.mu.Lock()
+	req := ModelRequest{Messages: append([]Message(nil), s.history...), Tools: s.eng.tools.Names()}
+	s.mu.Unlock()
+	stream, err := s.provider.Stream(r.ctx, req)
+	if err != nil {
+		if r.ctx.Err() != nil {
+			return nil, interruptErr(r.ctx)
+		}
+		return nil, fmt.Errorf("model %s: %w", providerName(s.provider), err)
+	}
+	defer stream.Close()
+	var text strings.Builder
+	var calls []ToolCall
+	var usage *Usage
+	for {
+		chunk, err := s.recv(r.ctx, stream)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			s.finishTurn(text.String(), calls, usage, true)
+			if r.ctx.Err() != nil {
+				return nil, interruptErr(r.ctx)
+			}
+			return nil, err
+		}
+		if chunk.Text != "" {
+			text.WriteString(chunk.Text)
+			s.mu.Lock()
+			s.emitLocked(Event{Type: EventText, Text: chunk.Text})
+			s.mu.Unlock()
+		}
+		if c := chunk.ToolCall; c != nil {
+			call := *c
+			if call.ID == "" {
+				call.ID = fmt.Sprintf("call_%d_%d", step, len(calls)+1)
+			}
+			calls = append(calls, call)
+		}
+		if chunk.Usage != nil {
+			u := *chunk.Usage
+			usage = &u
+		}
+	}
+	s.finishTurn(text.String(), calls, usage, false)
+	return calls, nil
+}
+
+// recv reads one chunk, failing with a timeout interruption when the stream
+// stays silent longer than the idle timeout.
+func (s *Session) recv(ctx context.Context, st Stream) (Chunk, error) {
+	if s.eng.idleTimeout <= 0 {
+		return st.Recv(ctx)
+	}
+	idle := &interruptCause{reason: ReasonTimeout}
+	rctx, cancel := context.WithTimeoutCause(ctx, s.eng.idleTimeout, idle)
+	defer cancel()
+	c, err := st.Recv(rctx)
+	if err != nil && ctx.Err() == nil && context.Cause(rctx) == idle {
+		return c, fmt.Errorf("%w after %s: %w", ErrIdleTimeout, s.eng.idleTimeout, idle)
+	}
+	return c, err
+}
+
+// finishTurn appends the assistant message and counts tokens: the provider's
+// usage when it sent one, else an estimate of what was streamed.
+func (s *Session) finishTurn(text string, calls []ToolCall, usage *Usage, cut bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if text != "" || len(calls) > 0 {
+		s.history = append(s.history, Message{Role: RoleAssistant, Text: text, ToolCalls: calls, Interrupted: cut})
+	}
+	if usage != nil {
+		s.tokens.Input += usage.Input
+		s.tokens.Output += usage.Output
+	} else {
+		s.tokens.Output += (len(text) + 3) / 4
+	}
+	if cut {
+		for _, c := range calls {
+			s.history = append(s.history, interruptedResult(c))
+		}
+	}
+}
+
+func interruptedResult(c ToolCall) Message {
+	return Message{Role: RoleTool, ToolCallID: c.ID, Text: "interrupted before completion", IsError: true, Interrupted: true}
+}
+
+// runTools runs one turn's tool calls, in parallel when there are several,
+// and records their results in call order.
+func (s *Session) runTools(r *run, calls []ToolCall) error {
+	results := make([]Message, len(calls))
+	if len(calls) == 1 {
+		results[0] = s.runTool(r, calls[0], s.nextStep())
+	} else {
+		var wg sync.WaitGroup
+		for i, c := range calls {
+			step := s.nextStep()
+			wg.Go(func() { results[i] = s.runTool(r, c, step) })
+		}
+		wg.Wait()
+	}
+	s.record(results...)
+	if r.ctx.Err() != nil {
+		return interruptErr(r.ctx)
+	}
+	return nil
+}
+
+func (s *Session) runTool(r *run, c ToolCall, step int) (msg Message) {
+	s.mu.Lock()
+	s.emitLocked(Event{Type: EventToolStarted, Tool: c.Name, CallID: c.ID, Step: step})
+	s.mu.Unlock()
+	var status string
+	defer func() {
+		if msg.IsError {
+			status = "error"
+		}
+		s.mu.Lock()
+		s.emitLocked(Event{Type: EventToolFinished, Tool: c.Name, CallID: c.ID, Step: step, Text: status})
+		s.mu.Unlock()
+	}()
+	tool, err := s.eng.tools.Lookup(c.Name)
+	if err != nil {
+		return Message{Role: RoleTool, ToolCallID: c.ID, Text: err.Error(), IsError: true}
+	}
+	res, err := safeRun(r.ctx, tool, c, &Env{session: s, call: c, step: step})
+	if r.ctx.Err() != nil {
+		if se, ok := tool.(SideEffecter); ok && se.HasSideEffects(c) {
+			s.mu.Lock()
+			r.sideEffectCut = true
+			s.mu.Unlock()
+		}
+		return interruptedResult(c)
+	}
+	if err != nil {
+		return Message{Role: RoleTool, ToolCallID: c.ID, Text: err.Error(), IsError: true}
+	}
+	return Message{Role: RoleTool, ToolCallID: c.ID, Text: res.Output, IsError: res.IsError}
+}
+
+// safeRun turns a tool's panic into a tool error: one bad tool must not take
+// the process (and the Node app hosting it) down.
+func safeRun(ctx context.Context, t Tool, c ToolCall, env *Env) (res Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("tool %s panicked: %v", c.Name, p)
+		}
+	}()
+	return t.Run(ctx, c, env)
+}
+
+func providerName(p Provider) string {
+	if n, ok := p.(interface{ Name() string }); ok {
+		return n.Name()
+	}
+	if p == nil {
+		return ""
+	}
+	return fmt.Sprintf("%T", p)
+}

@@ -1,0 +1,122 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// ScriptTurn is one model turn played by a ScriptedProvider.
+type ScriptTurn struct {
+	Text         string       `json:"text,omitempty"`
+	ToolCalls    []ScriptCall `json:"tool_calls,omitempty"`
+	Usage        *Usage       `json:"usage,omitempty"`
+	ChunkDelayMS int          `json:"chunk_delay_ms,omitempty"` // pause between streamed words
+	// Hang makes the stream block after its text until the run is
+	// interrupted (or the idle timeout fires): a model that stalls.
+	Hang bool `json:"hang,omitempty"`
+	// Error fails the turn with this message after its text.
+	Error string `json:"error,omitempty"`
+}
+
+// ScriptCall is a tool call in a script.
+type ScriptCall struct {
+	Name string          `json:"name"`
+	Args json.RawMessage `json:"args,omitempty"`
+}
+
+// ScriptedProvider plays model turns from a script, for demos and tests. It
+// holds no per-session state: the turn it plays is the number of assistant
+// turns since the last user message, so every new prompt replays the script.
+type ScriptedProvider struct {
+	turns []ScriptTurn
+}
+
+// NewScriptedProvider returns a provider playing turns.
+func NewScriptedProvider(turns []ScriptTurn) *ScriptedProvider {
+	return &ScriptedProvider{turns: turns}
+}
+
+// ParseScript reads a script: a JSON array of turns or {"turns": [...]}.
+func ParseScript(data []byte) ([]ScriptTurn, error) {
+	var turns []ScriptTurn
+	if err := json.Unmarshal(data, &turns); err == nil {
+		return turns, nil
+	}
+	var doc struct {
+		Turns []ScriptTurn `json:"turns"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("%w: script is neither a JSON array of turns nor {\"turns\": [...]}: %v", ErrInvalidArgument, err)
+	}
+	return doc.Turns, nil
+}
+
+// Name identifies the provider in snapshots.
+func (p *ScriptedProvider) Name() string { return "scripted" }
+
+// Stream plays the next turn of the script.
+func (p *ScriptedProvider) Stream(ctx context.Context, req ModelRequest) (Stream, error) {
+	n := 0
+	for i := len(req.Messages) - 1; i >= 0 && req.Messages[i].Role != RoleUser; i-- {
+		if req.Messages[i].Role == RoleAssistant {
+			n++
+		}
+	}
+	if n >= len(p.turns) {
+		return &scriptStream{}, nil // script exhausted: an empty final turn
+	}
+	t := p.turns[n]
+	st := &scriptStream{turn: t, delay: time.Duration(t.ChunkDelayMS) * time.Millisecond}
+	for _, w := range strings.SplitAfter(t.Text, " ") {
+		if w != "" {
+			st.chunks = append(st.chunks, Chunk{Text: w})
+		}
+	}
+	for _, c := range t.ToolCalls {
+		st.chunks = append(st.chunks, Chunk{ToolCall: &ToolCall{Name: c.Name, Args: c.Args}})
+	}
+	if t.Usage != nil {
+		st.chunks = append(st.chunks, Chunk{Usage: t.Usage})
+	}
+	return st, nil
+}
+
+type scriptStream struct {
+	turn   ScriptTurn
+	chunks []Chunk
+	next   int
+	delay  time.Duration
+}
+
+func (s *scriptStream) Recv(ctx context.Context) (Chunk, error) {
+	if err := ctx.Err(); err != nil {
+		return Chunk{}, context.Cause(ctx)
+	}
+	if s.next < len(s.chunks) {
+		if s.delay > 0 && s.next > 0 {
+			t := time.NewTimer(s.delay)
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				return Chunk{}, context.Cause(ctx)
+			}
+		}
+		s.next++
+		return s.chunks[s.next-1], nil
+	}
+	switch {
+	case s.turn.Hang:
+		<-ctx.Done()
+		return Chunk{}, context.Cause(ctx)
+	case s.turn.Error != "":
+		return Chunk{}, fmt.Errorf("scripted model error: %s", s.turn.Error)
+	}
+	return Chunk{}, io.EOF
+}
+
+func (s *scriptStream) Close() error { return nil }

@@ -1,0 +1,434 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// SessionOptions configure a new session. The zero value is usable.
+type SessionOptions struct {
+	ID       string   // "" picks "s1", "s2", ...
+	Dir      string   // working directory for tools
+	Environ  []string // extra KEY=value entries for processes tools start
+	Provider Provider // nil uses the engine's provider
+}
+
+// Session is one agent conversation and its state machine. Facts are stored
+// (an active run, a stop request, pending pauses, the last interruption) and
+// the status is derived from them. All methods are safe for concurrent use.
+type Session struct {
+	id       string
+	eng      *Engine
+	provider Provider
+	dir      string
+	environ  []string
+
+	status  atomic.Int32  // derived status, refreshed at every change
+	version atomic.Uint64 // bumped at every change
+
+	mu             sync.Mutex
+	run            *run // the run in flight, nil if none
+	closing        bool // Close started: no new runs
+	closed         bool
+	pauses         []*pending // pending pauses, oldest first
+	pauseSeq       uint64
+	pauseRequested bool // Signal(pause) waits for the next step boundary
+	interruption   *Interruption
+	lastError      string
+	step           int
+	tokens         Usage
+	history        []Message
+	locals         map[any]any
+	log            eventLog
+}
+
+// run is one Prompt or Continue (or a whole task loop) in flight.
+type run struct {
+	ctx           context.Context
+	cancel        context.CancelCauseFunc
+	stopReason    Reason // set by Interrupt; the run is stopping
+	sideEffectCut bool   // a tool with side effects was cut off
+	done          chan struct{}
+}
+
+// Snapshot is a consistent copy of a session's state.
+type Snapshot struct {
+	ID             string        `json:"id"`
+	Status         Status        `json:"status"`
+	Version        uint64        `json:"version"`
+	Pause          *Pause        `json:"pause"`  // the current pause
+	Pauses         []Pause       `json:"pauses"` // all pending, oldest first
+	Interruption   *Interruption `json:"interruption"`
+	Step           int           `json:"step"`
+	Tokens         Usage         `json:"tokens"`
+	Model          string        `json:"model"`
+	PauseRequested bool          `json:"pause_requested"`
+	LastError      string        `json:"last_error,omitempty"`
+}
+
+// RunResult is how a run ended.
+type RunResult struct {
+	Status       Status        `json:"status"`
+	Interruption *Interruption `json:"interruption,omitempty"`
+	Error        string        `json:"error,omitempty"`
+}
+
+// ID returns the session id.
+func (s *Session) ID() string { return s.id }
+
+// Status returns the derived status without taking a lock.
+func (s *Session) Status() Status { return Status(s.status.Load()) }
+
+// Version returns the session's version: it grows by one at every change.
+func (s *Session) Version() uint64 { return s.version.Load() }
+
+// Pause returns the current (oldest pending) pause.
+func (s *Session) Pause() (Pause, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.pauses) == 0 {
+		return Pause{}, false
+	}
+	return s.pauses[0].Pause, true
+}
+
+// Pauses returns every pending pause, oldest first.
+func (s *Session) Pauses() []Pause {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pausesLocked()
+}
+
+func (s *Session) pausesLocked() []Pause {
+	out := make([]Pause, len(s.pauses))
+	for i, p := range s.pauses {
+		out[i] = p.Pause
+	}
+	return out
+}
+
+// Snapshot returns a consistent copy of the session's state.
+func (s *Session) Snapshot() Snapshot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	snap := Snapshot{
+		ID:             s.id,
+		Status:         s.deriveLocked(),
+		Version:        s.version.Load(),
+		Pause:          s.currentPauseLocked(),
+		Pauses:         s.pausesLocked(),
+		Step:           s.step,
+		Tokens:         s.tokens,
+		Model:          providerName(s.provider),
+		PauseRequested: s.pauseRequested,
+		LastError:      s.lastError,
+	}
+	if s.interruption != nil {
+		in := *s.interruption
+		snap.Interruption = &in
+	}
+	return snap
+}
+
+// History returns a copy of the conversation.
+func (s *Session) History() []Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.history)
+}
+
+// Subscribe returns a reader of this session's events from now on.
+func (s *Session) Subscribe() *Subscription { return s.log.subscribe() }
+
+// Events streams this session's events until ctx ends or the session closes.
+func (s *Session) Events(ctx context.Context) <-chan Event { return s.Subscribe().channel(ctx) }
+
+// Local returns the session-scoped value under key, creating it on first use.
+// io.Closer values are closed when the session closes. After Close it returns
+// a fresh, unshared value from create (closed at once if it is a Closer).
+func (s *Session) Local(key any, create func() any) any {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		v := create()
+		if c, ok := v.(io.Closer); ok {
+			c.Close()
+		}
+		return v
+	}
+	defer s.mu.Unlock()
+	if v, ok := s.locals[key]; ok {
+		return v
+	}
+	if s.locals == nil {
+		s.locals = make(map[any]any)
+	}
+	v := create()
+	s.locals[key] = v
+	return v
+}
+
+// deriveLocked computes the status from the stored facts.
+func (s *Session) deriveLocked() Status {
+	switch {
+	case s.closed:
+		return StatusClosed
+	case s.run != nil && s.run.stopReason != "":
+		return StatusStopping
+	case len(s.pauses) > 0:
+		return StatusPaused
+	case s.run != nil:
+		return StatusRunning
+	case s.interruption != nil:
+		return StatusInterrupted
+	}
+	return StatusIdle
+}
+
+func (s *Session) currentPauseLocked() *Pause {
+	if len(s.pauses) == 0 {
+		return nil
+	}
+	p := s.pauses[0].Pause
+	return &p
+}
+
+// emitLocked records one change: bump the version, refresh the derived
+// status, publish the event to the session's and the engine's observers.
+func (s *Session) emitLocked(ev Event) {
+	st := s.deriveLocked()
+	s.status.Store(int32(st))
+	ev.Session = s.id
+	ev.Version = s.version.Add(1)
+	ev.Status = st
+	ev.Pause = s.currentPauseLocked()
+	if ev.Type != EventToolStarted && ev.Type != EventToolProgress && ev.Type != EventToolFinished {
+		ev.Step = s.step
+	}
+	ev.At = time.Now()
+	s.log.append(ev)
+	s.eng.log.append(ev)
+}
+
+func (s *Session) emitProgress(call ToolCall, step int, chunk string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	s.emitLocked(Event{Type: EventToolProgress, Tool: call.Name, CallID: call.ID, Step: step, Text: chunk})
+}
+
+// pauseFor raises a pause and blocks until it is answered or ctx is done.
+func (s *Session) pauseFor(ctx context.Context, req PauseRequest, src PauseSource, step, task int) (PauseResult, error) {
+	if !req.Kind.valid() {
+		return PauseResult{}, fmt.Errorf("%w: pause kind %q (want %q or %q)", ErrInvalidArgument, req.Kind, PauseContinue, PauseConfirm)
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return PauseResult{Answer: AnswerInterrupted}, fmt.Errorf("session %s: %w", s.id, ErrClosed)
+	}
+	if ctx.Err() != nil { // interrupted before the pause was raised: never show it
+		s.mu.Unlock()
+		return PauseResult{Answer: AnswerInterrupted}, interruptErr(ctx)
+	}
+	s.pauseSeq++
+	p := &pending{
+		Pause: Pause{
+			ID: fmt.Sprintf("p%d", s.pauseSeq), Kind: req.Kind, Source: src, Tool: req.Tool,
+			Message: req.Message, Details: req.Details, Reasons: req.Reasons, Step: step, Task: task, At: time.Now(),
+		},
+		answered: make(chan PauseResult, 1),
+	}
+	s.pauses = append(s.pauses, p)
+	s.emitLocked(Event{Type: EventPaused, Tool: req.Tool})
+	s.mu.Unlock()
+
+	var timeout <-chan time.Time
+	if req.Timeout > 0 {
+		t := time.NewTimer(req.Timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	select {
+	case r := <-p.answered:
+		return r, nil
+	case <-ctx.Done():
+		s.mu.Lock()
+		if s.removePauseLocked(p) {
+			s.emitLocked(Event{Type: EventPauseAnswered, Answered: &p.Pause, Answer: AnswerInterrupted})
+		}
+		s.mu.Unlock()
+		return PauseResult{Answer: AnswerInterrupted}, interruptErr(ctx)
+	case <-timeout:
+		s.mu.Lock()
+		if s.removePauseLocked(p) {
+			s.emitLocked(Event{Type: EventPauseAnswered, Answered: &p.Pause, Answer: AnswerTimedOut})
+			s.mu.Unlock()
+			return PauseResult{Answer: AnswerTimedOut}, nil
+		}
+		s.mu.Unlock()
+		return <-p.answered, nil // answered just before the timer fired
+	}
+}
+
+func (s *Session) removePauseLocked(p *pending) bool {
+	i := slices.Index(s.pauses, p)
+	if i < 0 {
+		return false
+	}
+	s.pauses = slices.Delete(s.pauses, i, i+1)
+	return true
+}
+
+// AnswerOption adds detail to an answer.
+type AnswerOption func(*PauseResult)
+
+// WithReason attaches the user's reason (shown to the model on deny).
+func WithReason(reason string) AnswerOption { return func(r *PauseResult) { r.Reason = reason } }
+
+// Remember asks the tool to remember an approval: "once", "session" or "project".
+func Remember(scope string) AnswerOption { return func(r *PauseResult) { r.Remember = scope } }
+
+// Answer answers the pending pause with id pauseID ("" means the current,
+// oldest one). resumed fits continue pauses; approved and denied fit confirm
+// pauses. A pause is answered once: a second or stale answer returns
+// ErrUnknownPause and can never release a later pause.
+func (s *Session) Answer(pauseID string, a Answer, opts ...AnswerOption) error {
+	if a != AnswerResumed && a != AnswerApproved && a != AnswerDenied {
+		return fmt.Errorf("%w: answer %q (want resumed, approved or denied; use Interrupt to stop)", ErrInvalidArgument, a)
+	}
+	res := PauseResult{Answer: a}
+	for _, o := range opts {
+		o(&res)
+	}
+	switch res.Remember {
+	case "", "once", "session", "project":
+	default:
+		return fmt.Errorf("%w: remember scope %q (want once, session or project)", ErrInvalidArgument, res.Remember)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return fmt.Errorf("session %s: %w", s.id, ErrClosed)
+	}
+	if len(s.pauses) == 0 {
+		return fmt.Errorf("session %s (%s): %w", s.id, s.deriveLocked(), ErrNotPaused)
+	}
+	i := 0
+	if pauseID != "" {
+		i = slices.IndexFunc(s.pauses, func(p *pending) bool { return p.ID == pauseID })
+		if i < 0 {
+			return fmt.Errorf("session %s: pause %q: %w (already answered or never raised)", s.id, pauseID, ErrUnknownPause)
+		}
+	}
+	p := s.pauses[i]
+	if !p.Kind.fits(a) {
+		want := "resume it"
+		if p.Kind == PauseConfirm {
+			want = "approve or deny it"
+		}
+		return fmt.Errorf("session %s: %s is a %s pause, cannot answer %s: %w; %s", s.id, p.ID, p.Kind, a, ErrWrongPauseKind, want)
+	}
+	s.pauses = slices.Delete(s.pauses, i, i+1)
+	p.answered <- res // room for exactly one; only ever sent here, under the lock
+	s.emitLocked(Event{Type: EventPauseAnswered, Answered: &p.Pause, Answer: a})
+	return nil
+}
+
+// Resume answers the current continue pause (Enter).
+func (s *Session) Resume() error { return s.Answer("", AnswerResumed) }
+
+// Confirm answers the current confirm pause (Y / N) with an optional reason.
+func (s *Session) Confirm(approved bool, reason string) error {
+	a := AnswerDenied
+	if approved {
+		a = AnswerApproved
+	}
+	return s.Answer("", a, WithReason(reason))
+}
+
+// Interrupt stops the run in flight at once: its context is cancelled with the
+// reason as cause, pending pauses end as interrupted, and the status is
+// stopping until every tool has returned, then interrupted. A second
+// Interrupt while stopping is a no-op.
+func (s *Session) Interrupt(reason Reason) error {
+	if !reason.Valid() {
+		return fmt.Errorf("%w: interruption reason %q", ErrInvalidArgument, reason)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return fmt.Errorf("session %s: %w", s.id, ErrClosed)
+	}
+	if s.run == nil {
+		return fmt.Errorf("session %s (%s): %w", s.id, s.deriveLocked(), ErrNotRunning)
+	}
+	s.stopLocked(reason)
+	return nil
+}
+
+func (s *Session) stopLocked(reason Reason) {
+	r := s.run
+	if r.stopReason != "" {
+		return
+	}
+	r.stopReason = reason
+	s.pauses = nil // their waiters see the cancelled context
+	s.pauseRequested = false
+	r.cancel(&interruptCause{reason: reason})
+	s.emitLocked(Event{Type: EventStopping, Reason: reason})
+}
+
+// Close interrupts a run in flight (system_stop), waits until it has
+// unwound, closes the session's Local values and ends every subscription.
+// Closing twice returns ErrClosed.
+func (s *Session) Close() error {
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		return fmt.Errorf("session %s: %w", s.id, ErrClosed)
+	}
+	s.closing = true
+	r := s.run
+	if r != nil {
+		s.stopLocked(ReasonSystemStop)
+	}
+	s.mu.Unlock()
+	if r != nil {
+		<-r.done
+	}
+	s.mu.Lock()
+	s.closed = true
+	s.pauses = nil
+	locals := s.locals
+	s.locals = nil
+	s.emitLocked(Event{Type: EventClosed})
+	s.log.close()
+	s.mu.Unlock()
+	var errs []error
+	for _, v := range locals {
+		if c, ok := v.(io.Closer); ok {
+			errs = append(errs, c.Close())
+		}
+	}
+	s.eng.forget(s)
+	return errors.Join(errs...)
+}
+
+// interruptErr is the error a blocking point returns when ctx is done: it
+// wraps ErrInterrupted and carries the reason when there is one.
+func interruptErr(ctx context.Context) error {
+	cause := context.Cause(ctx)
+	if errors.Is(cause, ErrInterrupted) {
+		return cause
+	}
+	return fmt.Errorf("%w: %w", ErrInterrupted, cause)
+}
