@@ -15,12 +15,41 @@ import (
 // it from its own goroutine and control it from others. On interrupt it
 // returns the result and an error wrapping ErrInterrupted.
 func (s *Session) Prompt(ctx context.Context, text string) (RunResult, error) {
-	r, err := s.begin(ctx)
+	r, err := s.beginPrompt(ctx, text)
 	if err != nil {
 		return RunResult{Status: s.Status()}, err
 	}
-	s.record(Message{Role: RoleUser, Text: text})
 	return s.end(r, s.turns(r))
+}
+
+func (s *Session) beginPrompt(ctx context.Context, text string) (*run, error) {
+	r, err := s.begin(ctx)
+	if err == nil {
+		s.record(Message{Role: RoleUser, Text: text})
+	}
+	return r, err
+}
+
+// Outcome is how a background run ended.
+type Outcome struct {
+	Result RunResult
+	Err    error
+}
+
+// Start begins a Prompt in the background. What prevents the run (a closed
+// session, a run already in flight) is returned at once; the outcome arrives
+// on the channel, which has room for it, so nobody has to read it.
+func (s *Session) Start(ctx context.Context, text string) (<-chan Outcome, error) {
+	r, err := s.beginPrompt(ctx, text)
+	if err != nil {
+		return nil, err
+	}
+	out := make(chan Outcome, 1)
+	go func() {
+		res, err := s.end(r, s.turns(r))
+		out <- Outcome{res, err}
+	}()
+	return out, nil
 }
 
 // Continue resumes an interrupted run: the model gets the history, the cut
