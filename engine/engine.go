@@ -15,13 +15,15 @@ type Engine struct {
 	tools       Registry
 	provider    Provider
 	idleTimeout time.Duration
+	// defaultPauseMode is default_pause_mode for task loops.
+	defaultPauseMode bool
 
 	mu       sync.Mutex
 	sessions map[string]*Session
 	created  map[*Session]uint64 // creation order, for listing
 	seq      uint64
 	closed   bool
-	log      eventLog // every session's events, in one order
+	log      eventLog[Event] // every session's events, in one order
 }
 
 // Option configures an Engine.
@@ -44,7 +46,7 @@ func New(opts ...Option) *Engine {
 		idleTimeout: 2 * time.Minute,
 		sessions:    make(map[string]*Session),
 		created:     make(map[*Session]uint64),
-		log:         eventLog{max: 4096},
+		log:         eventLog[Event]{max: 4096},
 	}
 	e.tools.Register("sleep", SleepTool)
 	e.tools.Register("ask", AskTool)
@@ -76,7 +78,7 @@ func (e *Engine) NewSession(o SessionOptions) (*Session, error) {
 	if p == nil {
 		p = e.provider
 	}
-	s := &Session{id: id, eng: e, provider: p, dir: o.Dir, environ: slices.Clone(o.Environ), log: eventLog{max: 256}}
+	s := &Session{id: id, eng: e, provider: p, dir: o.Dir, environ: slices.Clone(o.Environ), log: eventLog[Event]{max: 256}}
 	e.sessions[id] = s
 	e.created[s] = e.seq
 	return s, nil
@@ -106,7 +108,7 @@ func (e *Engine) Sessions() []*Session {
 }
 
 // Subscribe returns a reader of every session's events from now on.
-func (e *Engine) Subscribe() *Subscription { return e.log.subscribe() }
+func (e *Engine) Subscribe() *Subscription[Event] { return e.log.subscribe() }
 
 // EmergencyStop interrupts every running session with reason emergency_stop
 // and returns how many it stopped. Idle sessions are not touched.

@@ -28,6 +28,8 @@ const (
 	EventClosed         EventType = "closed"
 )
 
+func (e Event) terminal() bool { return e.Type.Terminal() }
+
 // Terminal reports whether the event ends a run or the session.
 func (t EventType) Terminal() bool {
 	switch t {
@@ -64,38 +66,41 @@ var ErrSubscriptionClosed = errors.New("subscription closed")
 // observer or a hundred. A subscription that falls more than the ring behind
 // gets the terminal events it missed and then the latest event (the latest
 // snapshot): it is coalesced, never blocking the publisher.
-type eventLog struct {
+type eventLog[T logItem] struct {
 	mu      sync.Mutex
 	max     int
-	buf     []logEntry // ring; entry with seq n lives at n % max
-	seq     uint64     // sequence number of the next event
-	terms   []logEntry // recent terminal events, kept for lagging readers
+	buf     []logEntry[T] // ring; entry with seq n lives at n % max
+	seq     uint64        // sequence number of the next event
+	terms   []logEntry[T] // recent terminal events, kept for lagging readers
 	wake    chan struct{}
 	waiting bool // somebody waits on wake: replace it at the next append
 	closed  bool
 }
 
-type logEntry struct {
+// logItem is what an eventLog holds: session events and task-loop events.
+type logItem interface{ terminal() bool }
+
+type logEntry[T logItem] struct {
 	seq uint64
-	ev  Event
+	ev  T
 }
 
 const keptTerminals = 16
 
-func (l *eventLog) append(ev Event) {
+func (l *eventLog[T]) append(ev T) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {
 		return
 	}
-	e := logEntry{seq: l.seq, ev: ev}
+	e := logEntry[T]{seq: l.seq, ev: ev}
 	if len(l.buf) < l.max {
 		l.buf = append(l.buf, e)
 	} else {
 		l.buf[l.seq%uint64(l.max)] = e
 	}
 	l.seq++
-	if ev.Type.Terminal() {
+	if ev.terminal() {
 		if len(l.terms) == keptTerminals {
 			copy(l.terms, l.terms[1:])
 			l.terms = l.terms[:keptTerminals-1]
@@ -105,7 +110,7 @@ func (l *eventLog) append(ev Event) {
 	l.wakeLocked()
 }
 
-func (l *eventLog) wakeLocked() {
+func (l *eventLog[T]) wakeLocked() {
 	if l.waiting {
 		close(l.wake)
 		l.wake = nil
@@ -113,22 +118,22 @@ func (l *eventLog) wakeLocked() {
 	}
 }
 
-func (l *eventLog) close() {
+func (l *eventLog[T]) close() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.closed = true
 	l.wakeLocked()
 }
 
-func (l *eventLog) subscribe() *Subscription {
+func (l *eventLog[T]) subscribe() *Subscription[T] {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return &Subscription{log: l, next: l.seq, done: make(chan struct{})}
+	return &Subscription[T]{log: l, next: l.seq, done: make(chan struct{})}
 }
 
 // Subscription reads events in order. It is used by one goroutine.
-type Subscription struct {
-	log  *eventLog
+type Subscription[T logItem] struct {
+	log  *eventLog[T]
 	next uint64
 	once sync.Once
 	done chan struct{}
@@ -137,14 +142,15 @@ type Subscription struct {
 // Next returns the next event, waiting for one if needed. It returns
 // ErrSubscriptionClosed after Close or when the source closed and everything
 // was read, and ctx's error when ctx ends first.
-func (s *Subscription) Next(ctx context.Context) (Event, error) {
+func (s *Subscription[T]) Next(ctx context.Context) (T, error) {
+	var zero T
 	l := s.log
 	for {
 		l.mu.Lock()
 		select {
 		case <-s.done:
 			l.mu.Unlock()
-			return Event{}, ErrSubscriptionClosed
+			return zero, ErrSubscriptionClosed
 		default:
 		}
 		if s.next < l.seq {
@@ -154,7 +160,7 @@ func (s *Subscription) Next(ctx context.Context) (Event, error) {
 		}
 		if l.closed {
 			l.mu.Unlock()
-			return Event{}, ErrSubscriptionClosed
+			return zero, ErrSubscriptionClosed
 		}
 		if l.wake == nil {
 			l.wake = make(chan struct{})
@@ -166,14 +172,14 @@ func (s *Subscription) Next(ctx context.Context) (Event, error) {
 		case <-wake:
 		case <-s.done:
 		case <-ctx.Done():
-			return Event{}, ctx.Err()
+			return zero, ctx.Err()
 		}
 	}
 }
 
 // takeLocked returns the event at the cursor, or, when the reader fell out of
 // the ring, the oldest terminal event it missed, else the latest event.
-func (s *Subscription) takeLocked() Event {
+func (s *Subscription[T]) takeLocked() T {
 	l := s.log
 	oldest := l.seq - uint64(len(l.buf))
 	if s.next < oldest {
@@ -191,13 +197,13 @@ func (s *Subscription) takeLocked() Event {
 }
 
 // Close ends the subscription; a Next in progress returns. Safe to call twice.
-func (s *Subscription) Close() { s.once.Do(func() { close(s.done) }) }
+func (s *Subscription[T]) Close() { s.once.Do(func() { close(s.done) }) }
 
 // channel forwards a subscription to a channel that is closed when ctx ends,
 // the subscription is closed, or the source closes. Only the forwarding
 // goroutine sends and closes, so nothing ever sends on a closed channel.
-func (s *Subscription) channel(ctx context.Context) <-chan Event {
-	ch := make(chan Event, 16)
+func (s *Subscription[T]) channel(ctx context.Context) <-chan T {
+	ch := make(chan T, 16)
 	go func() {
 		defer close(ch)
 		defer s.Close()

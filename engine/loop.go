@@ -102,11 +102,8 @@ func (s *Session) begin(ctx context.Context) (*run, error) {
 	if s.run != nil {
 		return nil, fmt.Errorf("session %s (%s): %w", s.id, s.deriveLocked(), ErrRunning)
 	}
-	if s.provider == nil {
-		return nil, fmt.Errorf("session %s: %w: no model provider configured (engine.WithProvider or SessionOptions.Provider)", s.id, ErrInvalidArgument)
-	}
 	rctx, cancel := context.WithCancelCause(ctx)
-	r := &run{ctx: rctx, cancel: cancel, done: make(chan struct{})}
+	r := &run{ctx: rctx, provider: s.provider, cancel: cancel, done: make(chan struct{})}
 	s.run = r
 	s.interruption = nil
 	s.lastError = ""
@@ -204,12 +201,15 @@ func (s *Session) modelTurn(r *run) ([]ToolCall, error) {
 	s.mu.Lock()
 	req := ModelRequest{Messages: append([]Message(nil), s.history...), Tools: s.eng.tools.Names()}
 	s.mu.Unlock()
-	stream, err := s.provider.Stream(r.ctx, req)
+	if r.provider == nil {
+		return nil, fmt.Errorf("session %s: %w: no model provider configured (engine.WithProvider or SessionOptions.Provider)", s.id, ErrInvalidArgument)
+	}
+	stream, err := r.provider.Stream(r.ctx, req)
 	if err != nil {
 		if r.ctx.Err() != nil {
 			return nil, interruptErr(r.ctx)
 		}
-		return nil, fmt.Errorf("model %s: %w", providerName(s.provider), err)
+		return nil, fmt.Errorf("model %s: %w", providerName(r.provider), err)
 	}
 	defer stream.Close()
 	var text strings.Builder

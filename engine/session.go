@@ -45,12 +45,13 @@ type Session struct {
 	tokens         Usage
 	history        []Message
 	locals         map[any]any
-	log            eventLog
+	log            eventLog[Event]
 }
 
 // run is one Prompt or Continue (or a whole task loop) in flight.
 type run struct {
 	ctx           context.Context
+	provider      Provider // the session's, or a task's own
 	cancel        context.CancelCauseFunc
 	stopReason    Reason // set by Interrupt; the run is stopping
 	sideEffectCut bool   // a tool with side effects was cut off
@@ -144,7 +145,7 @@ func (s *Session) History() []Message {
 }
 
 // Subscribe returns a reader of this session's events from now on.
-func (s *Session) Subscribe() *Subscription { return s.log.subscribe() }
+func (s *Session) Subscribe() *Subscription[Event] { return s.log.subscribe() }
 
 // Events streams this session's events until ctx ends or the session closes.
 func (s *Session) Events(ctx context.Context) <-chan Event { return s.Subscribe().channel(ctx) }
@@ -227,17 +228,25 @@ func (s *Session) emitProgress(call ToolCall, step int, chunk string) {
 
 // pauseFor raises a pause and blocks until it is answered or ctx is done.
 func (s *Session) pauseFor(ctx context.Context, req PauseRequest, src PauseSource, step, task int) (PauseResult, error) {
+	p, err := s.raisePause(ctx, req, src, step, task)
+	if err != nil {
+		return PauseResult{Answer: AnswerInterrupted}, err
+	}
+	return s.waitPause(ctx, p, req.Timeout)
+}
+
+// raisePause makes a pause pending (status paused) and emits it.
+func (s *Session) raisePause(ctx context.Context, req PauseRequest, src PauseSource, step, task int) (*pending, error) {
 	if !req.Kind.valid() {
-		return PauseResult{}, fmt.Errorf("%w: pause kind %q (want %q or %q)", ErrInvalidArgument, req.Kind, PauseContinue, PauseConfirm)
+		return nil, fmt.Errorf("%w: pause kind %q (want %q or %q)", ErrInvalidArgument, req.Kind, PauseContinue, PauseConfirm)
 	}
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.closed {
-		s.mu.Unlock()
-		return PauseResult{Answer: AnswerInterrupted}, fmt.Errorf("session %s: %w", s.id, ErrClosed)
+		return nil, fmt.Errorf("session %s: %w", s.id, ErrClosed)
 	}
 	if ctx.Err() != nil { // interrupted before the pause was raised: never show it
-		s.mu.Unlock()
-		return PauseResult{Answer: AnswerInterrupted}, interruptErr(ctx)
+		return nil, interruptErr(ctx)
 	}
 	s.pauseSeq++
 	p := &pending{
@@ -249,13 +258,16 @@ func (s *Session) pauseFor(ctx context.Context, req PauseRequest, src PauseSourc
 	}
 	s.pauses = append(s.pauses, p)
 	s.emitLocked(Event{Type: EventPaused, Tool: req.Tool})
-	s.mu.Unlock()
+	return p, nil
+}
 
-	var timeout <-chan time.Time
-	if req.Timeout > 0 {
-		t := time.NewTimer(req.Timeout)
+// waitPause blocks until p is answered, ctx is done, or the timeout fires.
+func (s *Session) waitPause(ctx context.Context, p *pending, timeout time.Duration) (PauseResult, error) {
+	var expired <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
 		defer t.Stop()
-		timeout = t.C
+		expired = t.C
 	}
 	select {
 	case r := <-p.answered:
@@ -267,7 +279,7 @@ func (s *Session) pauseFor(ctx context.Context, req PauseRequest, src PauseSourc
 		}
 		s.mu.Unlock()
 		return PauseResult{Answer: AnswerInterrupted}, interruptErr(ctx)
-	case <-timeout:
+	case <-expired:
 		s.mu.Lock()
 		if s.removePauseLocked(p) {
 			s.emitLocked(Event{Type: EventPauseAnswered, Answered: &p.Pause, Answer: AnswerTimedOut})

@@ -1,0 +1,565 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/interlock-dev/interlock/engine"
+)
+
+func TestStatusTransitions(t *testing.T) {
+	t.Parallel()
+	g := newGate()
+	g.holdAfterCancel = true
+	_, s := newEngine(t, []engine.ScriptTurn{
+		{ToolCalls: []engine.ScriptCall{ask(engine.PauseContinue, "look")}},
+		{ToolCalls: []engine.ScriptCall{call("gate", nil)}},
+	}, engine.WithTool("gate", g))
+	require.Equal(t, engine.StatusIdle, s.Status())
+	sub := s.Subscribe()
+	defer sub.Close()
+
+	out := start(t, s, "go")
+	assert.Equal(t, engine.StatusRunning, waitEvent(t, sub, isType(engine.EventRunStarted)).Status)
+	assert.Equal(t, engine.StatusPaused, waitEvent(t, sub, isType(engine.EventPaused)).Status)
+	require.Equal(t, engine.StatusPaused, s.Status())
+	require.NoError(t, s.Resume())
+	<-g.started
+	require.Equal(t, engine.StatusRunning, s.Status())
+	require.NoError(t, s.Interrupt(engine.ReasonUserStop))
+	require.Equal(t, engine.StatusStopping, s.Status(), "stopping until the tool has really returned")
+	close(g.release)
+	o := <-out
+	require.ErrorIs(t, o.Err, engine.ErrInterrupted)
+	assert.Equal(t, engine.StatusInterrupted, o.Result.Status)
+	assert.Equal(t, engine.StatusInterrupted, waitEvent(t, sub, isType(engine.EventInterrupted)).Status)
+	snap := s.Snapshot()
+	require.NotNil(t, snap.Interruption)
+	assert.Equal(t, "Stopped by you", snap.Interruption.Label)
+	assert.True(t, snap.Interruption.SideEffectCut, "the gate tool has side effects")
+
+	again := start(t, s, "again") // the script replays: it parks at the ask pause
+	waitEvent(t, sub, isType(engine.EventPaused))
+	assert.Nil(t, s.Snapshot().Interruption, "a new run clears the interruption")
+	require.NoError(t, s.Close())
+	require.ErrorIs(t, (<-again).Err, engine.ErrInterrupted, "closing interrupts the run")
+	assert.Equal(t, engine.StatusClosed, s.Status())
+	assert.Equal(t, engine.StatusClosed, waitEvent(t, sub, isType(engine.EventClosed)).Status)
+}
+
+func TestPauseResumeCycleClearsState(t *testing.T) {
+	t.Parallel()
+	_, s := newEngine(t, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{ask(engine.PauseContinue, "Page loaded")}}, {Text: "done"}})
+	sub := s.Subscribe()
+	defer sub.Close()
+	out := start(t, s, "go")
+	ev := waitEvent(t, sub, isType(engine.EventPaused))
+	p, ok := s.Pause()
+	require.True(t, ok)
+	assert.Equal(t, *ev.Pause, p)
+	assert.Equal(t, engine.PauseContinue, p.Kind)
+	assert.Equal(t, engine.SourceTool, p.Source)
+	assert.Equal(t, "Ask", p.Tool)
+	assert.Equal(t, "Page loaded", p.Message)
+	assert.Equal(t, 2, p.Step, "step 1 is the model turn, step 2 the tool call")
+
+	require.NoError(t, s.Resume())
+	_, ok = s.Pause()
+	assert.False(t, ok, "pause state cleared after the answer")
+	require.NoError(t, (<-out).Err)
+	assert.Equal(t, "resumed", lastTool(s.History()).Text)
+	assert.Equal(t, engine.StatusIdle, s.Status())
+}
+
+func TestConfirmApproveDeny(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name     string
+		approved bool
+		reason   string
+		want     string
+	}{
+		{"approve", true, "", "approved"},
+		{"deny", false, "", "denied"},
+		{"deny with reason", false, "not on prod", "denied: not on prod"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, s := newEngine(t, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{ask(engine.PauseConfirm, "rm -rf?")}}})
+			sub := s.Subscribe()
+			defer sub.Close()
+			out := start(t, s, "go")
+			ev := waitEvent(t, sub, isType(engine.EventPaused))
+			require.ErrorIs(t, s.Resume(), engine.ErrWrongPauseKind, "Enter does not answer a confirm pause")
+			require.NoError(t, s.Confirm(tt.approved, tt.reason))
+			ans := waitEvent(t, sub, isType(engine.EventPauseAnswered))
+			assert.Equal(t, ev.Pause.ID, ans.Answered.ID)
+			require.NoError(t, (<-out).Err)
+			res := lastTool(s.History())
+			assert.Equal(t, tt.want, res.Text)
+			assert.Equal(t, !tt.approved, res.IsError)
+		})
+	}
+}
+
+func TestInterruptDuringPause(t *testing.T) {
+	t.Parallel()
+	_, s := newEngine(t, []engine.ScriptTurn{{Text: "checking", ToolCalls: []engine.ScriptCall{ask(engine.PauseConfirm, "sure?")}}})
+	sub := s.Subscribe()
+	defer sub.Close()
+	out := start(t, s, "go")
+	waitEvent(t, sub, isType(engine.EventPaused))
+	require.NoError(t, s.Interrupt(engine.ReasonUserStop))
+	o := <-out
+	require.ErrorIs(t, o.Err, engine.ErrInterrupted)
+	r, ok := engine.ReasonOf(o.Err)
+	require.True(t, ok)
+	assert.Equal(t, engine.ReasonUserStop, r)
+	_, paused := s.Pause()
+	assert.False(t, paused)
+	h := s.History()
+	assert.Equal(t, engine.Message{Role: engine.RoleTool, ToolCallID: h[1].ToolCalls[0].ID, Text: "interrupted before completion", IsError: true, Interrupted: true}, h[2])
+	assert.Equal(t, engine.Message{Role: engine.RoleMarker, Text: "Agent interrupted"}, h[3])
+	require.ErrorIs(t, s.Confirm(true, ""), engine.ErrNotPaused, "a late answer finds nothing")
+}
+
+func TestInterruptBeforeFirstBlockingPointIsNotLost(t *testing.T) {
+	t.Parallel()
+	// The tool is between its start and its first blocking point when the
+	// interrupt lands; the pause it then raises must end at once, unseen.
+	entered, proceed := make(chan struct{}), make(chan struct{})
+	raised := make(chan engine.PauseResult, 1)
+	tool := engine.ToolFunc(func(ctx context.Context, c engine.ToolCall, env *engine.Env) (engine.Result, error) {
+		close(entered)
+		<-proceed // not selecting on ctx: the interrupt arrives "before" the blocking point
+		r, err := env.Pause(ctx, engine.PauseRequest{Kind: engine.PauseConfirm, Message: "late"})
+		raised <- r
+		return engine.Result{}, err
+	})
+	_, s := newEngine(t, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("t", nil)}}}, engine.WithTool("t", tool))
+	sub := s.Subscribe()
+	defer sub.Close()
+	out := start(t, s, "go")
+	<-entered
+	require.NoError(t, s.Interrupt(engine.ReasonUserStop))
+	close(proceed)
+	assert.Equal(t, engine.AnswerInterrupted, (<-raised).Answer)
+	require.ErrorIs(t, (<-out).Err, engine.ErrInterrupted)
+	for {
+		ev, err := sub.Next(t.Context())
+		require.NoError(t, err)
+		require.NotEqual(t, engine.EventPaused, ev.Type, "a pause raised after the interrupt is never shown")
+		if ev.Type == engine.EventInterrupted {
+			break
+		}
+	}
+
+	// And a run interrupted right after Start, before any step, ends interrupted.
+	_, s2 := newEngine(t, []engine.ScriptTurn{{Text: "never", Hang: true}})
+	out2 := start(t, s2, "go")
+	require.NoError(t, s2.Interrupt(engine.ReasonEmergencyStop))
+	o := <-out2
+	require.ErrorIs(t, o.Err, engine.ErrInterrupted)
+	assert.Equal(t, engine.ReasonEmergencyStop, o.Result.Interruption.Reason)
+}
+
+func TestSessionsNeverSeeEachOther(t *testing.T) {
+	t.Parallel()
+	e, a := newEngine(t, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{ask(engine.PauseConfirm, "x")}}})
+	b, err := e.NewSession(engine.SessionOptions{})
+	require.NoError(t, err)
+	subA, subB := a.Subscribe(), b.Subscribe()
+	defer subA.Close()
+	defer subB.Close()
+	outA, outB := start(t, a, "go"), start(t, b, "go")
+	pa := waitEvent(t, subA, isType(engine.EventPaused))
+	pb := waitEvent(t, subB, isType(engine.EventPaused))
+	assert.Equal(t, a.ID(), pa.Session)
+	assert.Equal(t, b.ID(), pb.Session)
+
+	require.ErrorIs(t, a.Answer(pb.Pause.ID+"x", engine.AnswerApproved), engine.ErrUnknownPause)
+	require.NoError(t, a.Interrupt(engine.ReasonUserStop))
+	require.ErrorIs(t, (<-outA).Err, engine.ErrInterrupted)
+	assert.Equal(t, engine.StatusPaused, b.Status(), "b's pause survives a's interrupt")
+	require.NoError(t, b.Confirm(true, ""))
+	require.NoError(t, (<-outB).Err)
+	assert.Equal(t, engine.StatusInterrupted, a.Status())
+	assert.Equal(t, engine.StatusIdle, b.Status())
+}
+
+func TestParallelPausesAnsweredByIDInAnyOrder(t *testing.T) {
+	t.Parallel()
+	_, s := newEngine(t, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{
+		ask(engine.PauseConfirm, "one"), ask(engine.PauseContinue, "two"), ask(engine.PauseConfirm, "three"),
+	}}})
+	sub := s.Subscribe()
+	defer sub.Close()
+	out := start(t, s, "go")
+	for len(s.Pauses()) < 3 {
+		waitEvent(t, sub, isType(engine.EventPaused))
+	}
+	ps := s.Pauses()
+	byMsg := map[string]engine.Pause{}
+	for _, p := range ps {
+		byMsg[p.Message] = p
+	}
+	cur, _ := s.Pause()
+	assert.Equal(t, ps[0], cur, "the oldest pending pause is the current one")
+
+	require.NoError(t, s.Answer(byMsg["three"].ID, engine.AnswerDenied, engine.WithReason("no")))
+	require.ErrorIs(t, s.Answer(byMsg["three"].ID, engine.AnswerApproved), engine.ErrUnknownPause, "answering twice")
+	require.ErrorIs(t, s.Answer(byMsg["two"].ID, engine.AnswerApproved), engine.ErrWrongPauseKind)
+	assert.Len(t, s.Pauses(), 2, "a wrong answer changes nothing")
+	require.NoError(t, s.Answer(byMsg["one"].ID, engine.AnswerApproved))
+	require.NoError(t, s.Answer(byMsg["two"].ID, engine.AnswerResumed))
+	require.NoError(t, (<-out).Err)
+
+	results := map[string]string{}
+	h := s.History()
+	for _, c := range h[1].ToolCalls {
+		for _, m := range h {
+			if m.Role == engine.RoleTool && m.ToolCallID == c.ID {
+				results[string(c.Args)] = m.Text
+			}
+		}
+	}
+	assert.Equal(t, map[string]string{
+		`{"kind":"confirm","message":"one"}`:   "approved",
+		`{"kind":"continue","message":"two"}`:  "resumed",
+		`{"kind":"confirm","message":"three"}`: "denied: no",
+	}, results)
+}
+
+func TestStaleAnswerNeverReleasesALaterPause(t *testing.T) {
+	t.Parallel()
+	_, s := newEngine(t, []engine.ScriptTurn{
+		{ToolCalls: []engine.ScriptCall{ask(engine.PauseContinue, "first")}},
+		{ToolCalls: []engine.ScriptCall{ask(engine.PauseContinue, "second")}},
+	})
+	sub := s.Subscribe()
+	defer sub.Close()
+	out := start(t, s, "go")
+	first := waitEvent(t, sub, isType(engine.EventPaused)).Pause
+	require.NoError(t, s.Answer(first.ID, engine.AnswerResumed))
+	second := waitEvent(t, sub, isType(engine.EventPaused)).Pause
+	require.ErrorIs(t, s.Answer(first.ID, engine.AnswerResumed), engine.ErrUnknownPause)
+	cur, ok := s.Pause()
+	require.True(t, ok, "the stale answer did not release the second pause")
+	assert.Equal(t, second.ID, cur.ID)
+	require.NoError(t, s.Answer(second.ID, engine.AnswerResumed))
+	require.NoError(t, (<-out).Err)
+}
+
+func TestSignalPauseLandsAtStepBoundaryAndNeverCutsATool(t *testing.T) {
+	t.Parallel()
+	g := newGate()
+	_, s := newEngine(t, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("gate", nil)}}, {Text: "after"}}, engine.WithTool("gate", g))
+	var mu sync.Mutex
+	var got []engine.SignalInfo
+	onPause := make(chan struct{}, 1)
+	stop := s.OnSignal(engine.OnPause, func(i engine.SignalInfo) {
+		mu.Lock()
+		got = append(got, i)
+		mu.Unlock()
+		onPause <- struct{}{}
+	})
+	defer stop()
+	resumed := make(chan engine.SignalInfo, 1)
+	defer s.OnSignal(engine.OnResume, func(i engine.SignalInfo) { resumed <- i })()
+	sub := s.Subscribe()
+	defer sub.Close()
+
+	out := start(t, s, "go")
+	<-g.started
+	require.NoError(t, s.Signal(engine.SignalPause))
+	require.NoError(t, s.Signal(engine.SignalPause), "pause is idempotent")
+	assert.Equal(t, engine.StatusRunning, s.Status(), "the tool keeps running")
+	close(g.release)
+	ev := waitEvent(t, sub, isType(engine.EventPaused))
+	assert.Equal(t, engine.SourceSignal, ev.Pause.Source)
+	<-onPause
+	mu.Lock()
+	assert.Equal(t, []engine.SignalInfo{{Event: engine.OnPause, Step: 2}}, got)
+	mu.Unlock()
+	assert.Equal(t, "gate released", lastTool(s.History()).Text, "the tool finished before the pause")
+	require.NoError(t, s.Signal(engine.SignalResume))
+	assert.Equal(t, 2, (<-resumed).Step)
+	require.NoError(t, (<-out).Err)
+	require.ErrorIs(t, s.Signal(engine.SignalResume), engine.ErrNotPaused)
+}
+
+func TestSignalPauseWhenModelEndsItsTurn(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		e := engine.New(engine.WithProvider(engine.NewScriptedProvider([]engine.ScriptTurn{{Text: "a b c", ChunkDelayMS: 10}})))
+		defer e.Close()
+		s, _ := e.NewSession(engine.SessionOptions{})
+		out, err := s.Start(t.Context(), "go")
+		require.NoError(t, err)
+		synctest.Wait() // the stream waits between words
+		require.NoError(t, s.Signal(engine.SignalPause))
+		time.Sleep(time.Second) // fake time: the turn ends
+		synctest.Wait()
+		p, ok := s.Pause()
+		require.True(t, ok, "parked after the final turn")
+		assert.Equal(t, engine.SourceSignal, p.Source)
+		require.NoError(t, s.Signal(engine.SignalCancel))
+		o := <-out
+		require.ErrorIs(t, o.Err, engine.ErrInterrupted)
+		assert.Equal(t, "a b c", s.History()[1].Text)
+	})
+}
+
+func TestInterruptMidStreamKeepsHistoryConsistent(t *testing.T) {
+	t.Parallel()
+	_, s := newEngine(t, []engine.ScriptTurn{{Text: "partial answer here", Hang: true}})
+	sub := s.Subscribe()
+	defer sub.Close()
+	out := start(t, s, "go")
+	var streamed string
+	for streamed != "partial answer here" {
+		streamed += waitEvent(t, sub, isType(engine.EventText)).Text
+	}
+	require.NoError(t, s.Interrupt(engine.ReasonUserStop))
+	require.ErrorIs(t, (<-out).Err, engine.ErrInterrupted)
+	h := s.History()
+	require.Len(t, h, 3)
+	assert.Equal(t, engine.Message{Role: engine.RoleAssistant, Text: "partial answer here", Interrupted: true}, h[1])
+	assert.Equal(t, "Agent interrupted", h[2].Text)
+	assert.Equal(t, (len("partial answer here")+3)/4, s.Snapshot().Tokens.Output, "tokens count what was streamed")
+}
+
+func TestStreamIdleTimeoutInterruptsWithReasonTimeout(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		e := engine.New(engine.WithStreamIdleTimeout(time.Minute),
+			engine.WithProvider(engine.NewScriptedProvider([]engine.ScriptTurn{{Text: "stall", Hang: true}})))
+		defer e.Close()
+		s, _ := e.NewSession(engine.SessionOptions{})
+		res, err := s.Prompt(t.Context(), "go")
+		require.ErrorIs(t, err, engine.ErrIdleTimeout)
+		assert.Equal(t, engine.ReasonTimeout, res.Interruption.Reason)
+		assert.Equal(t, engine.StatusInterrupted, s.Status())
+	})
+}
+
+func TestPauseTimeoutFailsClosed(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		got := make(chan engine.PauseResult, 1)
+		tool := engine.ToolFunc(func(ctx context.Context, c engine.ToolCall, env *engine.Env) (engine.Result, error) {
+			r, err := env.Pause(ctx, engine.PauseRequest{Kind: engine.PauseConfirm, Message: "x", Timeout: 30 * time.Second})
+			got <- r
+			return engine.Result{Output: string(r.Answer)}, err
+		})
+		e := engine.New(engine.WithTool("t", tool), engine.WithProvider(engine.NewScriptedProvider([]engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("t", nil)}}})))
+		defer e.Close()
+		s, _ := e.NewSession(engine.SessionOptions{})
+		_, err := s.Prompt(t.Context(), "go")
+		require.NoError(t, err)
+		r := <-got
+		assert.Equal(t, engine.AnswerTimedOut, r.Answer)
+		assert.False(t, r.Approved())
+	})
+}
+
+func TestEventsIdenticalForManyObservers(t *testing.T) {
+	t.Parallel()
+	_, s := newEngine(t, []engine.ScriptTurn{{Text: "one two three", ToolCalls: []engine.ScriptCall{ask(engine.PauseContinue, "x"), call("sleep", map[string]int{"ms": 1})}}, {Text: "done"}})
+	subs := make([]*engine.Subscription[engine.Event], 8)
+	for i := range subs {
+		subs[i] = s.Subscribe()
+		defer subs[i].Close()
+	}
+	out := start(t, s, "go")
+	waitEvent(t, subs[0], isType(engine.EventPaused))
+	require.NoError(t, s.Resume())
+	require.NoError(t, (<-out).Err)
+	require.NoError(t, s.Close())
+	var seqs [][]engine.Event
+	for _, sub := range subs {
+		var seq []engine.Event
+		for {
+			ev, err := sub.Next(t.Context())
+			if errors.Is(err, engine.ErrSubscriptionClosed) {
+				break
+			}
+			require.NoError(t, err)
+			seq = append(seq, ev)
+		}
+		seqs = append(seqs, seq)
+	}
+	for i, ev := range seqs[1] {
+		assert.Equal(t, uint64(i+1), ev.Version, "versions are consecutive")
+	}
+	for i := 1; i < len(seqs); i++ {
+		assert.Equal(t, seqs[1], seqs[i])
+	}
+	assert.Equal(t, engine.EventClosed, seqs[1][len(seqs[1])-1].Type)
+}
+
+func TestSlowObserverIsCoalescedNeverBlocks(t *testing.T) {
+	t.Parallel()
+	flood := engine.ToolFunc(func(ctx context.Context, c engine.ToolCall, env *engine.Env) (engine.Result, error) {
+		for i := range 5000 {
+			env.Progress(fmt.Sprint(i))
+		}
+		return engine.Result{Output: "ok"}, nil
+	})
+	_, s := newEngine(t, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("flood", nil)}}}, engine.WithTool("flood", flood))
+	slow := s.Subscribe() // never reads until the run is over
+	defer slow.Close()
+	_, err := s.Prompt(t.Context(), "go") // would deadlock if a reader could block the engine
+	require.NoError(t, err)
+	last := uint64(0)
+	var types []engine.EventType
+	for {
+		ev, err := slow.Next(t.Context())
+		require.NoError(t, err)
+		require.Greater(t, ev.Version, last, "versions only grow")
+		last = ev.Version
+		types = append(types, ev.Type)
+		if ev.Version == s.Version() {
+			break
+		}
+	}
+	assert.Less(t, len(types), 300, "coalesced, not replayed")
+	assert.Equal(t, engine.EventRunFinished, types[len(types)-1], "the terminal transition is delivered")
+}
+
+func TestBadInputReturnsErrorsAndChangesNothing(t *testing.T) {
+	t.Parallel()
+	e, s := newEngine(t, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{ask(engine.PauseContinue, "x")}}})
+	closed, err := e.NewSession(engine.SessionOptions{ID: "closed"})
+	require.NoError(t, err)
+	require.NoError(t, closed.Close())
+
+	for _, tt := range []struct {
+		name string
+		err  error
+		fn   func() error
+	}{
+		{"unknown session", engine.ErrUnknownSession, func() error { _, err := e.Session("nope"); return err }},
+		{"duplicate session id", engine.ErrDuplicateSession, func() error { _, err := e.NewSession(engine.SessionOptions{ID: s.ID()}); return err }},
+		{"answer when nothing is paused", engine.ErrNotPaused, func() error { return s.Resume() }},
+		{"confirm when nothing is paused", engine.ErrNotPaused, func() error { return s.Confirm(true, "") }},
+		{"interrupt an idle session", engine.ErrNotRunning, func() error { return s.Interrupt(engine.ReasonUserStop) }},
+		{"unknown reason", engine.ErrInvalidArgument, func() error { return s.Interrupt("because") }},
+		{"unknown signal", engine.ErrInvalidArgument, func() error { return s.Signal("jump") }},
+		{"interrupted is not an answer", engine.ErrInvalidArgument, func() error { return s.Answer("", engine.AnswerInterrupted) }},
+		{"bad remember scope", engine.ErrInvalidArgument, func() error { return s.Answer("", engine.AnswerApproved, engine.Remember("forever")) }},
+		{"continue an idle session", engine.ErrNotResumable, func() error { _, err := s.Continue(t.Context()); return err }},
+		{"close twice", engine.ErrClosed, closed.Close},
+		{"prompt a closed session", engine.ErrClosed, func() error { _, err := closed.Prompt(t.Context(), "x"); return err }},
+		{"answer a closed session", engine.ErrClosed, closed.Resume},
+		{"interrupt a closed session", engine.ErrClosed, func() error { return closed.Interrupt(engine.ReasonUserStop) }},
+		{"signal a closed session", engine.ErrClosed, func() error { return closed.Signal(engine.SignalPause) }},
+		{"closed session is gone from the engine", engine.ErrUnknownSession, func() error { _, err := e.Session("closed"); return err }},
+	} {
+		v := s.Version()
+		err := tt.fn()
+		require.ErrorIs(t, err, tt.err, tt.name)
+		assert.NotEmpty(t, err.Error())
+		assert.Equal(t, v, s.Version(), "%s changed the session", tt.name)
+		assert.Equal(t, engine.StatusIdle, s.Status())
+	}
+
+	// While running: resuming a running session, prompting it again.
+	sub := s.Subscribe()
+	defer sub.Close()
+	out := start(t, s, "go")
+	waitEvent(t, sub, isType(engine.EventPaused))
+	require.ErrorIs(t, s.Confirm(true, ""), engine.ErrWrongPauseKind)
+	_, err = s.Prompt(t.Context(), "again")
+	require.ErrorIs(t, err, engine.ErrRunning)
+	require.ErrorIs(t, s.Answer("p999", engine.AnswerResumed), engine.ErrUnknownPause)
+	require.NoError(t, s.Resume())
+	require.NoError(t, (<-out).Err)
+	require.ErrorIs(t, s.Resume(), engine.ErrNotPaused, "resuming a session that is no longer paused")
+
+	require.NoError(t, e.Close())
+	require.NoError(t, e.Close(), "engine Close is idempotent")
+	_, err = e.NewSession(engine.SessionOptions{})
+	require.ErrorIs(t, err, engine.ErrClosed)
+}
+
+func TestToolErrorsAndPanicsReachTheModelNotTheProcess(t *testing.T) {
+	t.Parallel()
+	boom := engine.ToolFunc(func(context.Context, engine.ToolCall, *engine.Env) (engine.Result, error) { panic("boom") })
+	_, s := newEngine(t, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("boom", nil), call("nope", nil)}}}, engine.WithTool("boom", boom))
+	_, err := s.Prompt(t.Context(), "go")
+	require.NoError(t, err)
+	h := s.History()
+	assert.Contains(t, h[2].Text, "tool boom panicked: boom")
+	assert.Contains(t, h[3].Text, `unknown tool: "nope"`)
+	assert.True(t, h[2].IsError && h[3].IsError)
+}
+
+func TestContinueAfterInterruptAsksWhenASideEffectWasCut(t *testing.T) {
+	t.Parallel()
+	g := newGate()
+	_, s := newEngine(t, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("gate", nil)}}, {Text: "finished"}}, engine.WithTool("gate", g))
+	sub := s.Subscribe()
+	defer sub.Close()
+	out := start(t, s, "go")
+	<-g.started
+	require.NoError(t, s.Interrupt(engine.ReasonServerRestart))
+	<-out
+	snap := s.Snapshot()
+	require.True(t, snap.Interruption.Resumable)
+	assert.Equal(t, "Interrupted by server restart", snap.Interruption.Label)
+
+	done := make(chan engine.Outcome, 1)
+	go func() { r, err := s.Continue(t.Context()); done <- engine.Outcome{Result: r, Err: err} }()
+	p := waitEvent(t, sub, isType(engine.EventPaused)).Pause
+	assert.Equal(t, "Resume", p.Tool)
+	assert.Contains(t, p.Details, "gate")
+	require.NoError(t, s.Confirm(true, ""))
+	require.NoError(t, (<-done).Err)
+	h := s.History()
+	assert.Equal(t, "finished", h[len(h)-1].Text)
+	assert.Equal(t, engine.StatusIdle, s.Status())
+}
+
+func TestEmergencyStopStopsOnlyRunningSessions(t *testing.T) {
+	t.Parallel()
+	e, a := newEngine(t, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("sleep", map[string]int{"ms": 600000})}}})
+	idle, _ := e.NewSession(engine.SessionOptions{})
+	sub := a.Subscribe()
+	defer sub.Close()
+	out := start(t, a, "go")
+	waitEvent(t, sub, isType(engine.EventToolStarted))
+	assert.Equal(t, 1, e.EmergencyStop())
+	o := <-out
+	assert.Equal(t, engine.ReasonEmergencyStop, o.Result.Interruption.Reason)
+	assert.Equal(t, "Stopped by emergency stop", o.Result.Interruption.Label)
+	assert.Equal(t, engine.StatusIdle, idle.Status())
+	assert.Len(t, e.Sessions(), 2)
+}
+
+func TestCloseInterruptsAndWaits(t *testing.T) {
+	t.Parallel()
+	g := newGate()
+	e, s := newEngine(t, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("gate", nil)}}}, engine.WithTool("gate", g))
+	closedLocal := make(chan struct{})
+	s.Local("k", func() any { return closer(func() { close(closedLocal) }) })
+	out := start(t, s, "go")
+	<-g.started
+	require.NoError(t, e.Close())
+	o := <-out
+	assert.Equal(t, engine.ReasonSystemStop, o.Result.Interruption.Reason)
+	<-closedLocal
+	assert.Equal(t, engine.StatusClosed, s.Status())
+}
+
+type closer func()
+
+func (c closer) Close() error { c(); return nil }
