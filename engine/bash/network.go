@@ -1,0 +1,179 @@
+package bash
+
+import (
+	"path"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Judgments of commands that talk to other machines: downloads, uploads,
+// remote copies, raw connections.
+
+// download judges curl, wget and httpie: uploads of secrets or home files,
+// and where downloads land (to catch running them later).
+func (x *command) download() {
+	valued := "-d -F -T -o -H -u -X -A -e -b -c -x -w -K -m -r -E -z -C -U -Q -Y -y -t " +
+		"--data --data-binary --data-raw --data-ascii --data-urlencode --form --form-string --upload-file --json --output " +
+		"--header --user --request --user-agent --referer --cookie --cookie-jar --proxy --url --write-out --config " +
+		"--connect-timeout --max-time --range --cert --key --cacert --resolve --retry"
+	if x.name == "wget" {
+		valued = "-O -o -a -P -U -t -T -e -i -B -w -Q -l -D -R -A -X -I --output-document --output-file --append-output " +
+			"--directory-prefix --post-data --post-file --body-data --body-file --header --user --password --execute " +
+			"--tries --timeout --input-file --method --user-agent"
+	}
+	o := parseOpts(x.args, valued)
+	leak := false
+	switch x.name {
+	case "curl":
+		for _, v := range o.all("-d", "--data", "--data-binary", "--data-raw", "--data-ascii", "--data-urlencode", "--json", "-F", "--form", "--form-string") {
+			t := v.text
+			file := ""
+			switch {
+			case strings.HasPrefix(t, "@"):
+				file = t[1:]
+			case strings.Contains(t, "=@"):
+				file = t[strings.Index(t, "=@")+2:]
+			case strings.Contains(t, "=<"):
+				file = t[strings.Index(t, "=<")+2:]
+			}
+			file, _, _ = strings.Cut(file, ";")
+			leak = leak || file == "-" && x.stdinSecret() || file != "" && file != "-" && leaksHome(file) || mentionsSecret(t)
+		}
+		for _, v := range o.all("-T", "--upload-file") {
+			leak = leak || v.text == "-" && x.stdinSecret() || v.text != "-" && leaksHome(v.text)
+		}
+		for _, v := range o.all("-o", "--output") {
+			x.downloadedTo(v.text)
+		}
+	case "wget":
+		for _, v := range o.all("--post-file", "--body-file") {
+			leak = leak || leaksHome(v.text)
+		}
+		for _, v := range o.all("--post-data", "--body-data") {
+			leak = leak || mentionsSecret(v.text)
+		}
+		outs := o.all("-O", "--output-document")
+		for _, v := range outs {
+			x.downloadedTo(v.text)
+		}
+		if len(outs) == 0 {
+			for _, u := range o.operands {
+				x.downloadedTo(path.Base(strings.SplitN(u.text, "?", 2)[0]))
+			}
+		}
+	case "http", "https", "xh":
+		for _, op := range o.operands {
+			if i := strings.Index(op.text, "@"); i >= 0 && (i == 0 || strings.ContainsAny(op.text[:i], "=:")) {
+				leak = leak || leaksHome(strings.TrimLeft(op.text[i+1:], "@"))
+			}
+			if strings.Contains(op.text, "=") {
+				leak = leak || mentionsSecret(op.text)
+			}
+		}
+	}
+	for _, r := range x.redirs {
+		if (r.Op == syntax.RdrOut || r.Op == syntax.AppOut || r.Op == syntax.RdrClob) && r.Word != nil {
+			x.downloadedTo(x.l.word(r.Word).text)
+		}
+	}
+	if leak {
+		x.flag(catExfil)
+	}
+}
+
+// downloadedTo remembers a file a download wrote, to recognize running it
+// later in the same script; writing a sensitive file is flagged at once.
+func (x *command) downloadedTo(p string) {
+	if p == "" || p == "-" {
+		return
+	}
+	x.l.downloaded[canon(p)] = true
+	if cat := writeRisk(p); cat != "" {
+		x.flag(cat)
+	}
+}
+
+func anyLeak(as []arg) bool {
+	for _, a := range as {
+		if leaksHome(a.text) {
+			return true
+		}
+	}
+	return false
+}
+
+// ssh judges the remote command (a shell parses it there) and stdin fed
+// from a secret file.
+func (x *command) ssh() {
+	i := skipOpts(x.args, "-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w -B -P")
+	if x.stdinSecret() {
+		x.flag(catExfil)
+	}
+	if i+1 < len(x.args) {
+		x.runWords(x.args[i+1:], false)
+	}
+}
+
+// copyRemote judges scp, sftp and rsync.
+func (x *command) copyRemote() {
+	o := parseOpts(x.args, "-c -F -i -J -l -o -P -S -D -X -e -f -B -T --rsh --rsync-path --exclude --include --filter "+
+		"--files-from --log-file --password-file --chmod --chown --block-size --temp-dir --compare-dest --link-dest "+
+		"--max-size --min-size --port --timeout --exclude-from --include-from --backup-dir --suffix")
+	if x.name == "rsync" {
+		for f := range o.flags {
+			if strings.HasPrefix(f, "--delete") || f == "--remove-source-files" {
+				x.flag(catDelete)
+				break
+			}
+		}
+	}
+	x.transfer(o.operands)
+}
+
+// transfer judges SOURCE... DEST copies: home files or secrets sent to
+// another machine, sensitive local destinations.
+func (x *command) transfer(ops []arg) {
+	if len(ops) < 2 {
+		return
+	}
+	dest, srcs := ops[len(ops)-1], ops[:len(ops)-1]
+	if !isRemote(dest.text) {
+		x.writes([]arg{dest})
+		return
+	}
+	for _, s := range srcs {
+		if !isRemote(s.text) && leaksHome(s.text) {
+			x.flag(catExfil)
+			return
+		}
+	}
+}
+
+// rclone judges deletions and uploads of home files.
+func (x *command) rclone() {
+	o := parseOpts(x.args, "--config --exclude --include --filter --transfers --checkers --log-file")
+	switch o.operand(0) {
+	case "purge", "delete", "deletefile", "rmdirs", "cleanup":
+		x.flag(catDelete)
+	case "copy", "sync", "move", "copyto", "moveto":
+		x.transfer(o.operands[1:])
+	}
+}
+
+// netcat judges raw connections: -e/-c shells, socat exec:, secrets on stdin.
+func (x *command) netcat() {
+	o := parseOpts(x.args, "-e -c -p -s -w -i -q -x -X -o --exec --sh-exec --lua-exec")
+	if o.has("-e", "-c", "--exec", "--sh-exec", "--lua-exec") {
+		x.flag(catNetShell)
+	}
+	for _, op := range o.operands {
+		low := strings.ToLower(op.text)
+		if strings.HasPrefix(low, "exec:") || strings.HasPrefix(low, "system:") || strings.Contains(low, ",exec:") {
+			x.flag(catNetShell)
+		}
+	}
+	if x.stdinSecret() {
+		x.flag(catExfil)
+	}
+}

@@ -1,0 +1,227 @@
+package bash
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// progressLog collects progress chunks and signals when a marker appears.
+type progressLog struct {
+	mu     sync.Mutex
+	text   strings.Builder
+	marker string
+	seen   chan struct{}
+	once   sync.Once
+}
+
+func newProgressLog(marker string) *progressLog {
+	return &progressLog{marker: marker, seen: make(chan struct{})}
+}
+
+func (p *progressLog) add(chunk string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.text.WriteString(chunk)
+	if p.marker != "" && strings.Contains(p.text.String(), p.marker) {
+		p.once.Do(func() { close(p.seen) })
+	}
+}
+
+func (p *progressLog) String() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.text.String()
+}
+
+// requireGroupGone checks /proc: no live process is left in group pgid.
+func requireGroupGone(t *testing.T, pgid int) {
+	t.Helper()
+	live, err := liveMembers(pgid)
+	require.NoError(t, err)
+	require.Empty(t, live, "live processes left in group %d", pgid)
+}
+
+// TestRunStopKillsGroup cancels running commands and checks that the whole
+// process group, grandchildren included, is gone when run returns.
+func TestRunStopKillsGroup(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, cmd   string
+		minDuration time.Duration // SIGTERM ignored: SIGKILL after the grace
+	}{
+		{"background and foreground child", "sh -c 'sleep 30 & sleep 30; wait' & echo started; wait", 0},
+		{"child ignores SIGTERM", "trap '' TERM; sh -c 'sleep 30 & sleep 30; wait' & echo started; wait", 100 * time.Millisecond},
+		{"shell ignores SIGTERM, grandchild too", "trap '' TERM; (trap '' TERM; sleep 30) & echo started; sleep 30", 100 * time.Millisecond},
+		{"stopped process", "sleep 30 & kill -STOP $!; echo started; wait", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var pgid int
+			r := testRunner(100*time.Millisecond, 0)
+			r.started = func(g int) { startedGroups.add(g); pgid = g }
+			progress := newProgressLog("started")
+			ctx, cancel := context.WithCancelCause(t.Context())
+			stopped := make(chan time.Time, 1)
+			go func() {
+				select {
+				case <-progress.seen:
+				case <-time.After(10 * time.Second):
+				}
+				stopped <- time.Now()
+				cancel(errors.New("test stop"))
+			}()
+			_, err := r.run(ctx, tt.cmd, "", os.Environ(), time.Minute, progress.add)
+			elapsed := time.Since(<-stopped)
+			require.Error(t, err)
+			assert.ErrorContains(t, err, "test stop")
+			assert.Contains(t, progress.String(), "started")
+			requireGroupGone(t, pgid)
+			assert.GreaterOrEqual(t, elapsed, tt.minDuration)
+			assert.Less(t, elapsed, 3*time.Second)
+		})
+	}
+}
+
+func TestRunOutcome(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, cmd string
+		timeout   time.Duration
+		limit     int
+		check     func(t *testing.T, o outcome)
+	}{
+		{"exit code", "echo out; echo err >&2; exit 3", time.Minute, 0, func(t *testing.T, o outcome) {
+			assert.Equal(t, 3, o.exitCode)
+			assert.Equal(t, "out\nerr\n", o.output)
+		}},
+		{"timeout", "echo before; sleep 30; echo after", 200 * time.Millisecond, 0, func(t *testing.T, o outcome) {
+			assert.True(t, o.timedOut)
+			assert.Equal(t, "before\n", o.output)
+		}},
+		{"output cap keeps head and tail", "seq 1 100000", time.Minute, 1000, func(t *testing.T, o outcome) {
+			assert.True(t, strings.HasPrefix(o.output, "1\n2\n3\n"), o.output[:20])
+			assert.True(t, strings.HasSuffix(o.output, "99999\n100000\n"))
+			assert.Regexp(t, `\n\.\.\. \[\d+ bytes omitted\] \.\.\.\n`, o.output)
+			assert.Less(t, len(o.output), 1100)
+		}},
+		{"killed by a signal", "kill -KILL $$", time.Minute, 0, func(t *testing.T, o outcome) {
+			assert.Equal(t, -1, o.exitCode)
+			assert.Equal(t, "killed", o.signal)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			o, err := testRunner(100*time.Millisecond, tt.limit).run(t.Context(), tt.cmd, "", os.Environ(), tt.timeout, nil)
+			require.NoError(t, err)
+			tt.check(t, o)
+		})
+	}
+}
+
+// TestRunEndsLeftovers: background processes a command leaves behind are
+// killed when it exits, and run does not wait for them to close the pipe.
+func TestRunEndsLeftovers(t *testing.T) {
+	t.Parallel()
+	var pgid int
+	r := testRunner(100*time.Millisecond, 0)
+	r.started = func(g int) { startedGroups.add(g); pgid = g }
+	start := time.Now()
+	o, err := r.run(t.Context(), "sleep 30 & sleep 30 & echo left two behind", "", os.Environ(), time.Minute, nil)
+	require.NoError(t, err)
+	assert.Equal(t, 0, o.exitCode)
+	assert.Equal(t, "left two behind\n", o.output)
+	assert.Less(t, time.Since(start), 5*time.Second)
+	requireGroupGone(t, pgid)
+}
+
+// TestRunEscapedProcessHoldsPipe: a process that left the group (setsid)
+// keeps the output pipe open; run must still return promptly.
+func TestRunEscapedProcessHoldsPipe(t *testing.T) {
+	t.Parallel()
+	fifo := t.TempDir() + "/escaped"
+	// The escaped process writes its pid to the fifo once it has its own
+	// session; cat waits for that, so the command ends after the escape.
+	cmd := fmt.Sprintf(`mkfifo %[1]s; setsid sh -c 'echo $$ > %[1]s; exec sleep 30' & cat %[1]s`, fifo)
+	start := time.Now()
+	o, err := testRunner(100*time.Millisecond, 0).run(t.Context(), cmd, "", os.Environ(), time.Minute, nil)
+	require.NoError(t, err)
+	assert.Less(t, time.Since(start), 5*time.Second)
+	pid, err := strconv.Atoi(strings.TrimSpace(o.output))
+	require.NoError(t, err, "output %q", o.output)
+	require.NoError(t, syscall.Kill(pid, syscall.SIGKILL)) // it escaped our group: clean it up here
+}
+
+func TestRunDirAndEnv(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	o, err := testRunner(0, 0).run(t.Context(), `pwd; echo "$INTERLOCK_TEST_VAR"`, dir, append(os.Environ(), "INTERLOCK_TEST_VAR=from-session"), time.Minute, nil)
+	require.NoError(t, err)
+	assert.Equal(t, dir+"\nfrom-session\n", o.output)
+}
+
+func TestRunStreamsWholeCharacters(t *testing.T) {
+	t.Parallel()
+	var chunks []string
+	var mu sync.Mutex
+	// 40000 three-byte characters cross the 32 KiB read size mid-character.
+	_, err := testRunner(0, 0).run(t.Context(), `printf '€%.0s' $(seq 1 40000)`, "", os.Environ(), time.Minute, func(c string) {
+		mu.Lock()
+		defer mu.Unlock()
+		chunks = append(chunks, c)
+	})
+	require.NoError(t, err)
+	mu.Lock()
+	defer mu.Unlock()
+	for _, c := range chunks {
+		assert.True(t, strings.Trim(c, "€") == "", "chunk splits a character")
+	}
+	assert.Equal(t, strings.Repeat("€", 40000), strings.Join(chunks, ""))
+}
+
+func TestCappedBuffer(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		limit  int
+		writes []string
+		want   string
+	}{
+		{10, []string{"abc"}, "abc"},
+		{10, []string{"0123456789"}, "0123456789"},
+		{10, []string{"01234", "56789", "ABCDE"}, "01234\n... [5 bytes omitted] ...\nABCDE"},
+		{10, []string{"0123456789ABCDEFGHIJ", "KL"}, "01234\n... [12 bytes omitted] ...\nHIJKL"},
+		{4, []string{"a", "b", "c", "d", "e", "f"}, "ab\n... [2 bytes omitted] ...\nef"},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprint(tt.writes), func(t *testing.T) {
+			t.Parallel()
+			b := newCappedBuffer(tt.limit)
+			for _, w := range tt.writes {
+				b.Write([]byte(w))
+			}
+			assert.Equal(t, tt.want, b.String())
+		})
+	}
+}
+
+func TestParseStat(t *testing.T) {
+	t.Parallel()
+	state, pgid, ok := parseStat([]byte("123 (a (weird) name) S 1 456 456 0 -1 4194560"))
+	require.True(t, ok)
+	assert.Equal(t, byte('S'), state)
+	assert.Equal(t, 456, pgid)
+	_, _, ok = parseStat([]byte("garbage"))
+	assert.False(t, ok)
+}

@@ -1,0 +1,256 @@
+package bash
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/interlock-dev/interlock/engine"
+)
+
+// Defaults of New.
+const (
+	DefaultTimeout     = 2 * time.Minute        // per command, unless the call sets timeout_ms
+	DefaultGrace       = 200 * time.Millisecond // SIGTERM to SIGKILL
+	DefaultOutputLimit = 64 << 10               // bytes of output kept: head and tail
+)
+
+// Tool is the Bash tool. Its calls take {"command": "...", "timeout_ms": N}.
+// A command the classifier finds dangerous raises a confirm pause first; a
+// deny rule refuses it without asking. Approved or harmless commands run
+// with bash -c in their own process group, in the session's directory and
+// environment, streaming output as progress. Create it with New; it is safe
+// for concurrent use by many sessions.
+type Tool struct {
+	rules   []rule
+	timeout time.Duration
+	run     runner
+	project *Grants
+}
+
+// Option configures a Tool.
+type Option func(*toolConfig)
+
+type toolConfig struct {
+	rules        []Rule
+	timeout      time.Duration
+	grace        time.Duration
+	outputLimit  int
+	projectFile  string
+	shell        string
+	startedGroup func(pgid int)
+}
+
+// WithRules adds allow / confirm / deny rules (see Rule).
+func WithRules(rules ...Rule) Option {
+	return func(c *toolConfig) { c.rules = append(c.rules, rules...) }
+}
+
+// WithTimeout sets how long a command may run when its call sets no
+// timeout_ms. Default DefaultTimeout.
+func WithTimeout(d time.Duration) Option { return func(c *toolConfig) { c.timeout = d } }
+
+// WithGrace sets how long a process group gets between SIGTERM and
+// SIGKILL when a command is stopped. Default DefaultGrace.
+func WithGrace(d time.Duration) Option { return func(c *toolConfig) { c.grace = d } }
+
+// WithOutputLimit sets how many bytes of output the result keeps (the first
+// and last half); the model is told how much was cut. Default DefaultOutputLimit.
+func WithOutputLimit(n int) Option { return func(c *toolConfig) { c.outputLimit = n } }
+
+// WithProjectGrantsFile keeps project-scoped approvals in a JSON file, read
+// now and rewritten on every change. Without it they last as long as the Tool.
+func WithProjectGrantsFile(path string) Option { return func(c *toolConfig) { c.projectFile = path } }
+
+// New returns a Bash tool.
+func New(opts ...Option) *Tool {
+	c := toolConfig{timeout: DefaultTimeout, grace: DefaultGrace, outputLimit: DefaultOutputLimit, shell: "bash"}
+	for _, o := range opts {
+		o(&c)
+	}
+	if c.timeout <= 0 {
+		c.timeout = DefaultTimeout
+	}
+	if c.grace < 0 {
+		c.grace = 0
+	}
+	if c.outputLimit <= 0 {
+		c.outputLimit = DefaultOutputLimit
+	}
+	return &Tool{
+		rules:   compileRules(c.rules),
+		timeout: c.timeout,
+		run:     runner{shell: c.shell, grace: c.grace, limit: c.outputLimit, started: c.startedGroup},
+		project: newGrants(ScopeProject, c.projectFile),
+	}
+}
+
+// Check classifies cmd with the built-in categories and the tool's rules.
+// Remembered grants are not applied: they only skip the question in Run.
+func (t *Tool) Check(cmd string) Decision { return check(cmd, t.rules, "") }
+
+// ProjectGrants are the approvals remembered with scope "project": they
+// apply to every session using this Tool.
+func (t *Tool) ProjectGrants() *Grants { return t.project }
+
+// sessionGrantsKey keys a Tool's session grants in the session's Local state.
+type sessionGrantsKey struct{ t *Tool }
+
+// SessionGrants are the approvals remembered with scope "session" in s for
+// this Tool. They live in the session and end with it; no other session
+// sees them.
+func (t *Tool) SessionGrants(s *engine.Session) *Grants {
+	return s.Local(sessionGrantsKey{t}, t.newSessionGrants).(*Grants)
+}
+
+func (t *Tool) newSessionGrants() any { return newGrants(ScopeSession, "") }
+
+// HasSideEffects reports true: a shell command may change anything, so
+// resuming after one was cut off asks first.
+func (t *Tool) HasSideEffects(engine.ToolCall) bool { return true }
+
+const maxTimeoutMS = 24 * 60 * 60 * 1000
+
+// Args are the arguments of a Bash call.
+type Args struct {
+	Command   string `json:"command"`
+	TimeoutMS int    `json:"timeout_ms,omitempty"` // 0: the tool's timeout
+}
+
+// Run implements engine.Tool.
+func (t *Tool) Run(ctx context.Context, call engine.ToolCall, env *engine.Env) (engine.Result, error) {
+	var a Args
+	raw := call.Args
+	if len(raw) == 0 {
+		raw = json.RawMessage("{}")
+	}
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return toolError(`bash: arguments must be {"command": "...", "timeout_ms": N}: %v`, err), nil
+	}
+	if err := validate(a.Command); err != nil {
+		return toolError("bash: %v", err), nil
+	}
+	if a.TimeoutMS < 0 || a.TimeoutMS > maxTimeoutMS {
+		return toolError("bash: timeout_ms must be between 0 and %d (24 h), got %d", maxTimeoutMS, a.TimeoutMS), nil
+	}
+	dir := env.Dir()
+	checkDir := dir
+	if checkDir == "" {
+		checkDir, _ = os.Getwd()
+	}
+	if res, ok, err := t.gate(ctx, a.Command, checkDir, env); ok || err != nil {
+		return res, err
+	}
+
+	timeout := t.timeout
+	if a.TimeoutMS > 0 {
+		timeout = time.Duration(a.TimeoutMS) * time.Millisecond
+	}
+	environ := append(os.Environ(), env.Environ()...)
+	out, err := t.run.run(ctx, a.Command, dir, environ, timeout, env.Progress)
+	if ctx.Err() != nil {
+		return engine.Result{}, interrupted(ctx)
+	}
+	return result(out, timeout, err), nil
+}
+
+// gate decides whether the command may run. ok means it may not: res is
+// what the model sees. err is an interrupt during the confirm pause.
+func (t *Tool) gate(ctx context.Context, command, dir string, env *engine.Env) (res engine.Result, ok bool, err error) {
+	d := check(command, t.rules, dir)
+	switch d.Decision {
+	case ActionAllow:
+		return engine.Result{}, false, nil
+	case ActionDeny:
+		return engine.Result{IsError: true, Output: "Command denied by rule: " + strings.Join(d.Reasons, "; ")}, true, nil
+	}
+	session := env.Local(sessionGrantsKey{t}, t.newSessionGrants).(*Grants)
+	var reasons, keys []string
+	for _, f := range d.findings {
+		if session.has(f.key) || t.project.has(f.key) {
+			continue
+		}
+		reasons = append(reasons, f.reason)
+		keys = append(keys, f.key)
+	}
+	if len(keys) == 0 {
+		return engine.Result{}, false, nil // every finding was approved before
+	}
+	answer, err := env.Pause(ctx, engine.PauseRequest{
+		Kind:    engine.PauseConfirm,
+		Tool:    "Bash",
+		Message: "Potentially dangerous command",
+		Details: command,
+		Reasons: reasons,
+	})
+	if err != nil {
+		return engine.Result{}, true, err
+	}
+	if !answer.Approved() {
+		out := "Command denied by user"
+		if answer.Answer == engine.AnswerTimedOut {
+			out = "Command not run: the confirmation timed out"
+		}
+		if answer.Reason != "" {
+			out += ": " + answer.Reason
+		}
+		return engine.Result{IsError: true, Output: out}, true, nil
+	}
+	var grants *Grants
+	switch answer.Remember {
+	case ScopeSession:
+		grants = session
+	case ScopeProject:
+		grants = t.project
+	}
+	if grants != nil {
+		if err := grants.add(keys, time.Now()); err != nil {
+			env.Progress(fmt.Sprintf("[approval not remembered: %v]\n", err))
+		}
+	}
+	return engine.Result{}, false, nil
+}
+
+// result is what the model sees of a finished command.
+func result(o outcome, timeout time.Duration, runErr error) engine.Result {
+	var b strings.Builder
+	b.WriteString(o.output)
+	if o.output != "" && !strings.HasSuffix(o.output, "\n") {
+		b.WriteByte('\n')
+	}
+	isErr := true
+	switch {
+	case runErr != nil && o.output == "" && o.exitCode == 0 && !o.timedOut:
+		b.WriteString(runErr.Error())
+		return engine.Result{IsError: true, Output: b.String()}
+	case o.timedOut:
+		fmt.Fprintf(&b, "[timed out after %s; the command and its children were killed]", timeout)
+	case o.exitCode == -1:
+		fmt.Fprintf(&b, "[killed by signal: %s]", o.signal)
+	default:
+		fmt.Fprintf(&b, "[exit code %d]", o.exitCode)
+		isErr = o.exitCode != 0
+	}
+	if runErr != nil {
+		fmt.Fprintf(&b, "\n[%v]", runErr)
+	}
+	return engine.Result{IsError: isErr, Output: b.String()}
+}
+
+func toolError(format string, a ...any) engine.Result {
+	return engine.Result{IsError: true, Output: fmt.Sprintf(format, a...)}
+}
+
+// interrupted is the error returned when ctx ended the call: it wraps
+// engine.ErrInterrupted and keeps the reason the engine put in the cause.
+func interrupted(ctx context.Context) error {
+	cause := context.Cause(ctx)
+	if errors.Is(cause, engine.ErrInterrupted) {
+		return fmt.Errorf("bash: %w", cause)
+	}
+	return fmt.Errorf("bash: %w: %w", engine.ErrInterrupted, cause)
+}

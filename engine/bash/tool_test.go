@@ -1,0 +1,432 @@
+package bash
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/interlock-dev/interlock/engine"
+)
+
+// harness drives one engine with a Bash tool; each session's model calls
+// Bash once with a fixed command, then ends its turn.
+type harness struct {
+	t    *testing.T
+	tool *Tool
+	eng  *engine.Engine
+}
+
+func newHarness(t *testing.T, tool *Tool) *harness {
+	t.Helper()
+	e := engine.New(engine.WithTool("Bash", tool))
+	t.Cleanup(func() { require.NoError(t, e.Close()) })
+	return &harness{t: t, tool: tool, eng: e}
+}
+
+// agent is one session whose model runs command.
+type agent struct {
+	h   *harness
+	s   *engine.Session
+	sub *engine.Subscription[engine.Event]
+	dir string // the session's working directory
+}
+
+func (h *harness) session(command string, opts ...func(*engine.SessionOptions)) *agent {
+	h.t.Helper()
+	args, err := json.Marshal(Args{Command: command})
+	require.NoError(h.t, err)
+	o := engine.SessionOptions{
+		Dir: h.t.TempDir(),
+		Provider: engine.NewScriptedProvider([]engine.ScriptTurn{
+			{ToolCalls: []engine.ScriptCall{{Name: "Bash", Args: args}}},
+			{Text: "done"},
+		}),
+	}
+	for _, f := range opts {
+		f(&o)
+	}
+	s, err := h.eng.NewSession(o)
+	require.NoError(h.t, err)
+	sub := s.Subscribe()
+	h.t.Cleanup(sub.Close)
+	return &agent{h: h, s: s, sub: sub, dir: o.Dir}
+}
+
+// start runs one prompt in the background.
+func (a *agent) start() <-chan engine.Outcome {
+	a.h.t.Helper()
+	out, err := a.s.Start(a.h.t.Context(), "go")
+	require.NoError(a.h.t, err)
+	return out
+}
+
+// waitFor reads events until one of type typ (and matching ok, if given).
+func (a *agent) waitFor(typ engine.EventType, ok func(engine.Event) bool) engine.Event {
+	a.h.t.Helper()
+	ctx, cancel := context.WithTimeout(a.h.t.Context(), 20*time.Second)
+	defer cancel()
+	for {
+		ev, err := a.sub.Next(ctx)
+		require.NoError(a.h.t, err, "waiting for %s", typ)
+		if ev.Type == typ && (ok == nil || ok(ev)) {
+			return ev
+		}
+	}
+}
+
+// finish waits for the run's outcome.
+func (a *agent) finish(out <-chan engine.Outcome) engine.Outcome {
+	a.h.t.Helper()
+	select {
+	case o := <-out:
+		return o
+	case <-time.After(20 * time.Second):
+		a.h.t.Fatal("run did not finish")
+		return engine.Outcome{}
+	}
+}
+
+// toolResult is the last tool message of the history.
+func (a *agent) toolResult() engine.Message {
+	a.h.t.Helper()
+	h := a.s.History()
+	for i := len(h) - 1; i >= 0; i-- {
+		if h[i].Role == engine.RoleTool {
+			return h[i]
+		}
+	}
+	a.h.t.Fatal("no tool result in history")
+	return engine.Message{}
+}
+
+// answered runs one prompt, answers the pause it raises and returns the
+// pause and the tool result.
+func (a *agent) answered(answer engine.Answer, opts ...engine.AnswerOption) (*engine.Pause, engine.Message) {
+	a.h.t.Helper()
+	out := a.start()
+	p := a.waitFor(engine.EventPaused, nil).Pause
+	require.NoError(a.h.t, a.s.Answer(p.ID, answer, opts...))
+	require.NoError(a.h.t, a.finish(out).Err)
+	return p, a.toolResult()
+}
+
+// run runs one prompt that must not pause and returns the tool result.
+func (a *agent) run() engine.Message {
+	a.h.t.Helper()
+	o := a.finish(a.start())
+	require.NoError(a.h.t, o.Err)
+	return a.toolResult()
+}
+
+func TestToolRunsHarmlessCommand(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, New(tracked(nil)))
+	a := h.session(`echo "$PWD"; echo "$GREETING"; exit 0`, func(o *engine.SessionOptions) {
+		o.Environ = []string{"GREETING=hello from the session"}
+	})
+	res := a.run()
+	assert.False(t, res.IsError)
+	assert.Equal(t, a.dir+"\nhello from the session\n[exit code 0]", res.Text)
+}
+
+func TestToolNonZeroExitIsToolError(t *testing.T) {
+	t.Parallel()
+	res := newHarness(t, New(tracked(nil))).session("echo oops >&2; exit 7").run()
+	assert.True(t, res.IsError)
+	assert.Equal(t, "oops\n[exit code 7]", res.Text)
+}
+
+func TestToolBadInput(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, New(tracked(nil)))
+	tests := []struct {
+		name, args, want string
+	}{
+		{"empty command", `{"command": "  "}`, "bash: command is empty"},
+		{"no arguments", ``, "bash: command is empty"},
+		{"not JSON", `{"command": `, `bash: arguments must be {"command": "...", "timeout_ms": N}`},
+		{"wrong type", `{"command": 42}`, `bash: arguments must be {"command": "...", "timeout_ms": N}`},
+		{"nul byte", `{"command": "echo a\u0000b"}`, "bash: command contains a NUL byte at offset 6"},
+		{"huge", `{"command": "echo ` + strings.Repeat("a", MaxCommandBytes) + `"}`, "bash: command is 102405 bytes; the limit is 102400"},
+		{"negative timeout", `{"command": "ls", "timeout_ms": -1}`, "bash: timeout_ms must be between 0 and 86400000 (24 h), got -1"},
+		{"huge timeout", `{"command": "ls", "timeout_ms": 9223372036854775807}`, "bash: timeout_ms must be between 0 and 86400000 (24 h)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s, err := h.eng.NewSession(engine.SessionOptions{Provider: engine.NewScriptedProvider([]engine.ScriptTurn{
+				{ToolCalls: []engine.ScriptCall{{Name: "Bash", Args: json.RawMessage(tt.args)}}},
+			})})
+			require.NoError(t, err)
+			_, err = s.Prompt(t.Context(), "go")
+			require.NoError(t, err)
+			hist := s.History()
+			var res engine.Message
+			for _, m := range hist {
+				if m.Role == engine.RoleTool {
+					res = m
+				}
+			}
+			assert.True(t, res.IsError)
+			assert.Contains(t, res.Text, tt.want)
+		})
+	}
+}
+
+func TestConfirmFlow(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, New(tracked(nil)))
+	tests := []struct {
+		name    string
+		answer  func(a *agent, p *engine.Pause)
+		wantErr bool
+		result  string
+		isError bool
+		removed bool
+	}{
+		{"approve runs it", func(a *agent, p *engine.Pause) {
+			require.NoError(t, a.s.Answer(p.ID, engine.AnswerApproved))
+		}, false, "[exit code 0]", false, true},
+		{"deny with a reason", func(a *agent, p *engine.Pause) {
+			require.NoError(t, a.s.Answer(p.ID, engine.AnswerDenied, engine.WithReason("keep the build")))
+		}, false, "Command denied by user: keep the build", true, false},
+		{"deny without a reason", func(a *agent, p *engine.Pause) {
+			require.NoError(t, a.s.Confirm(false, ""))
+		}, false, "Command denied by user", true, false},
+		{"interrupt during the pause", func(a *agent, p *engine.Pause) {
+			require.NoError(t, a.s.Interrupt(engine.ReasonUserStop))
+		}, true, "interrupted before completion", true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			a := h.session("rm -rf victim")
+			victim := filepath.Join(a.dir, "victim")
+			require.NoError(t, os.MkdirAll(filepath.Join(victim, "sub"), 0o755))
+			out := a.start()
+			ev := a.waitFor(engine.EventPaused, nil)
+			p := ev.Pause
+			require.NotNil(t, p)
+			assert.Equal(t, engine.PauseConfirm, p.Kind)
+			assert.Equal(t, "Bash", p.Tool)
+			assert.Equal(t, "Potentially dangerous command", p.Message)
+			assert.Equal(t, "rm -rf victim", p.Details)
+			assert.Equal(t, []string{"recursive deletion: rm -rf victim"}, p.Reasons)
+			assert.Equal(t, engine.StatusPaused, a.s.Status())
+			tt.answer(a, p)
+			o := a.finish(out)
+			if tt.wantErr {
+				require.ErrorIs(t, o.Err, engine.ErrInterrupted)
+				reason, ok := engine.ReasonOf(o.Err)
+				assert.True(t, ok)
+				assert.Equal(t, engine.ReasonUserStop, reason)
+				assert.Equal(t, engine.StatusInterrupted, a.s.Status())
+			} else {
+				require.NoError(t, o.Err)
+			}
+			res := a.toolResult()
+			assert.Equal(t, tt.result, res.Text)
+			assert.Equal(t, tt.isError, res.IsError)
+			_, err := os.Stat(victim)
+			assert.Equal(t, tt.removed, os.IsNotExist(err), "victim removed")
+		})
+	}
+}
+
+// TestSessionGrantStaysInItsSession: "remember for this session" skips the
+// question in that session only.
+func TestSessionGrantStaysInItsSession(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, New(tracked(nil)))
+	const cmd = "mkdir -p victim && rm -rf victim"
+	first := h.session(cmd)
+	_, res := first.answered(engine.AnswerApproved, engine.Remember(ScopeSession))
+	assert.False(t, res.IsError)
+
+	grants := h.tool.SessionGrants(first.s).List()
+	require.Len(t, grants, 1)
+	assert.Equal(t, "rm -rf victim", grants[0].Command)
+	assert.Equal(t, ScopeSession, grants[0].Scope)
+	assert.Empty(t, h.tool.ProjectGrants().List())
+
+	// Same session, same command: no pause this time.
+	assert.Equal(t, "[exit code 0]", first.run().Text)
+
+	// Another session still asks.
+	second := h.session(cmd)
+	assert.Empty(t, h.tool.SessionGrants(second.s).List())
+	p, res := second.answered(engine.AnswerDenied, engine.WithReason("not here"))
+	assert.Equal(t, []string{"recursive deletion: rm -rf victim"}, p.Reasons)
+	assert.Equal(t, "Command denied by user: not here", res.Text)
+
+	// Revoked: the first session asks again.
+	require.NoError(t, h.tool.SessionGrants(first.s).Revoke("rm -rf victim"))
+	require.ErrorIs(t, h.tool.SessionGrants(first.s).Revoke("rm -rf victim"), ErrUnknownGrant)
+	first.answered(engine.AnswerApproved)
+}
+
+// TestProjectGrants: "remember for the project" applies to every session of
+// the tool, is saved to the file, listed, and revoked.
+func TestProjectGrants(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "grants.json")
+	tool := New(tracked(nil), WithProjectGrantsFile(file))
+	h := newHarness(t, tool)
+	const cmd = "rm -f missing.txt"
+	h.session(cmd).answered(engine.AnswerApproved, engine.Remember(ScopeProject))
+
+	list := tool.ProjectGrants().List()
+	require.Len(t, list, 1)
+	assert.Equal(t, "rm -f missing.txt", list[0].Command)
+	assert.Equal(t, ScopeProject, list[0].Scope)
+	data, err := os.ReadFile(file)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), `"command": "rm -f missing.txt"`)
+
+	// Another session, and a new tool reading the same file, don't ask.
+	assert.Equal(t, "[exit code 0]", h.session(cmd).run().Text)
+	reloaded := New(tracked(nil), WithProjectGrantsFile(file))
+	require.NoError(t, reloaded.ProjectGrants().Err())
+	assert.Equal(t, list[0].Command, reloaded.ProjectGrants().List()[0].Command)
+	assert.Equal(t, "[exit code 0]", newHarness(t, reloaded).session(cmd).run().Text)
+
+	// Revoked: asked again, and gone from the file.
+	require.NoError(t, tool.ProjectGrants().Revoke("rm -f missing.txt"))
+	assert.Empty(t, tool.ProjectGrants().List())
+	data, err = os.ReadFile(file)
+	require.NoError(t, err)
+	assert.NotContains(t, string(data), "missing.txt")
+	b := h.session(cmd)
+	out := b.start()
+	b.waitFor(engine.EventPaused, nil)
+	require.NoError(t, b.s.Interrupt(engine.ReasonUserStop))
+	require.ErrorIs(t, b.finish(out).Err, engine.ErrInterrupted)
+}
+
+func TestProjectGrantsCorruptFile(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "grants.json")
+	require.NoError(t, os.WriteFile(file, []byte("{not json"), 0o600))
+	g := New(WithProjectGrantsFile(file)).ProjectGrants()
+	require.Error(t, g.Err())
+	assert.Empty(t, g.List())
+	require.Error(t, g.add([]string{"rm -rf x"}, time.Now()), "must not overwrite a file it could not read")
+	data, err := os.ReadFile(file)
+	require.NoError(t, err)
+	assert.Equal(t, "{not json", string(data))
+}
+
+func TestDenyRuleNeverAsks(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, New(tracked(nil), WithRules(Rule{Prefix: "git push", Action: ActionDeny})))
+	a := h.session("git status; git push origin main")
+	res := a.run()
+	assert.True(t, res.IsError)
+	assert.Equal(t, `Command denied by rule: denied by rule "git push": git push origin main`, res.Text)
+	for _, ev := range drain(a) {
+		assert.NotEqual(t, engine.EventPaused, ev.Type)
+	}
+}
+
+// drain returns the events already published.
+func drain(a *agent) []engine.Event {
+	var evs []engine.Event
+	ctx, cancel := context.WithCancel(a.h.t.Context())
+	cancel() // Next returns what is there, then ctx's error
+	for {
+		ev, err := a.sub.Next(ctx)
+		if err != nil {
+			return evs
+		}
+		evs = append(evs, ev)
+	}
+}
+
+// TestInterruptKillsProcessGroup: Interrupt while a command runs ends the
+// run as interrupted only once every process of its group is gone.
+func TestInterruptKillsProcessGroup(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, cmd string
+		ignores   bool
+	}{
+		{"sleep in background and foreground", "echo started; sh -c 'sleep 30 & sleep 30; wait'", false},
+		{"child ignores SIGTERM", "echo started; sh -c \"trap '' TERM; sleep 30 & sleep 30; wait\"", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			groups := make(chan int, 1)
+			h := newHarness(t, New(tracked(func(pgid int) { groups <- pgid }), WithGrace(150*time.Millisecond)))
+			a := h.session(tt.cmd)
+			out := a.start()
+			// Streaming: the first line arrives while the command still runs.
+			a.waitFor(engine.EventToolProgress, func(ev engine.Event) bool { return strings.Contains(ev.Text, "started") })
+			pgid := <-groups
+			live, err := liveMembers(pgid)
+			require.NoError(t, err)
+			require.NotEmpty(t, live)
+
+			start := time.Now()
+			require.NoError(t, a.s.Interrupt(engine.ReasonUserStop))
+			a.waitFor(engine.EventInterrupted, nil)
+			elapsed := time.Since(start)
+			requireGroupGone(t, pgid)
+			if tt.ignores {
+				assert.GreaterOrEqual(t, elapsed, 150*time.Millisecond, "SIGKILL only after the grace")
+			}
+			assert.Less(t, elapsed, 3*time.Second)
+
+			o := a.finish(out)
+			require.ErrorIs(t, o.Err, engine.ErrInterrupted)
+			assert.Equal(t, engine.StatusInterrupted, a.s.Status())
+			snap := a.s.Snapshot()
+			require.NotNil(t, snap.Interruption)
+			assert.True(t, snap.Interruption.SideEffectCut, "bash has side effects")
+			assert.Equal(t, "interrupted before completion", a.toolResult().Text)
+		})
+	}
+}
+
+func TestToolTimeoutAndOutputCap(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, New(tracked(nil), WithOutputLimit(200)))
+	tests := []struct {
+		name string
+		args Args
+		want []string
+	}{
+		{"timeout", Args{Command: "echo before; sleep 30", TimeoutMS: 150}, []string{"before\n[timed out after 150ms; the command and its children were killed]"}},
+		{"output cap", Args{Command: "seq 1 5000"}, []string{"1\n2\n3\n", "bytes omitted] ...\n", "4999\n5000\n[exit code 0]"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			args, err := json.Marshal(tt.args)
+			require.NoError(t, err)
+			s, err := h.eng.NewSession(engine.SessionOptions{Provider: engine.NewScriptedProvider([]engine.ScriptTurn{
+				{ToolCalls: []engine.ScriptCall{{Name: "Bash", Args: args}}},
+			})})
+			require.NoError(t, err)
+			_, err = s.Prompt(t.Context(), "go")
+			require.NoError(t, err)
+			var res engine.Message
+			for _, m := range s.History() {
+				if m.Role == engine.RoleTool {
+					res = m
+				}
+			}
+			for _, w := range tt.want {
+				assert.Contains(t, res.Text, w)
+			}
+			assert.Less(t, len(res.Text), 400)
+		})
+	}
+}
