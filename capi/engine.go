@@ -1,0 +1,225 @@
+package main
+
+/*
+#include "interlock.h"
+*/
+import "C"
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/interlock-dev/interlock/engine"
+)
+
+// engineConfig is the JSON of il_engine_create.
+type engineConfig struct {
+	WorkDir             string     `json:"work_dir"`
+	DefaultPauseMode    bool       `json:"default_pause_mode"`
+	StreamIdleTimeoutMS *int64     `json:"stream_idle_timeout_ms"`
+	Bash                bashConfig `json:"bash"`
+	Web                 webConfig  `json:"web"`
+}
+
+type bashConfig struct {
+	TimeoutMS *int64     `json:"timeout_ms"`
+	GraceMS   *int64     `json:"grace_ms"`
+	Rules     []bashRule `json:"rules"`
+}
+
+type bashRule struct {
+	Prefix string `json:"prefix"`
+	Action string `json:"action"`
+}
+
+type webConfig struct {
+	SearchURL    string `json:"search_url"`
+	AutoDevtools bool   `json:"auto_devtools"`
+}
+
+// engineEntry is an engine handle: the engine, its event dispatcher, and
+// the goroutines that wait for its background runs.
+type engineEntry struct {
+	e       *engine.Engine
+	workDir string
+	events  *dispatcher
+	handle  atomic.Uint64 // its own handle, for report
+	closing atomic.Bool
+
+	// openMu makes "create or start something" atomic with respect to
+	// Close (see whileOpen); bg counts the goroutines waiting for runs.
+	openMu sync.RWMutex
+	closed bool
+	bg     sync.WaitGroup
+}
+
+// whileOpen runs fn unless the engine is closed. Close waits for fn, and
+// fn runs before Close forgets the engine's handles and stops the event
+// dispatcher: a handle fn adds is closed with the engine, and a goroutine
+// fn spawns delivers its completion event.
+func (ee *engineEntry) whileOpen(fn func() error) error {
+	ee.openMu.RLock()
+	defer ee.openMu.RUnlock()
+	if ee.closed {
+		return fmt.Errorf("engine: %w: create a new engine", engine.ErrClosed)
+	}
+	return fn()
+}
+
+// spawn runs wait (which waits for a background run and queues its
+// completion event) on a goroutine Close waits for. Call it inside whileOpen.
+func (ee *engineEntry) spawn(wait func()) {
+	ee.bg.Go(func() {
+		defer func() {
+			if p := recover(); p != nil {
+				ee.report(fmt.Sprintf("background run: internal error (panic: %v); its completion event is lost. This is a bug in libinterlock %s: please report it", p, version))
+			}
+		}()
+		wait()
+	})
+}
+
+// report records msg as the last error of the engine's handle: for
+// failures on library goroutines, which have no caller to return to.
+func (ee *engineEntry) report(msg string) {
+	if h := C.il_handle(ee.handle.Load()); h != 0 {
+		handles.setLastError(h, msg)
+	}
+}
+
+// close stops new work, closes task loops, sessions and the engine,
+// delivers the last events and forgets every handle of the engine.
+func (ee *engineEntry) close() error {
+	ee.openMu.Lock() // waits for creations and starts in progress
+	ee.closed = true
+	ee.openMu.Unlock()
+	var loops []*loopEntry
+	handles.each(func(_ C.il_handle, obj any) {
+		if l, ok := obj.(*loopEntry); ok && l.eng == ee {
+			loops = append(loops, l)
+		}
+	})
+	for _, l := range loops {
+		l.tl.Close() // a loop that never ran ends its event log here
+	}
+	err := ee.e.Close()
+	ee.bg.Wait()
+	ee.events.close()
+	handles.removeIf(func(obj any) bool { return ownedBy(obj) == ee })
+	return err
+}
+
+// ownedBy returns the engine a handle's object belongs to.
+func ownedBy(obj any) *engineEntry {
+	switch o := obj.(type) {
+	case *engineEntry:
+		return o
+	case *sessionEntry:
+		return o.eng
+	case *loopEntry:
+		return o.eng
+	}
+	return nil
+}
+
+// decodeJSON decodes a borrowed JSON argument into v, rejecting unknown
+// fields and trailing data. NULL or "" leaves v as it is.
+func decodeJSON(what string, src *C.char, v any) error {
+	text := goString(src)
+	if text == "" {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader([]byte(text)))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil && dec.Decode(new(json.RawMessage)) != io.EOF {
+		err = errors.New("unexpected data after the JSON value")
+	}
+	if err != nil {
+		return errorf(C.IL_ERR_INVALID_ARGUMENT, "%s: %v: fix the JSON (see interlock.h for the fields)", what, err)
+	}
+	return nil
+}
+
+func millis(field string, v *int64) (time.Duration, error) {
+	if *v < 0 {
+		return 0, errorf(C.IL_ERR_INVALID_ARGUMENT, "%s is %d: it must be 0 or more milliseconds", field, *v)
+	}
+	return time.Duration(*v) * time.Millisecond, nil
+}
+
+//export il_engine_create
+func il_engine_create(configJSON *C.char, out *C.il_handle) C.il_status {
+	return callNoHandle("il_engine_create", func() error {
+		if out == nil {
+			return errNilOut("out_engine")
+		}
+		var cfg engineConfig
+		if err := decodeJSON("engine config", configJSON, &cfg); err != nil {
+			return err
+		}
+		opts := []engine.Option{engine.WithDefaultPauseMode(cfg.DefaultPauseMode)}
+		if cfg.StreamIdleTimeoutMS != nil {
+			d, err := millis("stream_idle_timeout_ms", cfg.StreamIdleTimeoutMS)
+			if err != nil {
+				return err
+			}
+			opts = append(opts, engine.WithStreamIdleTimeout(d))
+		}
+		toolOpts, err := toolOptions(cfg)
+		if err != nil {
+			return err
+		}
+		ee := &engineEntry{e: engine.New(append(opts, toolOpts...)...), workDir: cfg.WorkDir}
+		ee.events = newDispatcher(ee.e, ee.report)
+		h := handles.add(ee)
+		ee.handle.Store(uint64(h))
+		*out = h
+		return nil
+	})
+}
+
+//export il_engine_close
+func il_engine_close(h C.il_handle) C.il_status {
+	return call("il_engine_close", h, func(ee *engineEntry) error {
+		if ee.events.inCallback() {
+			return errorf(C.IL_ERR_INVALID_ARGUMENT, "called from inside the event callback, which close waits for: close the engine from another thread")
+		}
+		if !ee.closing.CompareAndSwap(false, true) {
+			return fmt.Errorf("engine handle %d: %w: it is already being closed by another call", h, engine.ErrClosed)
+		}
+		return ee.close()
+	})
+}
+
+//export il_engine_sessions
+func il_engine_sessions(h C.il_handle, out **C.char) C.il_status {
+	return call("il_engine_sessions", h, func(ee *engineEntry) error {
+		if out == nil {
+			return errNilOut("out_json")
+		}
+		sessions := ee.e.Sessions()
+		snaps := make([]engine.Snapshot, len(sessions))
+		for i, s := range sessions {
+			snaps[i] = s.Snapshot()
+		}
+		return putJSON(out, snaps)
+	})
+}
+
+//export il_engine_emergency_stop
+func il_engine_emergency_stop(h C.il_handle, out *C.int32_t) C.il_status {
+	return call("il_engine_emergency_stop", h, func(ee *engineEntry) error {
+		n := ee.e.EmergencyStop()
+		if out != nil {
+			*out = C.int32_t(n)
+		}
+		return nil
+	})
+}

@@ -1,0 +1,315 @@
+/*
+ * interlock.h — the C API of libinterlock, the Interlock engine as a shared
+ * library (Go, built with -buildmode=c-shared; soname libinterlock.so.0.1).
+ *
+ * Interlock runs AI-agent sessions and keeps the people watching them in
+ * control: pause, confirm dangerous actions, stop at once. This API is a
+ * translation layer only; the behaviour lives in the Go engine.
+ *
+ * Conventions (every function follows them):
+ *
+ *  - Handles. Engines, sessions and task loops are opaque il_handle values.
+ *    0 is never a valid handle; handles are never reused. Passing a closed or
+ *    unknown handle, or a handle of the wrong kind, returns
+ *    IL_ERR_INVALID_HANDLE.
+ *  - Status. Every call that can fail returns an il_status (IL_OK = 0).
+ *    Results go to out-parameters, which are written only on IL_OK. A NULL
+ *    out-parameter is IL_ERR_INVALID_ARGUMENT.
+ *  - Errors. A failing call stores a message (what failed, with which input,
+ *    what to do) as the last error of the handle it was called with; read it
+ *    with il_last_error(handle, ...) right after the failing call. Calls
+ *    without a handle (il_engine_create, il_check_command) and calls whose
+ *    handle did not resolve store it under handle 0. Successful calls leave
+ *    the last error unchanged.
+ *  - Strings in are borrowed: UTF-8, NUL-terminated, copied before the call
+ *    returns. Strings out (char** out-parameters) are allocated by the
+ *    library and must be released with il_free. Static strings
+ *    (il_version, il_status_name) must not be freed.
+ *  - Structured data crosses as JSON (UTF-8). The shapes are the engine's
+ *    (see the "JSON shapes" notes next to each function).
+ *  - Threads. Every function may be called from any thread. None of them
+ *    calls back into the caller, except the event callback, which runs on a
+ *    library thread (see il_engine_set_event_callback).
+ *  - Panics inside the library are recovered and reported as IL_ERR_PANIC;
+ *    they never unwind into the caller.
+ */
+#ifndef INTERLOCK_H
+#define INTERLOCK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Types                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* An opaque handle to an engine, a session or a task loop. 0 is invalid. */
+typedef uint64_t il_handle;
+
+/* The result of a call. IL_OK or one of IL_ERR_*. */
+typedef int32_t il_status;
+
+enum {
+  IL_OK = 0,
+  IL_ERR_INVALID_HANDLE = 1,   /* unknown, closed, or wrong kind of handle */
+  IL_ERR_INVALID_ARGUMENT = 2, /* bad JSON, unknown field, bad enum value, NULL out-param,
+                                  buffer too small (il_last_error) */
+  IL_ERR_CLOSED = 3,           /* the session or engine is closed / closing */
+  IL_ERR_UNKNOWN_SESSION = 4,
+  IL_ERR_NOT_PAUSED = 5,       /* an answer came while no pause is pending */
+  IL_ERR_UNKNOWN_PAUSE = 6,    /* no pending pause has that id (already answered?) */
+  IL_ERR_WRONG_PAUSE_KIND = 7, /* e.g. confirm on a continue pause */
+  IL_ERR_RUNNING = 8,          /* a run is already in flight */
+  IL_ERR_NOT_RUNNING = 9,      /* interrupt with no run in flight */
+  IL_ERR_NOT_RESUMABLE = 10,   /* continue on a session that cannot be resumed */
+  IL_ERR_DUPLICATE = 11,       /* a session with that id already exists */
+  IL_ERR_INTERRUPTED = 12,     /* the run was interrupted (completion events) */
+  IL_ERR_PANIC = 13,           /* a bug in the library; the call did not complete */
+  IL_ERR_INTERNAL = 14         /* any other failure; see the last error */
+};
+
+/* Session status, as returned by il_session_get_status. */
+enum {
+  IL_STATUS_IDLE = 0,        /* waiting for user input; nothing in flight */
+  IL_STATUS_RUNNING = 1,     /* a model turn or a tool is in flight */
+  IL_STATUS_INTERRUPTED = 2, /* the last run was stopped mid-way */
+  IL_STATUS_PAUSED = 3,      /* blocked on a user answer */
+  IL_STATUS_STOPPING = 4,    /* stop requested, run still unwinding */
+  IL_STATUS_CLOSED = 5       /* terminal */
+};
+
+/*
+ * The event callback. json is a UTF-8 JSON object of len bytes (followed by
+ * a NUL that len does not count). It is valid only during the call: copy it.
+ * Called on a library thread — never the thread that registered it — one
+ * call at a time per engine, in engine order. The callback must return
+ * promptly and must not block on the thread that calls
+ * il_engine_set_event_callback or il_engine_close (that would deadlock:
+ * both wait for a call in progress). In Node: queue to a thread-safe
+ * function with napi_tsfn_nonblocking (or an unlimited queue).
+ */
+typedef void (*il_event_cb)(void *user, const char *json, size_t len);
+
+#ifndef IL_CAPI_TYPES_ONLY /* defined only by the library's own cgo preamble */
+
+/* ------------------------------------------------------------------------ */
+/* Library                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* The library version ("0.1.0"). Static: do not free. */
+const char *il_version(void);
+
+/* Frees a string returned by the library through a char** out-parameter.
+ * NULL is a no-op. */
+void il_free(char *p);
+
+/* The name of a status code without the IL_ prefix: "OK",
+ * "ERR_NOT_PAUSED", ... ("ERR_UNKNOWN" for values outside the enum). These
+ * are also the "code" values of completion events. Static: do not free. */
+const char *il_status_name(il_status status);
+
+/*
+ * Copies the last error message of handle h (0: calls without a handle or
+ * with a handle that did not resolve; an h that is not open also reads
+ * slot 0) into buf, which has room for cap bytes. The copy is always
+ * NUL-terminated when cap > 0 and is "" when there was no error.
+ * needed (may be NULL) receives the size the full message needs, NUL
+ * included. Returns IL_OK when it fit, IL_ERR_INVALID_ARGUMENT when buf was
+ * too small (buf then holds the truncated prefix; call again with *needed
+ * bytes). buf may be NULL when cap is 0, to ask for the size.
+ */
+il_status il_last_error(il_handle h, char *buf, size_t cap, size_t *needed);
+
+/* ------------------------------------------------------------------------ */
+/* Engine                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Creates an engine. config_json may be NULL or "" for defaults:
+ *   {
+ *     "work_dir": "/path",               default working directory of sessions
+ *     "default_pause_mode": false,       task loops stop after each task
+ *     "stream_idle_timeout_ms": 120000,  0 disables the model-stream idle timeout
+ *     "bash": {"timeout_ms": N, "grace_ms": N,
+ *              "rules": [{"prefix": "rm -rf", "action": "allow|confirm|deny"}]},
+ *     "web":  {"search_url": "http://127.0.0.1:8080/search?q={query}",
+ *              "auto_devtools": false}
+ *   }
+ * Unknown fields are IL_ERR_INVALID_ARGUMENT naming the field. Tools
+ * registered: "bash", "web", and the built-ins "sleep" and "ask".
+ */
+il_status il_engine_create(const char *config_json, il_handle *out_engine);
+
+/*
+ * Closes the engine: closes its task loops and sessions (interrupting runs
+ * with reason system_stop and waiting until they have unwound), delivers
+ * the remaining events (the callback, if registered, is still called during
+ * close), then stops calling the callback. On return no callback call is in
+ * progress or will happen, and every handle of the engine is closed.
+ * It blocks until the runs have unwound (bash: kill grace). Calling it from
+ * inside the event callback is IL_ERR_INVALID_ARGUMENT (it would wait for
+ * itself); a second close while one is in progress is IL_ERR_CLOSED.
+ */
+il_status il_engine_close(il_handle engine);
+
+/* Every open session, in creation order: a JSON array of snapshots
+ * (see il_session_snapshot). Free with il_free. */
+il_status il_engine_sessions(il_handle engine, char **out_json);
+
+/* Interrupts every session with a run in flight (reason emergency_stop);
+ * out_count (may be NULL) receives how many were stopped. */
+il_status il_engine_emergency_stop(il_handle engine, int32_t *out_count);
+
+/*
+ * Registers the engine's one event callback (replacing any previous one).
+ * cb = NULL unregisters it and waits until no call is in progress: after it
+ * returns the old callback is never called again, so its user data may be
+ * freed. Calling it from inside the callback is IL_ERR_INVALID_ARGUMENT.
+ * Events that happen while no callback is registered are dropped.
+ *
+ * JSON shapes (every event is one object with a "type"):
+ *  - session events (have "session"): {"session","version","type","status",
+ *    "pause"?,"answered"?,"answer"?,"reason"?,"step","at","tool"?,"call_id"?,
+ *    "text"?}; type is run_started, text, tool_started, tool_progress,
+ *    tool_finished, paused, pause_answered, pause_requested, stopping,
+ *    interrupted, run_finished, run_failed or closed.
+ *  - task-loop events (have "loop"): {"loop","version","type","task",
+ *    "title"?,"message"?,"error"?,"pause_mode","at"}; type is started,
+ *    task_begin, task_end, failed, completed, paused, resumed or
+ *    pause_mode_changed.
+ *  - {"type":"prompt_done","session":id,"run":N,"result":{"status",
+ *    "interruption"?,"error"?},"error"?:"...","code"?:"ERR_INTERRUPTED"}
+ *    ends a run started by il_session_prompt or il_session_continue; it
+ *    comes after that run's terminal session event.
+ *  - {"type":"taskloop_done","loop":id,"run":N,"state":{task-loop state},
+ *    "error"?:"...","code"?:"..."} ends il_taskloop_run, after the loop's
+ *    "completed" event.
+ * "code" is an il_status_name; "error"/"code" are absent on success.
+ */
+il_status il_engine_set_event_callback(il_handle engine, il_event_cb cb, void *user);
+
+/* ------------------------------------------------------------------------ */
+/* Sessions                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Creates a session. opts_json may be NULL or "":
+ *   {"id": "s1", "dir": "/path", "env": ["KEY=value"],
+ *    "script": [turns] | "JSON string of turns"}
+ * A script plays model turns (the scripted provider):
+ *   [{"text": "...", "tool_calls": [{"name": "bash", "args": {...}}],
+ *     "usage": {"input": N, "output": N}, "chunk_delay_ms": N,
+ *     "hang": false, "error": "..."}]
+ */
+il_status il_session_create(il_handle engine, const char *opts_json, il_handle *out_session);
+
+/* Closes the session (interrupting a run with reason system_stop and
+ * waiting for it) and its handle. */
+il_status il_session_close(il_handle session);
+
+/* The status (IL_STATUS_*): a handle lookup and an atomic read. */
+il_status il_session_get_status(il_handle session, int32_t *out_status);
+
+/* The version: it grows by one at every change of the session. */
+il_status il_session_get_version(il_handle session, uint64_t *out_version);
+
+/* The current (oldest pending) pause as JSON {"id","kind","source","tool"?,
+ * "message","details"?,"reasons"?,"step","task"?,"at"}, or "null". */
+il_status il_session_get_pause_state(il_handle session, char **out_json);
+
+/* A snapshot: {"id","status","version","pause","pauses","interruption",
+ * "step","tokens":{"input","output"},"model","pause_requested",
+ * "last_error"?}. */
+il_status il_session_snapshot(il_handle session, char **out_json);
+
+/* The history: a JSON array of {"role","text"?,"tool_calls"?,
+ * "tool_call_id"?,"is_error"?,"interrupted"?}. */
+il_status il_session_history(il_handle session, char **out_json);
+
+/* The session id (e.g. "s1"). */
+il_status il_session_id(il_handle session, char **out_id);
+
+/* Answers a continue pause (Enter). pause_id NULL or "" = the current one. */
+il_status il_session_pause_resume(il_handle session, const char *pause_id);
+
+/* Answers a confirm pause (Y / N). pause_id NULL or "" = the current one;
+ * reason may be NULL; remember is NULL, "once", "session" or "project". */
+il_status il_session_pause_confirm(il_handle session, const char *pause_id, int32_t approved,
+                                   const char *reason, const char *remember);
+
+/* Stops the run in flight at once. reason NULL = "user_stop"; else one of
+ * user_stop, emergency_stop, server_restart, system_stop, timeout. */
+il_status il_session_interrupt(il_handle session, const char *reason);
+
+/* Sends a control signal: "pause" (at the next step boundary), "resume",
+ * "cancel" (= interrupt user_stop). */
+il_status il_session_signal(il_handle session, const char *signal);
+
+/*
+ * Starts a prompt in the background (text must not be NULL). What prevents
+ * the run (IL_ERR_RUNNING, IL_ERR_CLOSED) is returned at once; otherwise
+ * out_run receives the run number (1, 2, ... per session) and the run ends
+ * with exactly one prompt_done event carrying it — also when the run is
+ * interrupted or the engine is closed.
+ */
+il_status il_session_prompt(il_handle session, const char *text, uint64_t *out_run);
+
+/* Continues an interrupted run in the background, like il_session_prompt
+ * (IL_ERR_NOT_RESUMABLE when there is nothing to continue). */
+il_status il_session_continue(il_handle session, uint64_t *out_run);
+
+/* ------------------------------------------------------------------------ */
+/* Task loops                                                               */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Creates a task loop and a new session it runs in:
+ *   {"tasks": [{"title": "...", "prompt": "...", "script": [turns]}],
+ *    "pause_mode": true}   (pause_mode absent = the engine's default)
+ * Both handles are closed separately (or with the engine); closing the
+ * session stops the loop.
+ */
+il_status il_taskloop_create(il_handle engine, const char *json, il_handle *out_loop,
+                             il_handle *out_session);
+
+/* Starts the loop in the background (a loop runs once); it ends with a
+ * taskloop_done event carrying out_run. */
+il_status il_taskloop_run(il_handle loop, uint64_t *out_run);
+
+/* Pause mode on (stop after each task) or off (continuous). */
+il_status il_taskloop_set_pause_mode(il_handle loop, int32_t on);
+il_status il_taskloop_is_pause_mode(il_handle loop, int32_t *out_on);
+
+/* Releases the loop when it waits between tasks; otherwise does nothing. */
+il_status il_taskloop_continue(il_handle loop);
+/* Continues one task and stays in pause mode. */
+il_status il_taskloop_next(il_handle loop);
+/* Switches to continuous mode and continues. */
+il_status il_taskloop_continue_all(il_handle loop);
+
+/* The state: {"id","tasks":[{"index","title","status","error"?}],"current",
+ * "pause_mode","paused","completed","failed","done","version"}. */
+il_status il_taskloop_state(il_handle loop, char **out_json);
+
+/* Stops the loop if it runs, waits for it, and closes the handle. */
+il_status il_taskloop_close(il_handle loop);
+
+/* ------------------------------------------------------------------------ */
+/* Commands                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* Judges a shell command as the bash tool would (before rules and
+ * remembered approvals): {"decision":"allow|confirm|deny","reasons":[...]}. */
+il_status il_check_command(const char *cmd, char **out_json);
+
+#endif /* IL_CAPI_TYPES_ONLY */
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* INTERLOCK_H */

@@ -1,0 +1,270 @@
+package main
+
+/*
+#include "interlock.h"
+*/
+import "C"
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/interlock-dev/interlock/engine"
+)
+
+// sessionEntry is a session handle.
+type sessionEntry struct {
+	s    *engine.Session
+	eng  *engineEntry
+	runs atomic.Uint64 // run numbers of prompt_done events
+}
+
+// sessionOptions is the JSON of il_session_create.
+type sessionOptions struct {
+	ID     string          `json:"id"`
+	Dir    string          `json:"dir"`
+	Env    []string        `json:"env"`
+	Script json.RawMessage `json:"script"`
+}
+
+// scriptProvider returns the scripted provider of a "script" field (an
+// array of turns, or a JSON string holding one), nil when it is absent.
+func scriptProvider(field string, raw json.RawMessage) (engine.Provider, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	data := []byte(raw)
+	var text string
+	if json.Unmarshal(raw, &text) == nil {
+		data = []byte(text)
+	}
+	turns, err := engine.ParseScript(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", field, err)
+	}
+	return engine.NewScriptedProvider(turns), nil
+}
+
+// newSession creates a session and its handle. Call it inside whileOpen.
+func (ee *engineEntry) newSession(o engine.SessionOptions) (*sessionEntry, C.il_handle, error) {
+	if o.Dir == "" {
+		o.Dir = ee.workDir
+	}
+	s, err := ee.e.NewSession(o)
+	if err != nil {
+		return nil, 0, err
+	}
+	se := &sessionEntry{s: s, eng: ee}
+	return se, handles.add(se), nil
+}
+
+// finish queues the prompt_done event of run once its outcome is known.
+func (se *sessionEntry) finish(run uint64, res engine.RunResult, err error) {
+	c := completion{Type: "prompt_done", Session: se.s.ID(), Run: run, Result: &res}
+	c.setError(err)
+	se.eng.events.enqueue(c, se.s.ID(), se.s.Version())
+}
+
+//export il_session_create
+func il_session_create(h C.il_handle, optsJSON *C.char, out *C.il_handle) C.il_status {
+	return call("il_session_create", h, func(ee *engineEntry) error {
+		if out == nil {
+			return errNilOut("out_session")
+		}
+		var o sessionOptions
+		if err := decodeJSON("session options", optsJSON, &o); err != nil {
+			return err
+		}
+		p, err := scriptProvider("session options: script", o.Script)
+		if err != nil {
+			return err
+		}
+		return ee.whileOpen(func() error {
+			_, sh, err := ee.newSession(engine.SessionOptions{ID: o.ID, Dir: o.Dir, Environ: o.Env, Provider: p})
+			if err == nil {
+				*out = sh
+			}
+			return err
+		})
+	})
+}
+
+//export il_session_close
+func il_session_close(h C.il_handle) C.il_status {
+	return call("il_session_close", h, func(se *sessionEntry) error {
+		err := se.s.Close() // the handle stays usable while the run unwinds
+		handles.remove(h)
+		return err
+	})
+}
+
+//export il_session_get_status
+func il_session_get_status(h C.il_handle, out *C.int32_t) C.il_status {
+	return call("il_session_get_status", h, func(se *sessionEntry) error {
+		if out == nil {
+			return errNilOut("out_status")
+		}
+		*out = C.int32_t(se.s.Status())
+		return nil
+	})
+}
+
+//export il_session_get_version
+func il_session_get_version(h C.il_handle, out *C.uint64_t) C.il_status {
+	return call("il_session_get_version", h, func(se *sessionEntry) error {
+		if out == nil {
+			return errNilOut("out_version")
+		}
+		*out = C.uint64_t(se.s.Version())
+		return nil
+	})
+}
+
+//export il_session_get_pause_state
+func il_session_get_pause_state(h C.il_handle, out **C.char) C.il_status {
+	return call("il_session_get_pause_state", h, func(se *sessionEntry) error {
+		if out == nil {
+			return errNilOut("out_json")
+		}
+		if p, ok := se.s.Pause(); ok {
+			return putJSON(out, p)
+		}
+		putString(out, "null")
+		return nil
+	})
+}
+
+//export il_session_snapshot
+func il_session_snapshot(h C.il_handle, out **C.char) C.il_status {
+	return call("il_session_snapshot", h, func(se *sessionEntry) error {
+		if out == nil {
+			return errNilOut("out_json")
+		}
+		return putJSON(out, se.s.Snapshot())
+	})
+}
+
+//export il_session_history
+func il_session_history(h C.il_handle, out **C.char) C.il_status {
+	return call("il_session_history", h, func(se *sessionEntry) error {
+		if out == nil {
+			return errNilOut("out_json")
+		}
+		hist := se.s.History()
+		if hist == nil {
+			hist = []engine.Message{} // "[]", not "null"
+		}
+		return putJSON(out, hist)
+	})
+}
+
+//export il_session_id
+func il_session_id(h C.il_handle, out **C.char) C.il_status {
+	return call("il_session_id", h, func(se *sessionEntry) error {
+		if out == nil {
+			return errNilOut("out_id")
+		}
+		putString(out, se.s.ID())
+		return nil
+	})
+}
+
+//export il_session_pause_resume
+func il_session_pause_resume(h C.il_handle, pauseID *C.char) C.il_status {
+	return call("il_session_pause_resume", h, func(se *sessionEntry) error {
+		return se.s.Answer(goString(pauseID), engine.AnswerResumed)
+	})
+}
+
+//export il_session_pause_confirm
+func il_session_pause_confirm(h C.il_handle, pauseID *C.char, approved C.int32_t, reason, remember *C.char) C.il_status {
+	return call("il_session_pause_confirm", h, func(se *sessionEntry) error {
+		answer := engine.AnswerDenied
+		if approved != 0 {
+			answer = engine.AnswerApproved
+		}
+		return se.s.Answer(goString(pauseID), answer, engine.WithReason(goString(reason)), engine.Remember(goString(remember)))
+	})
+}
+
+//export il_session_interrupt
+func il_session_interrupt(h C.il_handle, reason *C.char) C.il_status {
+	return call("il_session_interrupt", h, func(se *sessionEntry) error {
+		r := engine.ReasonUserStop
+		if reason != nil {
+			r = engine.Reason(C.GoString(reason))
+		}
+		return se.s.Interrupt(r)
+	})
+}
+
+//export il_session_signal
+func il_session_signal(h C.il_handle, signal *C.char) C.il_status {
+	return call("il_session_signal", h, func(se *sessionEntry) error {
+		return se.s.Signal(engine.Signal(goString(signal)))
+	})
+}
+
+//export il_session_prompt
+func il_session_prompt(h C.il_handle, text *C.char, out *C.uint64_t) C.il_status {
+	return call("il_session_prompt", h, func(se *sessionEntry) error {
+		if out == nil {
+			return errNilOut("out_run")
+		}
+		if text == nil {
+			return errorf(C.IL_ERR_INVALID_ARGUMENT, "text is NULL: pass the prompt text (\"\" is allowed)")
+		}
+		prompt := C.GoString(text)
+		return se.eng.whileOpen(func() error {
+			outcome, err := se.s.Start(context.Background(), prompt)
+			if err != nil {
+				return err
+			}
+			run := se.runs.Add(1)
+			se.eng.spawn(func() {
+				o := <-outcome
+				se.finish(run, o.Result, o.Err)
+			})
+			*out = C.uint64_t(run)
+			return nil
+		})
+	})
+}
+
+//export il_session_continue
+func il_session_continue(h C.il_handle, out *C.uint64_t) C.il_status {
+	return call("il_session_continue", h, func(se *sessionEntry) error {
+		if out == nil {
+			return errNilOut("out_run")
+		}
+		if err := continuable(se.s.Snapshot()); err != nil {
+			return err
+		}
+		return se.eng.whileOpen(func() error {
+			run := se.runs.Add(1)
+			se.eng.spawn(func() {
+				res, err := se.s.Continue(context.Background())
+				se.finish(run, res, err)
+			})
+			*out = C.uint64_t(run)
+			return nil
+		})
+	})
+}
+
+// continuable reports at once what would stop Session.Continue, which
+// blocks and has no Start form. A run started by someone else in between
+// still ends in the prompt_done event with the engine's own error.
+func continuable(snap engine.Snapshot) error {
+	switch {
+	case snap.Status == engine.StatusClosed:
+		return fmt.Errorf("session %s: %w", snap.ID, engine.ErrClosed)
+	case snap.Status == engine.StatusRunning || snap.Status == engine.StatusPaused || snap.Status == engine.StatusStopping:
+		return fmt.Errorf("session %s (%s): %w", snap.ID, snap.Status, engine.ErrRunning)
+	case snap.Interruption == nil || !snap.Interruption.Resumable:
+		return fmt.Errorf("session %s (%s): %w: only an interrupted run can be continued", snap.ID, snap.Status, engine.ErrNotResumable)
+	}
+	return nil
+}

@@ -1,0 +1,55 @@
+package main
+
+/*
+#include "interlock.h"
+*/
+import "C"
+
+import (
+	"github.com/interlock-dev/interlock/engine"
+	"github.com/interlock-dev/interlock/engine/bash"
+	"github.com/interlock-dev/interlock/engine/web"
+)
+
+// toolOptions registers the "bash" and "web" tools configured by cfg (the
+// built-ins "sleep" and "ask" come with engine.New).
+func toolOptions(cfg engineConfig) ([]engine.Option, error) {
+	var bashOpts []bash.Option
+	if cfg.Bash.TimeoutMS != nil {
+		d, err := millis("bash.timeout_ms", cfg.Bash.TimeoutMS)
+		if err != nil {
+			return nil, err
+		}
+		bashOpts = append(bashOpts, bash.WithTimeout(d))
+	}
+	if cfg.Bash.GraceMS != nil {
+		d, err := millis("bash.grace_ms", cfg.Bash.GraceMS)
+		if err != nil {
+			return nil, err
+		}
+		bashOpts = append(bashOpts, bash.WithGrace(d))
+	}
+	if len(cfg.Bash.Rules) > 0 {
+		rules := make([]bash.Rule, len(cfg.Bash.Rules))
+		for i, r := range cfg.Bash.Rules {
+			switch a := bash.Action(r.Action); a {
+			case bash.ActionAllow, bash.ActionConfirm, bash.ActionDeny:
+				rules[i] = bash.Rule{Prefix: r.Prefix, Action: a}
+			default:
+				return nil, errorf(C.IL_ERR_INVALID_ARGUMENT, "bash.rules[%d] (prefix %q): action %q: use allow, confirm or deny", i, r.Prefix, r.Action)
+			}
+		}
+		bashOpts = append(bashOpts, bash.WithRules(rules...))
+	}
+
+	var webOpts []web.Option
+	if cfg.Web.SearchURL != "" {
+		webOpts = append(webOpts, web.WithSearchURL(cfg.Web.SearchURL))
+	}
+	webOpts = append(webOpts, web.WithAutoOpenDevTools(cfg.Web.AutoDevtools))
+
+	return []engine.Option{
+		engine.WithTool("bash", bash.New(bashOpts...)),
+		engine.WithTool("web", web.New(webOpts...)),
+	}, nil
+}
