@@ -7,6 +7,8 @@ export type PauseKind = 'continue' | 'confirm';
 export type PauseSource = 'tool' | 'signal' | 'task';
 export type Answer = 'resumed' | 'approved' | 'denied' | 'interrupted' | 'timed_out';
 export type ControlSignal = 'pause' | 'resume' | 'cancel';
+/** How long an approval is remembered (confirm's `remember`). */
+export type RememberScope = 'once' | 'session' | 'project';
 
 /** C enum values of Status (session_get_status). */
 export declare const StatusCode: Readonly<Record<Status, number>>;
@@ -44,6 +46,7 @@ export interface EngineEvent {
   type: EventType;
   status: Status;
   pause?: PauseInfo;     // the current (oldest pending) pause after this change
+  answered?: PauseInfo;  // pause_answered: the pause that was answered
   reason?: Reason;
   step: number;
   at: string;
@@ -66,6 +69,7 @@ export interface SessionSnapshot {
   tokens: Tokens;
   model: string;
   pause_requested: boolean;
+  last_error?: string;
 }
 
 export interface HistoryMessage {
@@ -81,6 +85,7 @@ export interface RunResult {
   status: Status;                  // 'idle' after a finished run, 'interrupted' after a stop
   interruption?: Interruption;
   error?: string;
+  code?: string;                   // il_status_name when the run did not finish normally ('ERR_INTERRUPTED')
 }
 
 export interface Decision {
@@ -110,28 +115,45 @@ export interface EngineConfig {
   web?: { search_url?: string; auto_devtools?: boolean };
 }
 
+/**
+ * Every failed call throws (or, for prompt/continue/run, rejects with) an
+ * InterlockError whose `code` is the C status name and whose message is the
+ * library's last error. Wrong argument types or counts throw a TypeError
+ * naming the usage.
+ */
 export declare class InterlockError extends Error {
-  code: string;        // 'ERR_UNKNOWN_SESSION', 'ERR_NOT_PAUSED', ...
+  constructor(message: string, code: string);
+  code: string;        // 'ERR_UNKNOWN_SESSION', 'ERR_NOT_PAUSED', 'ERR_INVALID_HANDLE', 'ERR_CLOSED', ...
 }
 
 export declare class Session {
+  private constructor();
   readonly id: string;
   /** Sync getters: a direct call into Go, no allocation of snapshots. */
-  readonly status: Status;
-  readonly statusCode: number;
-  readonly version: number;
-  readonly pauseState: PauseInfo | null;
+  readonly status: Status;       // one addon call returning the C enum; 'closed' after close()
+  readonly statusCode: number;   // StatusCode value
+  readonly version: number;      // throws ERR_CLOSED after close()
+  readonly pauseState: PauseInfo | null;  // null after close()
   snapshot(): SessionSnapshot;
   history(): HistoryMessage[];
+  /**
+   * Starts a run; resolves with how it ended (prompt_done), also when it was
+   * interrupted or failed. Rejects only when it cannot start (ERR_RUNNING,
+   * ERR_CLOSED, TypeError...). While runs are pending they keep the process
+   * alive unless engine.unref() was called.
+   */
   prompt(text: string): Promise<RunResult>;
   /** Continue an interrupted run (resumption). */
   continue(): Promise<RunResult>;
+  /** Answers a continue pause (the current one, or pauseId). */
   resume(pauseId?: string): void;
-  confirm(approved: boolean, reason?: string, pauseId?: string): void;
+  /** Answers a confirm pause (the current one, or pauseId). */
+  confirm(approved: boolean, reason?: string, pauseId?: string, remember?: RememberScope): void;
   interrupt(reason?: Reason): void;
   signal(sig: ControlSignal): void;
   on(type: EventType | 'event', fn: (ev: EngineEvent) => void): this;
   off(type: EventType | 'event', fn: (ev: EngineEvent) => void): this;
+  /** Closes the session (a run in flight is interrupted with system_stop). Idempotent. */
   close(): void;
 }
 
@@ -162,11 +184,18 @@ export interface TaskLoopEvent {
 }
 export interface TaskSpec { title: string; prompt: string; script?: ScriptTurn[]; }
 
+/** How TaskLoop.run ended: the final state, plus error/code when it did not complete. */
+export interface TaskLoopResult extends TaskLoopState {
+  error?: string;
+  code?: string;
+}
+
 export declare class TaskLoop {
+  private constructor();
   readonly id: string;
   readonly session: Session;
   state(): TaskLoopState;
-  run(): Promise<TaskLoopState>;
+  run(): Promise<TaskLoopResult>;
   setPauseMode(on: boolean): void;
   isPauseMode(): boolean;
   continue(): void;      // no-op when not paused
@@ -174,19 +203,49 @@ export declare class TaskLoop {
   continueAll(): void;   // switch to continuous and go
   on(type: TaskEventType | 'event', fn: (ev: TaskLoopEvent) => void): this;
   off(type: TaskEventType | 'event', fn: (ev: TaskLoopEvent) => void): this;
+  /** Stops and closes the loop. Its session stays open: close it too. Idempotent. */
   close(): void;
 }
 
 export declare class Engine {
-  constructor(config?: EngineConfig);
-  createSession(opts?: SessionOptions): Session;
+  /** config: an object, or the same as a JSON string. Unknown fields are ERR_INVALID_ARGUMENT. */
+  constructor(config?: EngineConfig | string);
+  createSession(opts?: SessionOptions | string): Session;
+  /** An open session created through this engine (ERR_UNKNOWN_SESSION otherwise). */
   session(id: string): Session;
   sessions(): SessionSnapshot[];
   createTaskLoop(opts: { tasks: TaskSpec[]; pauseMode?: boolean }): TaskLoop;
   checkCommand(cmd: string): Decision;
   emergencyStop(): number;
+  /** Every session's events, in engine order. A slow reader is coalesced by
+   *  the engine (e.g. text deltas skipped under a flood). */
+  on(type: EventType | 'event', fn: (ev: EngineEvent) => void): this;
+  off(type: EventType | 'event', fn: (ev: EngineEvent) => void): this;
+  /**
+   * By default only pending runs (prompt, continue, task-loop run) keep the
+   * process alive: an engine with nothing running lets Node exit. ref()
+   * keeps it alive until close() (e.g. to wait for events of an idle
+   * session); unref() never keeps it alive, not even for pending runs.
+   */
+  ref(): this;
+  unref(): this;
+  /**
+   * Closes task loops and sessions (interrupting runs, waiting until they
+   * unwound) and the engine; the last events are still delivered. Idempotent.
+   * Engines still open at process exit are closed then.
+   */
   close(): void;
 }
 
 export declare function checkCommand(cmd: string): Decision;
 export declare const version: string;
+
+/** Test and diagnostics hooks; not part of the stable API. */
+export declare const internals: {
+  /** ORs SA_ONSTACK into every installed signal handler; returns how many changed. */
+  fixSignals(): number;
+  signalReport(): { signal: number; onstack: boolean }[];
+  /** Live native event sinks (one per open engine) and event copies not yet freed. */
+  counters(): { sinks: number; queuedEvents: number };
+  openEngines(): number;
+};

@@ -1,0 +1,179 @@
+#!/usr/bin/env node
+// JS-side benchmarks of the addon (`make bench`). Writes bench/out/js.json as
+// {"<metric>": {"value": N, "unit": "..."}} and prints medians and p99s.
+//
+//   js_status_get_ns         one session.status read (addon -> Go -> cached name)
+//   js_plain_getter_ns       a plain JS class getter, same run, for scale
+//   js_status_vs_plain_ratio the two above
+//   js_event_*_us            Go-side change -> JS listener: signal('pause') /
+//                            signal('resume') on an idle session, from the call
+//                            to the listener
+//   js_pause_roundtrip_*_us  ask tool raises a confirm pause -> JS 'paused'
+//                            listener -> confirm(true) -> the tool has returned
+//                            (Go timestamps: pause.at -> tool_finished.at)
+//   js_interrupt_*_ms        interrupt() while bash runs
+//                            `sh -c 'sleep 30 & sleep 30; wait'` -> the
+//                            'interrupted' event in JS
+
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+
+import { Engine } from '../index.js';
+import { packageRoot } from '../load.js';
+import { tempDir } from '../test/helpers.js';
+
+const quick = process.argv.includes('--quick');
+const results = {};
+const put = (name, value, unit) => (results[name] = { value: Number(value.toPrecision(4)), unit });
+
+function quantile(sorted, q) {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+}
+function summary(samples) {
+  const s = [...samples].sort((a, b) => a - b);
+  return { p50: quantile(s, 0.5), p99: quantile(s, 0.99), n: s.length };
+}
+const fmt = (x) => x.toFixed(x < 10 ? 2 : 1);
+
+const engine = new Engine({ work_dir: tempDir('interlock-bench-'), bash: { rules: [{ prefix: 'sh -c', action: 'allow' }] } });
+engine.ref(); // events of idle sessions are awaited below
+
+// ---- status getter vs a plain getter ----------------------------------------
+
+class Plain {
+  #status = 'idle';
+  get status() {
+    return this.#status;
+  }
+}
+
+function perRead(obj, reads) {
+  let idle = 0;
+  const t0 = process.hrtime.bigint();
+  for (let i = 0; i < reads; i++) if (obj.status === 'idle') idle++;
+  const ns = Number(process.hrtime.bigint() - t0) / reads;
+  if (idle !== reads) throw new Error('status changed during the benchmark');
+  return ns;
+}
+
+{
+  const s = engine.createSession();
+  const plain = new Plain();
+  const reads = quick ? 200_000 : 2_000_000;
+  perRead(s, reads / 10); // warm up (JIT)
+  perRead(plain, reads);
+  const statusRuns = [];
+  const plainRuns = [];
+  for (let i = 0; i < 7; i++) {
+    statusRuns.push(perRead(s, reads));
+    plainRuns.push(perRead(plain, reads * 10));
+  }
+  const st = summary(statusRuns);
+  const pl = summary(plainRuns);
+  put('js_status_get_ns', st.p50, 'ns');
+  put('js_plain_getter_ns', pl.p50, 'ns');
+  put('js_status_vs_plain_ratio', st.p50 / pl.p50, 'x');
+  console.log(`session.status   median ${fmt(st.p50)} ns/read (7 runs x ${reads}; worst run ${fmt(Math.max(...statusRuns))} ns)`);
+  console.log(`plain JS getter  median ${fmt(pl.p50)} ns/read  -> ratio ${fmt(st.p50 / pl.p50)}x`);
+  s.close();
+}
+
+// ---- Go change -> JS listener -------------------------------------------------
+
+{
+  const s = engine.createSession();
+  const samples = [];
+  const rounds = quick ? 300 : 3000;
+  for (let i = 0; i < rounds; i++) {
+    for (const [sig, type] of [['pause', 'pause_requested'], ['resume', 'pause_answered']]) {
+      const got = new Promise((resolve) => {
+        const on = () => {
+          resolve(performance.now());
+          s.off(type, on);
+        };
+        s.on(type, on);
+      });
+      const t0 = performance.now();
+      s.signal(sig);
+      samples.push(((await got) - t0) * 1000);
+    }
+  }
+  const r = summary(samples.slice(100));
+  put('js_event_p50_us', r.p50, 'us');
+  put('js_event_p99_us', r.p99, 'us');
+  console.log(`event Go->JS     p50 ${fmt(r.p50)} us  p99 ${fmt(r.p99)} us  (${r.n} events)`);
+  s.close();
+}
+
+// ---- confirm pause round trip -----------------------------------------------
+
+/** Nanoseconds since the epoch from an RFC 3339 time with a fraction. */
+function epochNs(rfc3339) {
+  const m = /^(.*T\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|[+-]\d\d:\d\d)$/.exec(rfc3339);
+  const frac = (m[2] ?? '').padEnd(9, '0').slice(0, 9);
+  return BigInt(Date.parse(m[1] + m[3])) * 1_000_000n + BigInt(frac);
+}
+
+{
+  const pauses = quick ? 100 : 1000;
+  const ask = { tool_calls: [{ name: 'ask', args: { kind: 'confirm', message: 'ok?' } }] };
+  const s = engine.createSession({ script: [...Array.from({ length: pauses }, () => ask), { text: 'done' }] });
+  const raisedAt = new Map(); // call id -> pause.at
+  const samples = [];
+  s.on('paused', (ev) => {
+    raisedAt.set(ev.pause.step, epochNs(ev.pause.at));
+    s.confirm(true);
+  });
+  s.on('tool_finished', (ev) => {
+    const t0 = raisedAt.get(ev.step);
+    if (t0 !== undefined) samples.push(Number(epochNs(ev.at) - t0) / 1000);
+  });
+  const res = await s.prompt('ask me');
+  if (res.status !== 'idle') throw new Error(`pause loop ended ${JSON.stringify(res)}`);
+  const r = summary(samples.slice(10));
+  put('js_pause_roundtrip_p50_us', r.p50, 'us');
+  put('js_pause_roundtrip_p99_us', r.p99, 'us');
+  console.log(`pause roundtrip  p50 ${fmt(r.p50)} us  p99 ${fmt(r.p99)} us  (${r.n} pauses)`);
+  s.close();
+}
+
+// ---- interrupt while bash runs ----------------------------------------------
+
+{
+  const rounds = quick ? 5 : 30;
+  const cmd = "sh -c 'sleep 30 & sleep 30; wait'";
+  const s = engine.createSession({ script: [{ tool_calls: [{ name: 'bash', args: { command: cmd } }] }] });
+  s.on('paused', () => s.confirm(true)); // in case the rules still ask
+  const samples = [];
+  for (let i = 0; i < rounds; i++) {
+    const started = new Promise((resolve) => s.on('tool_started', function on() {
+      s.off('tool_started', on);
+      resolve();
+    }));
+    const run = s.prompt('sleep');
+    await started;
+    await new Promise((r) => setTimeout(r, 50)); // let both sleeps start
+    const interrupted = new Promise((resolve) => s.on('interrupted', function on() {
+      s.off('interrupted', on);
+      resolve(performance.now());
+    }));
+    const t0 = performance.now();
+    s.interrupt();
+    samples.push((await interrupted) - t0);
+    const res = await run;
+    if (res.status !== 'interrupted') throw new Error(`bash run ended ${JSON.stringify(res)}`);
+  }
+  const r = summary(samples);
+  put('js_interrupt_p50_ms', r.p50, 'ms');
+  put('js_interrupt_p99_ms', r.p99, 'ms');
+  console.log(`interrupt bash   p50 ${fmt(r.p50)} ms  p99 ${fmt(r.p99)} ms  (${r.n} runs)`);
+  s.close();
+}
+
+engine.close();
+
+const outDir = path.join(packageRoot, 'bench', 'out');
+mkdirSync(outDir, { recursive: true });
+writeFileSync(path.join(outDir, 'js.json'), JSON.stringify(results, null, 2) + '\n');
+console.log(`wrote ${path.relative(process.cwd(), path.join(outDir, 'js.json'))}`);

@@ -1,0 +1,134 @@
+#!/usr/bin/env node
+// Builds Interlock from source: the Go library (lib/libinterlock.so.0.1, cgo
+// c-shared) and then the N-API addon (build/Release/interlock.node) with the
+// node-gyp that ships with npm. This is the package's install script.
+//
+//   node node/build.js            both
+//   node node/build.js --lib      only the Go library
+//   node node/build.js --addon    only the addon (the library must exist)
+//   node node/build.js --debug    addon in build/Debug
+//
+// Go modules come from the module cache when it has them (offline), else from
+// GOPROXY. Every failure names what failed and what to install.
+
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/** The library's file name is its soname: two copies of the addon with the same soname would share one Go runtime. */
+export const LIB_NAME = 'libinterlock.so.0.1';
+
+class BuildError extends Error {}
+
+function log(msg) {
+  process.stderr.write(`interlock build: ${msg}\n`);
+}
+
+function run(cmd, args, opts = {}) {
+  const res = spawnSync(cmd, args, { cwd: root, encoding: 'utf8', ...opts });
+  return { status: res.status, error: res.error, out: `${res.stdout ?? ''}${res.stderr ?? ''}` };
+}
+
+function have(cmd, args = ['--version']) {
+  const r = run(cmd, args);
+  return !r.error && r.status === 0;
+}
+
+function requireTool(cmd, args, what) {
+  if (!have(cmd, args)) throw new BuildError(`${cmd} not found or not working. ${what}`);
+}
+
+export function buildLibrary() {
+  requireTool('go', ['version'], 'Install the Go toolchain (1.26 or newer, https://go.dev/dl/) and put `go` on PATH.');
+  const cc = process.env.CC || (have('gcc') ? 'gcc' : 'cc');
+  requireTool(cc, ['--version'], 'cgo needs a C compiler: install gcc (Debian/Ubuntu: `apt-get install build-essential`) or set CC.');
+  mkdirSync(path.join(root, 'lib'), { recursive: true });
+  const args = [
+    'build', '-buildmode=c-shared', '-trimpath',
+    '-ldflags', `-extldflags -Wl,-soname,${LIB_NAME}`,
+    '-o', path.join('lib', LIB_NAME), './capi',
+  ];
+  const env = { ...process.env, CGO_ENABLED: '1', CC: cc, GOFLAGS: process.env.GOFLAGS ?? '-mod=mod' };
+  // First from the module cache only (works offline); if a module is
+  // missing there, once more through the configured GOPROXY.
+  log(`go ${args.join(' ')}`);
+  let r = run('go', args, { env: { ...env, GOPROXY: 'off' } });
+  if (r.status !== 0 && /GOPROXY=off|module lookup disabled/.test(r.out) && process.env.GOPROXY !== 'off') {
+    log('modules missing from the Go module cache; downloading them');
+    r = run('go', args, { env });
+  }
+  if (r.status !== 0) {
+    throw new BuildError(`building the Go library failed (go ${args.join(' ')}):\n${r.out.trim()}\n` +
+      'Needs Go 1.26+ with cgo and a C compiler; without network access the Go module cache must hold the modules in go.sum.');
+  }
+  return path.join(root, 'lib', LIB_NAME);
+}
+
+/** npm's bundled node-gyp: $npm_config_node_gyp (set by npm for install scripts), else beside this node's npm. */
+export function findNodeGyp(env = process.env) {
+  const tried = [];
+  const candidates = [
+    env.npm_config_node_gyp,
+    path.join(path.dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js'),
+  ];
+  const npm = run('sh', ['-c', 'command -v npm']);
+  if (npm.status === 0 && npm.out.trim()) {
+    candidates.push(path.join(path.dirname(npm.out.trim()), '..', 'lib', 'node_modules', 'npm', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js'));
+  }
+  for (const c of candidates) {
+    if (!c) continue;
+    if (existsSync(c)) return c;
+    tried.push(c);
+  }
+  throw new BuildError(`node-gyp not found (tried ${tried.join(', ')}). It ships with npm; reinstall npm, or install node-gyp and set npm_config_node_gyp to its bin/node-gyp.js.`);
+}
+
+/** The folder holding include/node (Node's headers), so node-gyp never downloads them. */
+export function findNodeDir(env = process.env) {
+  if (env.npm_config_nodedir) return env.npm_config_nodedir;
+  const prefix = path.resolve(path.dirname(process.execPath), '..');
+  if (existsSync(path.join(prefix, 'include', 'node', 'node_api.h'))) return prefix;
+  return undefined;
+}
+
+export function buildAddon({ debug = false } = {}) {
+  if (!existsSync(path.join(root, 'lib', LIB_NAME))) {
+    throw new BuildError(`lib/${LIB_NAME} is missing: build the Go library first (node node/build.js --lib).`);
+  }
+  requireTool('python3', ['--version'], 'node-gyp needs Python 3: install python3.');
+  requireTool('make', ['--version'], 'node-gyp needs make: install make (Debian/Ubuntu: `apt-get install build-essential`).');
+  const cxx = process.env.CXX || 'g++';
+  requireTool(cxx, ['--version'], 'The addon needs a C++17 compiler: install g++ (Debian/Ubuntu: `apt-get install build-essential`) or set CXX.');
+  const gyp = findNodeGyp();
+  const nodedir = findNodeDir();
+  const args = [gyp, 'rebuild', ...(debug ? ['--debug'] : [])];
+  if (nodedir) args.push(`--nodedir=${nodedir}`);
+  log(`node ${args.join(' ')}`);
+  const r = run(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  if (r.status !== 0) {
+    throw new BuildError(`building the addon failed (node-gyp rebuild):\n${r.out.trim().split('\n').slice(-40).join('\n')}\n` +
+      (nodedir ? '' : 'Node headers were not found beside this node (no include/node): install them (Debian: `apt-get install libnode-dev`) or set npm_config_nodedir.\n') +
+      'Needs python3, make and a C++17 compiler.');
+  }
+  return path.join(root, 'build', debug ? 'Debug' : 'Release', 'interlock.node');
+}
+
+function main(argv) {
+  const lib = argv.includes('--lib');
+  const addon = argv.includes('--addon');
+  const debug = argv.includes('--debug');
+  try {
+    if (lib || !addon) log(`built ${path.relative(root, buildLibrary())}`);
+    if (addon || !lib) log(`built ${path.relative(root, buildAddon({ debug }))}`);
+  } catch (err) {
+    if (!(err instanceof BuildError)) throw err;
+    log(`error: ${err.message}`);
+    process.exitCode = 1;
+  }
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main(process.argv.slice(2));
+}

@@ -1,0 +1,61 @@
+// The raw addon module (build/Release/interlock.node), as node/load.js
+// returns it. Internal: node/index.js is the public API. Handles are the
+// library's il_handle values as numbers (0 is invalid); JSON results are
+// strings the wrapper parses. Every function checks its arguments (a
+// TypeError naming the public usage) and throws the wrapper's error class
+// with `code` = il_status_name(status) when the library call fails.
+
+export type Handle = number;
+
+export interface Native {
+  /** Errors are built with `new errorClass(message, code)`. */
+  init(errorClass: new (message: string, code: string) => Error): void;
+  version(): string;
+
+  /** Creates the engine and its event stream: onEvent gets one JSON string per
+   *  event, then is called once with no argument when the stream has ended. */
+  engineCreate(configJson: string | undefined, onEvent: (json?: string) => void): Handle;
+  /** il_engine_close, then ends the event stream (queued events are still delivered). */
+  engineClose(engine: Handle): void;
+  /** Whether the event stream keeps the event loop alive (starts unref'd). */
+  engineRef(engine: Handle, ref: boolean): void;
+  engineSessions(engine: Handle): string;
+  engineEmergencyStop(engine: Handle): number;
+
+  sessionCreate(engine: Handle, optsJson?: string): Handle;
+  sessionClose(session: Handle): void;
+  /** IL_STATUS_* (0..5). Raw N-API fast path. */
+  sessionStatus(session: Handle): number;
+  sessionVersion(session: Handle): number;
+  sessionPauseState(session: Handle): string;
+  sessionSnapshot(session: Handle): string;
+  sessionHistory(session: Handle): string;
+  sessionId(session: Handle): string;
+  sessionResume(session: Handle, pauseId?: string | null): void;
+  sessionConfirm(session: Handle, approved: boolean, reason?: string | null, pauseId?: string | null, remember?: string | null): void;
+  sessionInterrupt(session: Handle, reason?: string | null): void;
+  sessionSignal(session: Handle, sig: string): void;
+  /** Returns the run number; the run ends with a prompt_done event. */
+  sessionPrompt(session: Handle, text: string): number;
+  sessionContinue(session: Handle): number;
+
+  /** Returns [loop, session]. */
+  taskLoopCreate(engine: Handle, json: string): [Handle, Handle];
+  taskLoopRun(loop: Handle): number;
+  taskLoopSetPauseMode(loop: Handle, on: boolean): void;
+  taskLoopIsPauseMode(loop: Handle): boolean;
+  taskLoopContinue(loop: Handle): void;
+  taskLoopNext(loop: Handle): void;
+  taskLoopContinueAll(loop: Handle): void;
+  taskLoopState(loop: Handle): string;
+  taskLoopClose(loop: Handle): void;
+
+  checkCommand(cmd: string): string;
+
+  /** ORs SA_ONSTACK into every installed signal handler; returns how many changed. */
+  fixSignals(): number;
+  /** Every installed handler (not SIG_DFL/SIG_IGN) and whether it has SA_ONSTACK. */
+  signalReport(): { signal: number; onstack: boolean }[];
+  /** Live event sinks (one per open engine) and event copies not yet freed. */
+  debugCounters(): { sinks: number; queuedEvents: number };
+}

@@ -1,0 +1,157 @@
+// Module entry: instance data, errors, argument checks, and the export table.
+// The calls themselves are in calls.cc, events in events.cc, the signal
+// guard in signals.cc.
+
+#include "addon.h"
+
+#include <cstring>
+#include <vector>
+
+#include "calls.h"
+#include "events.h"
+#include "signals.h"
+
+namespace interlock {
+namespace {
+
+const char* TypeName(const Napi::Value& v) {
+  switch (v.Type()) {
+    case napi_undefined: return "undefined";
+    case napi_null: return "null";
+    case napi_boolean: return "boolean";
+    case napi_number: return "number";
+    case napi_string: return "string";
+    case napi_symbol: return "symbol";
+    case napi_object: return v.IsArray() ? "array" : "object";
+    case napi_function: return "function";
+    case napi_external: return "external";
+    case napi_bigint: return "bigint";
+  }
+  return "unknown";
+}
+
+std::string LastError(il_handle h) {
+  std::vector<char> buf(256);
+  size_t needed = 0;
+  if (il_last_error(h, buf.data(), buf.size(), &needed) == IL_ERR_INVALID_ARGUMENT && needed > buf.size()) {
+    buf.resize(needed);
+    il_last_error(h, buf.data(), buf.size(), &needed);
+  }
+  return std::string(buf.data());
+}
+
+// init({errorClass}): errors are built with errorClass(message, code).
+Napi::Value Init(const Napi::CallbackInfo& info) {
+  Args args(info, "native.init(errorClass: new (message: string, code: string) => Error)", 1, 1, false);
+  info.Env().GetInstanceData<AddonData>()->error_class = Napi::Persistent(args.Function(0, "errorClass"));
+  return info.Env().Undefined();
+}
+
+Napi::Value Version(const Napi::CallbackInfo& info) {
+  return Napi::String::New(info.Env(), il_version());
+}
+
+Napi::Value DebugCounters(const Napi::CallbackInfo& info) {
+  EventCounters c = GetEventCounters();
+  Napi::Object out = Napi::Object::New(info.Env());
+  out.Set("sinks", Napi::Number::New(info.Env(), static_cast<double>(c.sinks)));
+  out.Set("queuedEvents", Napi::Number::New(info.Env(), static_cast<double>(c.queued)));
+  return out;
+}
+
+}  // namespace
+
+void ThrowStatus(Napi::Env env, il_status status, il_handle h) {
+  std::string message = LastError(h);
+  const char* code = il_status_name(status);
+  if (message.empty()) message = std::string(code) + " (the library gave no details)";
+  AddonData* data = env.GetInstanceData<AddonData>();
+  if (data != nullptr && !data->error_class.IsEmpty()) {
+    Napi::Object err = data->error_class.New({Napi::String::New(env, message), Napi::String::New(env, code)});
+    throw Napi::Error(env, err);
+  }
+  Napi::Error err = Napi::Error::New(env, message);
+  err.Set("code", Napi::String::New(env, code));
+  throw err;
+}
+
+Args::Args(const Napi::CallbackInfo& info, const char* usage, size_t min, size_t max, bool has_handle)
+    : info_(info), usage_(usage), offset_(has_handle ? 1 : 0) {
+  size_t n = info.Length() < offset_ ? 0 : info.Length() - offset_;
+  if (info.Length() < offset_ || n < min || n > max) {
+    std::string want = min == max ? std::to_string(min) : std::to_string(min) + " to " + std::to_string(max);
+    Fail("expected " + want + " argument" + (min == 1 && max == 1 ? "" : "s") + ", got " + std::to_string(n));
+  }
+}
+
+void Args::Fail(const std::string& what) const {
+  throw Napi::TypeError::New(info_.Env(), std::string(usage_) + ": " + what);
+}
+
+Napi::Value Args::User(size_t i) const { return info_[offset_ + i]; }
+
+il_handle Args::Handle() const {
+  Napi::Value v = info_[0];
+  if (!v.IsNumber()) Fail(std::string("internal handle must be a number, got ") + TypeName(v));
+  int64_t h = v.As<Napi::Number>().Int64Value();
+  return h > 0 ? static_cast<il_handle>(h) : 0;  // 0 is invalid: the library says so
+}
+
+std::string Args::String(size_t i, const char* name) const {
+  Napi::Value v = User(i);
+  if (!v.IsString()) Fail(std::string(name) + " must be a string, got " + TypeName(v));
+  std::string s = v.As<Napi::String>().Utf8Value();
+  if (std::memchr(s.data(), '\0', s.size()) != nullptr) Fail(std::string(name) + " must not contain NUL characters");
+  return s;
+}
+
+std::optional<std::string> Args::OptString(size_t i, const char* name) const {
+  Napi::Value v = User(i);
+  if (v.IsUndefined() || v.IsNull()) return std::nullopt;
+  return String(i, name);
+}
+
+bool Args::Bool(size_t i, const char* name) const {
+  Napi::Value v = User(i);
+  if (!v.IsBoolean()) Fail(std::string(name) + " must be a boolean, got " + TypeName(v));
+  return v.As<Napi::Boolean>().Value();
+}
+
+Napi::Function Args::Function(size_t i, const char* name) const {
+  Napi::Value v = User(i);
+  if (!v.IsFunction()) Fail(std::string(name) + " must be a function, got " + TypeName(v));
+  return v.As<Napi::Function>();
+}
+
+Napi::String TakeString(Napi::Env env, char* s) {
+  // Free even when creating the JS string throws.
+  struct Freer {
+    char* p;
+    ~Freer() { il_free(p); }
+  } freer{s};
+  return Napi::String::New(env, s != nullptr ? s : "");
+}
+
+Napi::Object ModuleInit(Napi::Env env, Napi::Object exports) {
+  env.SetInstanceData(new AddonData());
+  // il_version waits for the Go runtime to finish initialising, so its
+  // signal handlers are in place before the guard fixes the others.
+  il_version();
+  InstallSignalGuard(env);
+
+  exports.Set("init", Napi::Function::New(env, Init, "init"));
+  exports.Set("version", Napi::Function::New(env, Version, "version"));
+  exports.Set("debugCounters", Napi::Function::New(env, DebugCounters, "debugCounters"));
+  exports.Set("fixSignals", Napi::Function::New(env, JsFixSignals, "fixSignals"));
+  exports.Set("signalReport", Napi::Function::New(env, JsSignalReport, "signalReport"));
+  RegisterCalls(env, exports);
+  return exports;
+}
+
+}  // namespace interlock
+
+static Napi::Object InitInterlock(Napi::Env env, Napi::Object exports) {
+  return interlock::ModuleInit(env, exports);
+}
+
+NODE_API_MODULE(interlock, InitInterlock)

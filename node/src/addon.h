@@ -1,0 +1,69 @@
+// Shared pieces of the addon: per-environment data, argument checking and
+// turning il_status codes into JS errors. Every exported function follows
+// the same shape: check the arguments (TypeError naming the usage), convert
+// them to plain C data, call the library, convert the result back.
+#ifndef INTERLOCK_NODE_ADDON_H_
+#define INTERLOCK_NODE_ADDON_H_
+
+#include <napi.h>
+
+#include <optional>
+#include <string>
+
+#include "interlock.h"
+
+namespace interlock {
+
+// Per-environment state (napi instance data).
+struct AddonData {
+  // The class errors are built with (InterlockError from node/index.js);
+  // plain Error until init() sets it.
+  Napi::FunctionReference error_class;
+};
+
+// ThrowStatus throws the error of a failed call on handle h: an
+// InterlockError with code il_status_name(status) ("ERR_NOT_PAUSED") and the
+// library's last error message for h.
+[[noreturn]] void ThrowStatus(Napi::Env env, il_status status, il_handle h);
+
+// Check calls ThrowStatus unless status is IL_OK.
+inline void Check(Napi::Env env, il_status status, il_handle h) {
+  if (status != IL_OK) ThrowStatus(env, status, h);
+}
+
+// Args checks and converts the arguments of one JS call. usage is the
+// public signature shown in every TypeError, e.g.
+// "session.confirm(approved: boolean, reason?: string, pauseId?: string)".
+// Raw functions take the handle first; user arguments follow it.
+class Args {
+ public:
+  // Throws a TypeError unless min <= user argument count <= max. The handle,
+  // when has_handle, is argument 0 and not counted.
+  Args(const Napi::CallbackInfo& info, const char* usage, size_t min, size_t max, bool has_handle = true);
+
+  il_handle Handle() const;
+  std::string String(size_t i, const char* name) const;
+  // Absent, undefined or null reads as nullopt.
+  std::optional<std::string> OptString(size_t i, const char* name) const;
+  bool Bool(size_t i, const char* name) const;
+  Napi::Function Function(size_t i, const char* name) const;
+
+  [[noreturn]] void Fail(const std::string& what) const;
+
+ private:
+  Napi::Value User(size_t i) const;  // user argument i (0-based after the handle)
+
+  const Napi::CallbackInfo& info_;
+  const char* usage_;
+  size_t offset_;
+};
+
+// CString is the char* form of an optional string: NULL when absent.
+inline const char* CString(const std::optional<std::string>& s) { return s ? s->c_str() : nullptr; }
+
+// TakeString copies a library-owned string into JS and frees it.
+Napi::String TakeString(Napi::Env env, char* s);
+
+}  // namespace interlock
+
+#endif  // INTERLOCK_NODE_ADDON_H_

@@ -1,0 +1,326 @@
+// One function per library call: check arguments, call, convert back.
+// Usage strings name the public JS API (node/index.js) that forwards here.
+
+#include "calls.h"
+
+#include "addon.h"
+#include "events.h"
+
+namespace interlock {
+namespace {
+
+// ---- Engine ---------------------------------------------------------------
+
+// engineCreate(configJson: string | undefined, onEvent: (json?: string) => void): handle
+Napi::Value EngineCreate(const Napi::CallbackInfo& info) {
+  Args args(info, "new Engine(config?: EngineConfig | string)", 2, 2, false);
+  std::optional<std::string> config = args.OptString(0, "config");
+  Napi::Function on_event = args.Function(1, "onEvent");
+  il_handle engine = 0;
+  Check(info.Env(), il_engine_create(CString(config), &engine), 0);
+  try {
+    AttachEvents(info.Env(), engine, on_event);
+  } catch (...) {
+    il_engine_close(engine);
+    throw;
+  }
+  return Napi::Number::New(info.Env(), static_cast<double>(engine));
+}
+
+Napi::Value EngineClose(const Napi::CallbackInfo& info) {
+  Args args(info, "engine.close()", 0, 0);
+  il_handle engine = args.Handle();
+  il_status rc = il_engine_close(engine);
+  // Even when close failed the stream ends here: the handle is unusable.
+  DetachEvents(info.Env(), engine);
+  Check(info.Env(), rc, engine);
+  return info.Env().Undefined();
+}
+
+// engineRef(handle, ref: boolean): whether pending runs keep Node alive.
+Napi::Value EngineRef(const Napi::CallbackInfo& info) {
+  Args args(info, "engine.ref(on: boolean)", 1, 1);
+  RefEvents(info.Env(), args.Handle(), args.Bool(0, "on"));
+  return info.Env().Undefined();
+}
+
+Napi::Value EngineSessions(const Napi::CallbackInfo& info) {
+  Args args(info, "engine.sessions()", 0, 0);
+  il_handle engine = args.Handle();
+  char* json = nullptr;
+  Check(info.Env(), il_engine_sessions(engine, &json), engine);
+  return TakeString(info.Env(), json);
+}
+
+Napi::Value EngineEmergencyStop(const Napi::CallbackInfo& info) {
+  Args args(info, "engine.emergencyStop()", 0, 0);
+  il_handle engine = args.Handle();
+  int32_t count = 0;
+  Check(info.Env(), il_engine_emergency_stop(engine, &count), engine);
+  return Napi::Number::New(info.Env(), count);
+}
+
+// ---- Session --------------------------------------------------------------
+
+Napi::Value SessionCreate(const Napi::CallbackInfo& info) {
+  Args args(info, "engine.createSession(opts?: SessionOptions | string)", 1, 1);
+  il_handle engine = args.Handle();
+  std::optional<std::string> opts = args.OptString(0, "opts");
+  il_handle session = 0;
+  Check(info.Env(), il_session_create(engine, CString(opts), &session), engine);
+  return Napi::Number::New(info.Env(), static_cast<double>(session));
+}
+
+Napi::Value SessionClose(const Napi::CallbackInfo& info) {
+  Args args(info, "session.close()", 0, 0);
+  il_handle session = args.Handle();
+  Check(info.Env(), il_session_close(session), session);
+  return info.Env().Undefined();
+}
+
+// The two hot getters are raw N-API callbacks: no CallbackInfo, no
+// try/catch on the success path. They return numbers; node/index.js maps
+// the status code to a cached name.
+bool RawHandle(napi_env env, napi_callback_info cbinfo, const char* usage, il_handle* out) {
+  size_t argc = 1;
+  napi_value arg = nullptr;
+  int64_t h = 0;
+  if (napi_get_cb_info(env, cbinfo, &argc, &arg, nullptr, nullptr) != napi_ok || argc != 1 ||
+      napi_get_value_int64(env, arg, &h) != napi_ok) {
+    napi_throw_type_error(env, nullptr, usage);
+    return false;
+  }
+  *out = h > 0 ? static_cast<il_handle>(h) : 0;
+  return true;
+}
+
+napi_value ThrowRaw(napi_env env, il_status rc, il_handle h) {
+  try {
+    ThrowStatus(Napi::Env(env), rc, h);
+  } catch (const Napi::Error& err) {
+    err.ThrowAsJavaScriptException();
+  }
+  return nullptr;
+}
+
+napi_value SessionStatus(napi_env env, napi_callback_info cbinfo) {
+  il_handle session;
+  if (!RawHandle(env, cbinfo, "session.status: internal handle must be a number", &session)) return nullptr;
+  int32_t status = 0;
+  if (il_status rc = il_session_get_status(session, &status); rc != IL_OK) return ThrowRaw(env, rc, session);
+  napi_value out;
+  napi_create_int32(env, status, &out);
+  return out;
+}
+
+napi_value SessionVersion(napi_env env, napi_callback_info cbinfo) {
+  il_handle session;
+  if (!RawHandle(env, cbinfo, "session.version: internal handle must be a number", &session)) return nullptr;
+  uint64_t version = 0;
+  if (il_status rc = il_session_get_version(session, &version); rc != IL_OK) return ThrowRaw(env, rc, session);
+  napi_value out;
+  napi_create_double(env, static_cast<double>(version), &out);
+  return out;
+}
+
+// Calls returning a library string (JSON or an id).
+template <il_status (*Fn)(il_handle, char**)>
+Napi::Value StringGetter(const Napi::CallbackInfo& info, const char* usage) {
+  Args args(info, usage, 0, 0);
+  il_handle h = args.Handle();
+  char* out = nullptr;
+  Check(info.Env(), Fn(h, &out), h);
+  return TakeString(info.Env(), out);
+}
+
+Napi::Value SessionPauseState(const Napi::CallbackInfo& info) {
+  return StringGetter<il_session_get_pause_state>(info, "session.pauseState");
+}
+Napi::Value SessionSnapshot(const Napi::CallbackInfo& info) {
+  return StringGetter<il_session_snapshot>(info, "session.snapshot()");
+}
+Napi::Value SessionHistory(const Napi::CallbackInfo& info) {
+  return StringGetter<il_session_history>(info, "session.history()");
+}
+Napi::Value SessionId(const Napi::CallbackInfo& info) {
+  return StringGetter<il_session_id>(info, "session.id");
+}
+
+Napi::Value SessionResume(const Napi::CallbackInfo& info) {
+  Args args(info, "session.resume(pauseId?: string)", 0, 1);
+  il_handle session = args.Handle();
+  std::optional<std::string> pause_id = args.OptString(0, "pauseId");
+  Check(info.Env(), il_session_pause_resume(session, CString(pause_id)), session);
+  return info.Env().Undefined();
+}
+
+Napi::Value SessionConfirm(const Napi::CallbackInfo& info) {
+  Args args(info,
+            "session.confirm(approved: boolean, reason?: string, pauseId?: string, "
+            "remember?: 'once' | 'session' | 'project')",
+            1, 4);
+  il_handle session = args.Handle();
+  bool approved = args.Bool(0, "approved");
+  std::optional<std::string> reason = args.OptString(1, "reason");
+  std::optional<std::string> pause_id = args.OptString(2, "pauseId");
+  std::optional<std::string> remember = args.OptString(3, "remember");
+  Check(info.Env(),
+        il_session_pause_confirm(session, CString(pause_id), approved ? 1 : 0, CString(reason), CString(remember)),
+        session);
+  return info.Env().Undefined();
+}
+
+Napi::Value SessionInterrupt(const Napi::CallbackInfo& info) {
+  Args args(info, "session.interrupt(reason?: Reason)", 0, 1);
+  il_handle session = args.Handle();
+  std::optional<std::string> reason = args.OptString(0, "reason");
+  Check(info.Env(), il_session_interrupt(session, CString(reason)), session);
+  return info.Env().Undefined();
+}
+
+Napi::Value SessionSignal(const Napi::CallbackInfo& info) {
+  Args args(info, "session.signal(sig: 'pause' | 'resume' | 'cancel')", 1, 1);
+  il_handle session = args.Handle();
+  std::string sig = args.String(0, "sig");
+  Check(info.Env(), il_session_signal(session, sig.c_str()), session);
+  return info.Env().Undefined();
+}
+
+Napi::Value SessionPrompt(const Napi::CallbackInfo& info) {
+  Args args(info, "session.prompt(text: string)", 1, 1);
+  il_handle session = args.Handle();
+  std::string text = args.String(0, "text");
+  uint64_t run = 0;
+  Check(info.Env(), il_session_prompt(session, text.c_str(), &run), session);
+  return Napi::Number::New(info.Env(), static_cast<double>(run));
+}
+
+Napi::Value SessionContinue(const Napi::CallbackInfo& info) {
+  Args args(info, "session.continue()", 0, 0);
+  il_handle session = args.Handle();
+  uint64_t run = 0;
+  Check(info.Env(), il_session_continue(session, &run), session);
+  return Napi::Number::New(info.Env(), static_cast<double>(run));
+}
+
+// ---- Task loops -----------------------------------------------------------
+
+// taskLoopCreate(engine, json): [loop, session]
+Napi::Value TaskLoopCreate(const Napi::CallbackInfo& info) {
+  Args args(info, "engine.createTaskLoop(opts: {tasks: TaskSpec[], pauseMode?: boolean})", 1, 1);
+  il_handle engine = args.Handle();
+  std::string json = args.String(0, "opts");
+  il_handle loop = 0, session = 0;
+  Check(info.Env(), il_taskloop_create(engine, json.c_str(), &loop, &session), engine);
+  Napi::Array out = Napi::Array::New(info.Env(), 2);
+  out.Set(0u, Napi::Number::New(info.Env(), static_cast<double>(loop)));
+  out.Set(1u, Napi::Number::New(info.Env(), static_cast<double>(session)));
+  return out;
+}
+
+Napi::Value TaskLoopRun(const Napi::CallbackInfo& info) {
+  Args args(info, "taskLoop.run()", 0, 0);
+  il_handle loop = args.Handle();
+  uint64_t run = 0;
+  Check(info.Env(), il_taskloop_run(loop, &run), loop);
+  return Napi::Number::New(info.Env(), static_cast<double>(run));
+}
+
+Napi::Value TaskLoopSetPauseMode(const Napi::CallbackInfo& info) {
+  Args args(info, "taskLoop.setPauseMode(on: boolean)", 1, 1);
+  il_handle loop = args.Handle();
+  bool on = args.Bool(0, "on");
+  Check(info.Env(), il_taskloop_set_pause_mode(loop, on ? 1 : 0), loop);
+  return info.Env().Undefined();
+}
+
+Napi::Value TaskLoopIsPauseMode(const Napi::CallbackInfo& info) {
+  Args args(info, "taskLoop.isPauseMode()", 0, 0);
+  il_handle loop = args.Handle();
+  int32_t on = 0;
+  Check(info.Env(), il_taskloop_is_pause_mode(loop, &on), loop);
+  return Napi::Boolean::New(info.Env(), on != 0);
+}
+
+template <il_status (*Fn)(il_handle)>
+Napi::Value HandleCall(const Napi::CallbackInfo& info, const char* usage) {
+  Args args(info, usage, 0, 0);
+  il_handle h = args.Handle();
+  Check(info.Env(), Fn(h), h);
+  return info.Env().Undefined();
+}
+
+Napi::Value TaskLoopContinue(const Napi::CallbackInfo& info) {
+  return HandleCall<il_taskloop_continue>(info, "taskLoop.continue()");
+}
+Napi::Value TaskLoopNext(const Napi::CallbackInfo& info) {
+  return HandleCall<il_taskloop_next>(info, "taskLoop.next()");
+}
+Napi::Value TaskLoopContinueAll(const Napi::CallbackInfo& info) {
+  return HandleCall<il_taskloop_continue_all>(info, "taskLoop.continueAll()");
+}
+Napi::Value TaskLoopClose(const Napi::CallbackInfo& info) {
+  return HandleCall<il_taskloop_close>(info, "taskLoop.close()");
+}
+Napi::Value TaskLoopState(const Napi::CallbackInfo& info) {
+  return StringGetter<il_taskloop_state>(info, "taskLoop.state()");
+}
+
+// ---- Commands -------------------------------------------------------------
+
+Napi::Value CheckCommand(const Napi::CallbackInfo& info) {
+  Args args(info, "checkCommand(cmd: string)", 1, 1, false);
+  std::string cmd = args.String(0, "cmd");
+  char* json = nullptr;
+  Check(info.Env(), il_check_command(cmd.c_str(), &json), 0);
+  return TakeString(info.Env(), json);
+}
+
+void SetRaw(Napi::Env env, Napi::Object exports, const char* name, napi_callback fn) {
+  napi_value f;
+  NAPI_THROW_IF_FAILED_VOID(env, napi_create_function(env, name, NAPI_AUTO_LENGTH, fn, nullptr, &f));
+  exports.Set(name, Napi::Value(env, f));
+}
+
+}  // namespace
+
+void RegisterCalls(Napi::Env env, Napi::Object exports) {
+  struct Entry {
+    const char* name;
+    Napi::Function::Callback fn;
+  };
+  static const Entry entries[] = {
+      {"engineCreate", EngineCreate},
+      {"engineClose", EngineClose},
+      {"engineRef", EngineRef},
+      {"engineSessions", EngineSessions},
+      {"engineEmergencyStop", EngineEmergencyStop},
+      {"sessionCreate", SessionCreate},
+      {"sessionClose", SessionClose},
+      {"sessionPauseState", SessionPauseState},
+      {"sessionSnapshot", SessionSnapshot},
+      {"sessionHistory", SessionHistory},
+      {"sessionId", SessionId},
+      {"sessionResume", SessionResume},
+      {"sessionConfirm", SessionConfirm},
+      {"sessionInterrupt", SessionInterrupt},
+      {"sessionSignal", SessionSignal},
+      {"sessionPrompt", SessionPrompt},
+      {"sessionContinue", SessionContinue},
+      {"taskLoopCreate", TaskLoopCreate},
+      {"taskLoopRun", TaskLoopRun},
+      {"taskLoopSetPauseMode", TaskLoopSetPauseMode},
+      {"taskLoopIsPauseMode", TaskLoopIsPauseMode},
+      {"taskLoopContinue", TaskLoopContinue},
+      {"taskLoopNext", TaskLoopNext},
+      {"taskLoopContinueAll", TaskLoopContinueAll},
+      {"taskLoopState", TaskLoopState},
+      {"taskLoopClose", TaskLoopClose},
+      {"checkCommand", CheckCommand},
+  };
+  for (const Entry& e : entries) exports.Set(e.name, Napi::Function::New(env, e.fn, e.name));
+  SetRaw(env, exports, "sessionStatus", SessionStatus);
+  SetRaw(env, exports, "sessionVersion", SessionVersion);
+}
+
+}  // namespace interlock

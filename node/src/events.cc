@@ -1,0 +1,184 @@
+#include "events.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <unordered_map>
+
+#include "addon.h"
+
+namespace interlock {
+namespace {
+
+std::atomic<int64_t> live_sinks{0};
+std::atomic<int64_t> queued_events{0};
+
+// One engine's forwarding state. Created and destroyed on the JS thread;
+// OnEvent runs on library threads.
+struct Sink {
+  il_handle engine;
+  std::mutex mu;                          // held across every queue call
+  napi_threadsafe_function tsfn = nullptr;  // null once released or finalized
+  bool registered = false;                // the library callback points here (JS thread only)
+};
+
+// One event's JSON, copied off the library's buffer. malloc'ed, so the
+// copy in OnEvent cannot throw into Go's stack.
+struct EventCopy {
+  size_t len;
+  char json[1];  // len bytes
+};
+
+EventCopy* CopyEvent(const char* json, size_t len) {
+  auto* copy = static_cast<EventCopy*>(std::malloc(sizeof(EventCopy) + len));
+  if (copy == nullptr) return nullptr;
+  copy->len = len;
+  std::memcpy(copy->json, json, len);
+  queued_events.fetch_add(1, std::memory_order_relaxed);
+  return copy;
+}
+
+void FreeEvent(EventCopy* copy) {
+  if (copy == nullptr) return;
+  queued_events.fetch_sub(1, std::memory_order_relaxed);
+  std::free(copy);
+}
+
+// Sinks by engine handle (handles are never reused), for close and ref.
+std::mutex sinks_mu;
+std::unordered_map<il_handle, Sink*> sinks;
+
+Sink* FindSink(il_handle engine) {
+  std::lock_guard<std::mutex> lock(sinks_mu);
+  auto it = sinks.find(engine);
+  return it == sinks.end() ? nullptr : it->second;
+}
+
+// Library thread: copy and queue. Never blocks: the queue is unlimited.
+void OnEvent(void* user, const char* json, size_t len) {
+  auto* sink = static_cast<Sink*>(user);
+  std::lock_guard<std::mutex> lock(sink->mu);
+  if (sink->tsfn == nullptr) return;
+  EventCopy* copy = CopyEvent(json, len);
+  if (copy == nullptr) return;  // out of memory: drop this event rather than crash
+  napi_status st = napi_call_threadsafe_function(sink->tsfn, copy, napi_tsfn_nonblocking);
+  if (st != napi_ok) {  // napi_closing: the environment is going away
+    FreeEvent(copy);
+    if (st == napi_closing) sink->tsfn = nullptr;
+  }
+}
+
+// JS thread (or, with env == nullptr, the function's teardown): deliver one
+// item and free it. ctx must not be used: the sink may already be gone.
+void CallJs(napi_env env, napi_value fn, void* /*ctx*/, void* data) {
+  auto* copy = static_cast<EventCopy*>(data);
+  if (env == nullptr || fn == nullptr) {
+    FreeEvent(copy);
+    return;
+  }
+  napi_value arg = nullptr;
+  size_t argc = 0;
+  if (copy != nullptr) {
+    napi_status st = napi_create_string_utf8(env, copy->json, copy->len, &arg);
+    FreeEvent(copy);
+    if (st != napi_ok) return;
+    argc = 1;
+  }
+  napi_value undefined;
+  napi_get_undefined(env, &undefined);
+  if (napi_call_function(env, undefined, fn, argc, &arg, nullptr) == napi_pending_exception) {
+    // node/index.js catches listener errors itself; anything left is an
+    // uncaught exception like any other.
+    napi_value err;
+    if (napi_get_and_clear_last_exception(env, &err) == napi_ok) napi_fatal_exception(env, err);
+  }
+}
+
+// JS thread: the function is gone (released and drained, or torn down with
+// the environment). Make sure the library never calls this sink again, then
+// free it.
+void Finalize(napi_env /*env*/, void* data, void* /*hint*/) {
+  auto* sink = static_cast<Sink*>(data);
+  if (sink->registered) {
+    // Waits for a call in progress; that call only takes sink->mu briefly.
+    il_engine_set_event_callback(sink->engine, nullptr, nullptr);
+    sink->registered = false;
+  }
+  {
+    std::lock_guard<std::mutex> lock(sink->mu);
+    sink->tsfn = nullptr;
+  }
+  {
+    std::lock_guard<std::mutex> lock(sinks_mu);
+    auto it = sinks.find(sink->engine);
+    if (it != sinks.end() && it->second == sink) sinks.erase(it);
+  }
+  delete sink;
+  live_sinks.fetch_sub(1, std::memory_order_relaxed);
+}
+
+}  // namespace
+
+void AttachEvents(Napi::Env env, il_handle engine, Napi::Function fn) {
+  auto* sink = new Sink{engine};
+  live_sinks.fetch_add(1, std::memory_order_relaxed);
+  napi_value name = Napi::String::New(env, "interlock.events");
+  napi_status st = napi_create_threadsafe_function(env, fn, nullptr, name, /*max_queue_size=*/0,
+                                                   /*initial_thread_count=*/1, sink, Finalize, nullptr,
+                                                   CallJs, &sink->tsfn);
+  if (st != napi_ok) {
+    delete sink;
+    live_sinks.fetch_sub(1, std::memory_order_relaxed);
+    NAPI_THROW_VOID(Napi::Error::New(env, "interlock: cannot create the event thread-safe function"));
+  }
+  napi_unref_threadsafe_function(env, sink->tsfn);
+  {
+    std::lock_guard<std::mutex> lock(sinks_mu);
+    sinks[engine] = sink;
+  }
+  il_status rc = il_engine_set_event_callback(engine, OnEvent, sink);
+  if (rc != IL_OK) {
+    DetachEvents(env, engine);  // finalizes and frees the sink later
+    ThrowStatus(env, rc, engine);
+  }
+  sink->registered = true;
+}
+
+void DetachEvents(Napi::Env env, il_handle engine) {
+  Sink* sink = FindSink(engine);
+  if (sink == nullptr) return;
+  if (sink->registered) {
+    // After il_engine_close this fails (the handle is closed) and need not
+    // wait: close already guaranteed no further calls.
+    il_engine_set_event_callback(engine, nullptr, nullptr);
+    sink->registered = false;
+  }
+  {
+    std::lock_guard<std::mutex> lock(sinks_mu);
+    sinks.erase(engine);
+  }
+  std::lock_guard<std::mutex> lock(sink->mu);
+  if (sink->tsfn == nullptr) return;  // already being torn down; Finalize frees it
+  napi_call_threadsafe_function(sink->tsfn, nullptr, napi_tsfn_nonblocking);  // end marker
+  napi_release_threadsafe_function(sink->tsfn, napi_tsfn_release);
+  sink->tsfn = nullptr;
+}
+
+void RefEvents(Napi::Env env, il_handle engine, bool ref) {
+  Sink* sink = FindSink(engine);
+  if (sink == nullptr) return;
+  std::lock_guard<std::mutex> lock(sink->mu);
+  if (sink->tsfn == nullptr) return;
+  if (ref) {
+    napi_ref_threadsafe_function(env, sink->tsfn);
+  } else {
+    napi_unref_threadsafe_function(env, sink->tsfn);
+  }
+}
+
+EventCounters GetEventCounters() {
+  return EventCounters{live_sinks.load(), queued_events.load()};
+}
+
+}  // namespace interlock

@@ -1,0 +1,54 @@
+// Go -> JS events: one thread-safe function per engine.
+//
+// The library calls OnEvent on its own threads. OnEvent copies the JSON to
+// the heap and queues it (non-blocking, unlimited queue); the JS thread turns
+// it into a string for the engine's JS listener and frees the copy. A null
+// item, queued last when the engine closes, tells JS the stream has ended.
+//
+// Teardown, in every order:
+//  - engine.close(): il_engine_close delivers the last events and returns
+//    only when the library will never call again; then the end marker is
+//    queued and the function released. Queued events are still delivered.
+//  - environment teardown (process exit, worker end) finalizes the function
+//    while Go may still emit: the finalizer first unregisters the Go callback
+//    (which waits for a call in progress), and OnEvent holds the sink's lock
+//    across napi_call_threadsafe_function, so nothing is queued on a
+//    finalized function. Leftover items reach CallJs with a null env and are
+//    only freed.
+//  - unref'd (the default while no run is pending) while Go still emits:
+//    same as teardown; nothing keeps the loop alive.
+#ifndef INTERLOCK_NODE_EVENTS_H_
+#define INTERLOCK_NODE_EVENTS_H_
+
+#include <napi.h>
+
+#include <cstdint>
+
+#include "interlock.h"
+
+namespace interlock {
+
+// AttachEvents creates engine's thread-safe function around fn (called with
+// one JSON string per event, then once with no argument when the stream
+// ends) and registers the library callback. The function starts unref'd.
+void AttachEvents(Napi::Env env, il_handle engine, Napi::Function fn);
+
+// DetachEvents ends engine's event stream: unregisters the callback if the
+// engine is still open, queues the end marker and releases the function.
+// Call it after il_engine_close. A no-op when already detached.
+void DetachEvents(Napi::Env env, il_handle engine);
+
+// RefEvents makes engine's event function keep the event loop alive (ref)
+// or not. A no-op when detached.
+void RefEvents(Napi::Env env, il_handle engine, bool ref);
+
+// EventCounters reports live sinks and event copies not yet freed.
+struct EventCounters {
+  int64_t sinks;
+  int64_t queued;
+};
+EventCounters GetEventCounters();
+
+}  // namespace interlock
+
+#endif  // INTERLOCK_NODE_EVENTS_H_

@@ -1,0 +1,102 @@
+#include "signals.h"
+
+#include <signal.h>
+#include <uv.h>
+
+#include <cstdlib>
+#include <mutex>
+
+namespace interlock {
+namespace {
+
+// INTERLOCK_UNSAFE_NO_SIGNAL_GUARD=1 turns the guard off. Diagnosis only:
+// it lets the regression test show that it catches the crash.
+const bool guard_disabled = [] {
+  const char* v = std::getenv("INTERLOCK_UNSAFE_NO_SIGNAL_GUARD");
+  return v != nullptr && v[0] == '1';
+}();
+
+// One sigaction read-modify-write at a time (several Node environments, e.g.
+// worker threads, may load the addon).
+std::mutex fix_mu;
+
+// The permanent SIGCHLD watcher and the loop it lives on (null when none).
+uv_signal_t sigchld_watcher;
+uv_loop_t* sigchld_loop = nullptr;
+
+bool Installed(const struct sigaction& sa) {
+  // sa_handler and sa_sigaction share storage; comparing sa_handler is right
+  // for both SA_SIGINFO and plain handlers.
+  return sa.sa_handler != SIG_DFL && sa.sa_handler != SIG_IGN;
+}
+
+void OnSigchld(uv_signal_t*, int) {}  // libuv's own child watcher reaps
+
+// At environment teardown the watcher's loop goes away: close the watcher
+// (a worker thread's loop must be empty to close). A later environment that
+// loads the addon installs a new one.
+void CloseSigchldWatcher(void* loop) {
+  std::lock_guard<std::mutex> lock(fix_mu);
+  if (sigchld_loop != loop) return;
+  uv_close(reinterpret_cast<uv_handle_t*>(&sigchld_watcher), nullptr);
+  sigchld_loop = nullptr;
+}
+
+}  // namespace
+
+int FixSignalHandlers() {
+  if (guard_disabled) return 0;
+  std::lock_guard<std::mutex> lock(fix_mu);
+  int changed = 0;
+  for (int sig = 1; sig < NSIG; ++sig) {
+    if (sig == SIGKILL || sig == SIGSTOP) continue;
+    struct sigaction sa;
+    // glibc refuses its reserved realtime signals: nothing to fix there.
+    if (sigaction(sig, nullptr, &sa) != 0) continue;
+    if (!Installed(sa) || (sa.sa_flags & SA_ONSTACK)) continue;
+    sa.sa_flags |= SA_ONSTACK;
+    if (sigaction(sig, &sa, nullptr) == 0) ++changed;
+  }
+  return changed;
+}
+
+void InstallSignalGuard(Napi::Env env) {
+  if (guard_disabled) return;
+  uv_loop_t* loop = nullptr;
+  if (napi_get_uv_event_loop(env, &loop) == napi_ok && loop != nullptr) {
+    std::unique_lock<std::mutex> lock(fix_mu);
+    if (sigchld_loop == nullptr && uv_signal_init(loop, &sigchld_watcher) == 0) {
+      if (uv_signal_start(&sigchld_watcher, OnSigchld, SIGCHLD) == 0) {
+        uv_unref(reinterpret_cast<uv_handle_t*>(&sigchld_watcher));
+        sigchld_loop = loop;
+        lock.unlock();
+        napi_add_env_cleanup_hook(env, CloseSigchldWatcher, loop);
+      } else {
+        uv_close(reinterpret_cast<uv_handle_t*>(&sigchld_watcher), nullptr);
+      }
+    }
+  }
+  FixSignalHandlers();
+}
+
+Napi::Value JsFixSignals(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), FixSignalHandlers());
+}
+
+Napi::Value JsSignalReport(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Array out = Napi::Array::New(env);
+  std::lock_guard<std::mutex> lock(fix_mu);
+  uint32_t n = 0;
+  for (int sig = 1; sig < NSIG; ++sig) {
+    struct sigaction sa;
+    if (sig == SIGKILL || sig == SIGSTOP || sigaction(sig, nullptr, &sa) != 0 || !Installed(sa)) continue;
+    Napi::Object entry = Napi::Object::New(env);
+    entry.Set("signal", sig);
+    entry.Set("onstack", (sa.sa_flags & SA_ONSTACK) != 0);
+    out.Set(n++, entry);
+  }
+  return out;
+}
+
+}  // namespace interlock

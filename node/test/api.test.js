@@ -1,0 +1,214 @@
+// The typed JS API end to end: sessions, pauses, signals, interrupts, task
+// loops, events and the getters.
+
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+
+import { Engine, InterlockError, StatusCode, checkCommand, internals, version } from '../index.js';
+import { askConfirm, askContinue, call, describeExit, fixture, hang, nextEvent, runNode, tempDir } from './helpers.js';
+
+const engine = new Engine({ work_dir: tempDir() });
+after(() => {
+  engine.close();
+  assert.equal(internals.openEngines(), 0);
+});
+
+test('version and status codes', () => {
+  assert.match(version, /^\d+\.\d+\.\d+/);
+  assert.deepEqual(StatusCode, { idle: 0, running: 1, interrupted: 2, paused: 3, stopping: 4, closed: 5 });
+});
+
+test('a new session is idle with sync getters', () => {
+  const s = engine.createSession({ script: [{ text: 'hi' }] });
+  try {
+    assert.equal(s.status, 'idle');
+    assert.equal(s.statusCode, StatusCode.idle);
+    assert.equal(s.pauseState, null);
+    assert.equal(typeof s.version, 'number');
+    const snap = s.snapshot();
+    assert.equal(snap.id, s.id);
+    assert.equal(snap.status, 'idle');
+    assert.deepEqual(s.history(), []);
+    assert.equal(engine.session(s.id), s);
+    assert.ok(engine.sessions().some((x) => x.id === s.id));
+  } finally {
+    s.close();
+  }
+  assert.equal(s.status, 'closed');
+  assert.equal(s.statusCode, StatusCode.closed);
+});
+
+test('prompt resolves when the run finishes; events arrive in version order', async () => {
+  const s = engine.createSession({ script: [{ text: 'one two three' }] });
+  const seen = [];
+  s.on('event', (ev) => seen.push(ev));
+  const res = await s.prompt('hello');
+  assert.deepEqual(res, { status: 'idle' });
+  assert.equal(s.status, 'idle');
+  assert.equal(seen[0].type, 'run_started');
+  assert.equal(seen.at(-1).type, 'run_finished');
+  for (let i = 1; i < seen.length; i++) assert.equal(seen[i].version, seen[i - 1].version + 1);
+  assert.equal(seen.at(-1).version, s.version);
+  assert.deepEqual(s.history().map((m) => m.role), ['user', 'assistant']);
+  s.close();
+});
+
+test('a continue pause is resumed from the paused event', async () => {
+  const s = engine.createSession({ script: askContinue });
+  s.on('paused', (ev) => {
+    assert.equal(ev.status, 'paused');
+    assert.equal(ev.pause.kind, 'continue');
+    assert.equal(s.status, 'paused');
+    assert.deepEqual(s.pauseState, ev.pause);
+    s.resume(ev.pause.id);
+  });
+  const answered = nextEvent(s, 'pause_answered');
+  const res = await s.prompt('go');
+  assert.equal(res.status, 'idle');
+  assert.equal((await answered).answer, 'resumed');
+  s.close();
+});
+
+test('a confirm pause can be denied with a reason the model sees', async () => {
+  const s = engine.createSession({ script: askConfirm });
+  s.on('paused', () => s.confirm(false, 'not today'));
+  const res = await s.prompt('go');
+  assert.equal(res.status, 'idle');
+  const tool = s.history().find((m) => m.role === 'tool');
+  assert.match(tool.text, /denied: not today/);
+  s.close();
+});
+
+test('interrupt ends the run as interrupted; continue resumes it', async () => {
+  const s = engine.createSession({ script: [...hang, ...hang] });
+  const running = nextEvent(s, 'run_started');
+  const run = s.prompt('think');
+  await running;
+  const interrupted = nextEvent(s, 'interrupted');
+  s.interrupt('user_stop');
+  const res = await run;
+  assert.equal(res.status, 'interrupted');
+  assert.equal(res.code, 'ERR_INTERRUPTED');
+  assert.equal(res.interruption.reason, 'user_stop');
+  assert.equal((await interrupted).reason, 'user_stop');
+  assert.equal(s.status, 'interrupted');
+  assert.equal(s.snapshot().interruption.label, 'Stopped by you');
+  const cont = s.continue();
+  await nextEvent(s, 'run_started');
+  s.signal('cancel');
+  assert.equal((await cont).status, 'interrupted');
+  s.close();
+});
+
+test('signal pause parks at the next step boundary; resume releases it', async () => {
+  const s = engine.createSession({ script: [call('sleep', { ms: 50 }), { text: 'done' }] });
+  s.signal('pause');
+  s.on('paused', (ev) => {
+    assert.equal(ev.pause.source, 'signal');
+    s.signal('resume');
+  });
+  const res = await s.prompt('go');
+  assert.equal(res.status, 'idle');
+  s.close();
+});
+
+test('emergencyStop interrupts every running session', async () => {
+  const a = engine.createSession({ script: hang });
+  const b = engine.createSession({ script: hang });
+  const started = Promise.all([nextEvent(a, 'run_started'), nextEvent(b, 'run_started')]);
+  const runs = [a.prompt('x'), b.prompt('y')];
+  await started;
+  assert.equal(engine.emergencyStop(), 2);
+  for (const r of await Promise.all(runs)) assert.equal(r.interruption.reason, 'emergency_stop');
+  a.close();
+  b.close();
+});
+
+test('engine.on sees every session event', async () => {
+  const s = engine.createSession({ script: [{ text: 'x' }] });
+  const ids = new Set();
+  const fn = (ev) => ids.add(ev.session);
+  engine.on('run_finished', fn);
+  await s.prompt('go');
+  engine.off('run_finished', fn);
+  assert.ok(ids.has(s.id));
+  s.close();
+});
+
+test('a throwing listener becomes an uncaught exception and does not stop the others', async () => {
+  const r = await runNode(fixture('throwing-listener.mjs'));
+  assert.equal(r.code, 0, describeExit(r));
+  assert.deepEqual(JSON.parse(r.stdout), { uncaught: 'listener bug', later: 1, status: 'idle' });
+});
+
+test('task loop runs tasks and pauses between them in pause mode', async () => {
+  const loop = engine.createTaskLoop({
+    pauseMode: true,
+    tasks: [
+      { title: 'first', prompt: 'do 1', script: [{ text: 'one' }] },
+      { title: 'second', prompt: 'do 2', script: [{ text: 'two' }] },
+    ],
+  });
+  assert.equal(loop.isPauseMode(), true);
+  const types = [];
+  loop.on('event', (ev) => types.push(ev.type));
+  loop.on('paused', () => loop.continue());
+  const state = await loop.run();
+  assert.equal(state.done, true);
+  assert.equal(state.completed, 2);
+  assert.ok(types.includes('task_begin'));
+  assert.ok(types.includes('paused'));
+  assert.equal(types.at(-1), 'completed');
+  assert.equal(loop.session.status, 'idle');
+  loop.setPauseMode(false);
+  assert.equal(loop.isPauseMode(), false);
+  loop.close();
+  loop.session.close();
+});
+
+test('checkCommand judges commands', () => {
+  assert.equal(checkCommand('ls -la').decision, 'allow');
+  const rm = checkCommand('echo hi && rm -rf ./scratch');
+  assert.equal(rm.decision, 'confirm');
+  assert.ok(rm.reasons.length > 0);
+  assert.equal(engine.checkCommand('ls').decision, 'allow');
+});
+
+test('errors are InterlockErrors with a code and the library message', () => {
+  const s = engine.createSession();
+  try {
+    assert.throws(() => s.resume(), (err) => {
+      assert.ok(err instanceof InterlockError);
+      assert.ok(err instanceof Error);
+      assert.equal(err.code, 'ERR_NOT_PAUSED');
+      assert.match(err.message, /not paused/);
+      return true;
+    });
+  } finally {
+    s.close();
+  }
+});
+
+test('closed sessions leave the engine', async () => {
+  const before = engine.sessions().length;
+  const s = engine.createSession({ script: [{ text: 'x' }] });
+  await s.prompt('go');
+  s.close();
+  assert.equal(engine.sessions().length, before);
+  assert.throws(() => engine.session(s.id), { code: 'ERR_UNKNOWN_SESSION' });
+});
+
+test('closing a session from its own listener ends the run', async () => {
+  const s = engine.createSession({ script: askConfirm });
+  s.on('paused', () => s.close());
+  const res = await s.prompt('go');
+  assert.equal(res.status, 'interrupted');
+  assert.equal(res.interruption.reason, 'system_stop');
+  assert.equal(s.status, 'closed');
+});
+
+test('engine.ref() keeps the process alive for events of an idle session', async () => {
+  const r = await runNode(fixture('ref-idle.mjs'));
+  assert.equal(r.code, 0, describeExit(r));
+  assert.equal(r.stdout.trim(), 'pause_requested');
+});

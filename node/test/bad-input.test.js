@@ -1,0 +1,217 @@
+// Bad input from JS: every case fails with a clear error (a TypeError naming
+// the usage, or an InterlockError with a code and the library's message),
+// the process keeps running, and nothing is left behind.
+
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+
+import { Engine, InterlockError, checkCommand, internals } from '../index.js';
+import { loadAddon } from '../load.js';
+import { askConfirm, askContinue, hang, nextEvent, tempDir } from './helpers.js';
+
+const native = loadAddon();
+const engine = new Engine({ work_dir: tempDir() });
+const cleanups = [];
+
+/** An idle session. */
+function idle(opts = {}) {
+  const s = engine.createSession(opts);
+  cleanups.push(() => s.close());
+  return s;
+}
+
+/** A session blocked on a pause of the script's kind. */
+async function paused(script) {
+  const s = engine.createSession({ script });
+  const pausedEv = nextEvent(s, 'paused');
+  const run = s.prompt('go');
+  cleanups.push(async () => {
+    s.close();
+    await run;
+  });
+  await pausedEv;
+  return s;
+}
+
+/** A session with a run in flight (the model hangs). */
+async function running() {
+  const s = engine.createSession({ script: hang });
+  const started = nextEvent(s, 'run_started');
+  const run = s.prompt('go');
+  cleanups.push(async () => {
+    s.close();
+    await run;
+  });
+  await started;
+  return s;
+}
+
+function closedSession() {
+  const s = engine.createSession();
+  s.close();
+  return s;
+}
+
+function closedEngine() {
+  const e = new Engine();
+  const s = e.createSession();
+  const loop = e.createTaskLoop({ tasks: [{ title: 't', prompt: 'p' }] });
+  e.close();
+  return { e, s, loop };
+}
+
+const MB = 1024 * 1024;
+const cyclic = {};
+cyclic.self = cyclic;
+
+// want: TypeError, or the InterlockError code. msg: a pattern the message must match.
+const cases = [
+  // Engine config
+  { name: 'Engine: config of the wrong type', want: TypeError, msg: /new Engine\(config\?: EngineConfig \| string\): config must be an object or a JSON string, got number/, run: () => new Engine(42) },
+  { name: 'Engine: config that is not JSON', want: 'ERR_INVALID_ARGUMENT', msg: /engine config/, run: () => new Engine('{not json') },
+  { name: 'Engine: unknown config field', want: 'ERR_INVALID_ARGUMENT', msg: /bogus/, run: () => new Engine({ bogus: 1 }) },
+  { name: 'Engine: config field of the wrong type', want: 'ERR_INVALID_ARGUMENT', msg: /timeout_ms/, run: () => new Engine({ bash: { timeout_ms: 'soon' } }) },
+  { name: 'Engine: config that is an array', want: 'ERR_INVALID_ARGUMENT', run: () => new Engine('[1, 2]') },
+  { name: 'Engine: config with trailing data', want: 'ERR_INVALID_ARGUMENT', run: () => new Engine('{} {}') },
+  { name: 'Engine: negative timeout', want: 'ERR_INVALID_ARGUMENT', msg: /stream_idle_timeout_ms/, run: () => new Engine({ stream_idle_timeout_ms: -1 }) },
+  { name: 'Engine: config that cannot be JSON', want: TypeError, msg: /cannot be converted to JSON/, run: () => new Engine(cyclic) },
+  { name: 'Engine: 10 MB config string', want: 'ERR_INVALID_ARGUMENT', run: () => new Engine('x'.repeat(10 * MB)) },
+  { name: 'Engine: config with a NUL', want: TypeError, msg: /NUL/, run: () => new Engine('{"work_dir": "a\0b"}') },
+
+  // createSession
+  { name: 'createSession: opts of the wrong type', want: TypeError, msg: /engine.createSession/, run: () => engine.createSession(5) },
+  { name: 'createSession: too many arguments', want: TypeError, msg: /expected 0 to 1 arguments, got 2/, run: () => engine.createSession({}, {}) },
+  { name: 'createSession: unknown option', want: 'ERR_INVALID_ARGUMENT', msg: /colour/, run: () => engine.createSession({ colour: 'red' }) },
+  { name: 'createSession: script string that is not JSON', want: 'ERR_INVALID_ARGUMENT', msg: /script/, run: () => engine.createSession({ script: 'not json' }) },
+  { name: 'createSession: script of the wrong type', want: 'ERR_INVALID_ARGUMENT', msg: /script/, run: () => engine.createSession({ script: 42 }) },
+  { name: 'createSession: duplicate id', want: 'ERR_DUPLICATE', run: () => { idle({ id: 'twin' }); engine.createSession({ id: 'twin' }); } },
+
+  // Looking sessions up
+  { name: 'session: unknown id', want: 'ERR_UNKNOWN_SESSION', run: () => engine.session('nope') },
+  { name: 'session: id of the wrong type', want: TypeError, msg: /engine.session\(id: string\)/, run: () => engine.session(42) },
+  { name: 'session: no id', want: TypeError, run: () => engine.session() },
+  { name: 'session: a closed one', want: 'ERR_UNKNOWN_SESSION', run: () => engine.session(closedSession().id) },
+
+  // Answers with nothing paused
+  { name: 'resume with nothing paused', want: 'ERR_NOT_PAUSED', msg: /not paused/, run: () => idle().resume() },
+  { name: 'confirm with nothing paused', want: 'ERR_NOT_PAUSED', run: () => idle().confirm(true) },
+  { name: 'signal resume with nothing paused', want: 'ERR_NOT_PAUSED', run: () => idle().signal('resume') },
+
+  // Answers of the wrong kind or for the wrong pause
+  { name: 'confirm on a continue pause', want: 'ERR_WRONG_PAUSE_KIND', msg: /continue pause/, run: async () => (await paused(askContinue)).confirm(true) },
+  { name: 'resume on a confirm pause', want: 'ERR_WRONG_PAUSE_KIND', msg: /confirm pause/, run: async () => (await paused(askConfirm)).resume() },
+  { name: 'confirm of an unknown pause id', want: 'ERR_UNKNOWN_PAUSE', run: async () => (await paused(askConfirm)).confirm(true, undefined, 'p999') },
+  { name: 'resume of a 1 MB pause id', want: 'ERR_UNKNOWN_PAUSE', run: async () => (await paused(askContinue)).resume('p'.repeat(MB)) },
+  { name: 'confirm with an unknown remember scope', want: 'ERR_INVALID_ARGUMENT', msg: /remember/, run: async () => (await paused(askConfirm)).confirm(true, '', undefined, 'forever') },
+  { name: 'answering the same pause twice', want: 'ERR_NOT_PAUSED', run: async () => { const s = await paused(askContinue); s.resume(); s.resume(); } },
+
+  // Argument types and counts of answers
+  { name: 'confirm without arguments', want: TypeError, msg: /session.confirm\(approved: boolean.*expected 1 to 4 arguments, got 0/, run: () => idle().confirm() },
+  { name: 'confirm with a string for approved', want: TypeError, msg: /approved must be a boolean, got string/, run: () => idle().confirm('yes') },
+  { name: 'confirm with a number for reason', want: TypeError, msg: /reason must be a string, got number/, run: () => idle().confirm(true, 42) },
+  { name: 'confirm with too many arguments', want: TypeError, msg: /got 5/, run: () => idle().confirm(true, 'r', 'p1', 'once', 'extra') },
+  { name: 'resume with a number', want: TypeError, msg: /pauseId must be a string, got number/, run: () => idle().resume(1) },
+  { name: 'resume with too many arguments', want: TypeError, msg: /expected 0 to 1 arguments, got 2/, run: () => idle().resume('a', 'b') },
+
+  // Interrupts and signals
+  { name: 'interrupt with nothing running', want: 'ERR_NOT_RUNNING', run: () => idle().interrupt() },
+  { name: 'interrupt with an unknown reason', want: 'ERR_INVALID_ARGUMENT', msg: /because/, run: async () => (await running()).interrupt('because') },
+  { name: 'interrupt with a number', want: TypeError, msg: /session.interrupt\(reason\?: Reason\)/, run: () => idle().interrupt(5) },
+  { name: 'signal with an unknown name', want: 'ERR_INVALID_ARGUMENT', msg: /explode/, run: () => idle().signal('explode') },
+  { name: 'signal without arguments', want: TypeError, msg: /session.signal/, run: () => idle().signal() },
+  { name: 'signal with an object', want: TypeError, run: () => idle().signal({ sig: 'pause' }) },
+
+  // Prompts (they reject rather than throw)
+  { name: 'prompt without text', want: TypeError, msg: /session.prompt\(text: string\)/, run: () => idle().prompt() },
+  { name: 'prompt with a number', want: TypeError, msg: /text must be a string, got number/, run: () => idle().prompt(42) },
+  { name: 'prompt with a NUL in the text', want: TypeError, msg: /NUL/, run: () => idle().prompt('a\0b') },
+  { name: 'prompt while a run is in flight', want: 'ERR_RUNNING', run: async () => (await running()).prompt('again') },
+  { name: 'continue with nothing to continue', want: 'ERR_NOT_RESUMABLE', run: () => idle().continue() },
+  { name: 'continue with an argument', want: TypeError, msg: /session.continue\(\)/, run: () => idle().continue('now') },
+
+  // Listeners
+  { name: 'on with an unknown event type', want: TypeError, msg: /type must be one of/, run: () => idle().on('pause', () => {}) },
+  { name: 'on without a function', want: TypeError, msg: /fn must be a function/, run: () => idle().on('paused', 42) },
+  { name: 'off with a symbol type', want: TypeError, run: () => idle().off(Symbol('x'), () => {}) },
+
+  // Commands
+  { name: 'checkCommand without a command', want: TypeError, msg: /checkCommand\(cmd: string\)/, run: () => checkCommand() },
+  { name: 'checkCommand with a number', want: TypeError, run: () => checkCommand(42) },
+  { name: 'checkCommand with a NUL', want: TypeError, msg: /NUL/, run: () => checkCommand('ls\0rm') },
+
+  // Task loops
+  { name: 'createTaskLoop without options', want: TypeError, msg: /engine.createTaskLoop/, run: () => engine.createTaskLoop() },
+  { name: 'createTaskLoop with tasks of the wrong type', want: TypeError, msg: /opts.tasks must be an array/, run: () => engine.createTaskLoop({ tasks: 'all' }) },
+  { name: 'createTaskLoop with pauseMode of the wrong type', want: TypeError, run: () => engine.createTaskLoop({ tasks: [], pauseMode: 'yes' }) },
+  { name: 'createTaskLoop with an unknown task field', want: 'ERR_INVALID_ARGUMENT', msg: /bogus/, run: () => engine.createTaskLoop({ tasks: [{ title: 't', prompt: 'p', bogus: 1 }] }) },
+  { name: 'setPauseMode with a string', want: TypeError, msg: /taskLoop.setPauseMode\(on: boolean\)/, run: () => { const l = engine.createTaskLoop({ tasks: [{ title: 't', prompt: 'p' }] }); cleanups.push(() => { l.close(); l.session.close(); }); l.setPauseMode('on'); } },
+
+  // After close
+  { name: 'resume after session.close()', want: 'ERR_CLOSED', msg: /closed/, run: () => closedSession().resume() },
+  { name: 'prompt after session.close()', want: 'ERR_CLOSED', run: () => closedSession().prompt('hi') },
+  { name: 'snapshot after session.close()', want: 'ERR_CLOSED', run: () => closedSession().snapshot() },
+  { name: 'createSession after engine.close()', want: 'ERR_CLOSED', run: () => closedEngine().e.createSession() },
+  { name: 'sessions() after engine.close()', want: 'ERR_CLOSED', run: () => closedEngine().e.sessions() },
+  { name: 'session methods after engine.close()', want: 'ERR_CLOSED', run: () => closedEngine().s.history() },
+  { name: 'task loop after engine.close()', want: 'ERR_CLOSED', run: () => closedEngine().loop.run() },
+  { name: 'emergencyStop after engine.close()', want: 'ERR_CLOSED', run: () => closedEngine().e.emergencyStop() },
+  { name: 'emergencyStop with an argument', want: TypeError, msg: /engine.emergencyStop\(\)/, run: () => engine.emergencyStop(true) },
+
+  // Raw handles: unknown, zero, of the wrong kind (the wrapper never sends these; the addon must still cope)
+  { name: 'raw: unknown session handle', want: 'ERR_INVALID_HANDLE', run: () => native.sessionStatus(987654321) },
+  { name: 'raw: handle 0', want: 'ERR_INVALID_HANDLE', run: () => native.sessionResume(0) },
+  { name: 'raw: negative handle', want: 'ERR_INVALID_HANDLE', run: () => native.sessionVersion(-5) },
+  { name: 'raw: handle that is not a number', want: TypeError, run: () => native.sessionStatus('s1') },
+  { name: 'raw: engine handle used as a session', want: 'ERR_INVALID_HANDLE', run: () => {
+    const h = native.engineCreate(undefined, () => {});
+    try {
+      native.sessionPrompt(h, 'x');
+    } finally {
+      native.engineClose(h);
+    }
+  } },
+  { name: 'raw: engineCreate without a callback', want: TypeError, msg: /onEvent must be a function/, run: () => native.engineCreate(undefined, 'cb') },
+];
+
+for (const c of cases) {
+  test(c.name, async () => {
+    let threw;
+    try {
+      await c.run();
+    } catch (err) {
+      threw = err;
+    }
+    assert.ok(threw, 'expected an error');
+    if (c.want === TypeError) {
+      assert.ok(threw instanceof TypeError, `want TypeError, got ${threw.name} ${threw.code}: ${threw.message}`);
+    } else {
+      assert.ok(threw instanceof InterlockError, `want InterlockError, got ${threw.name}: ${threw.message}`);
+      assert.equal(threw.code, c.want, threw.message);
+    }
+    assert.ok(threw.message.length > 10, 'the message says what failed');
+    if (c.msg) assert.match(threw.message, c.msg);
+  });
+}
+
+test('huge strings go through: 10 MB prompt, 1 MB command', async () => {
+  const s = idle({ script: [{ text: 'read it' }] });
+  const res = await s.prompt('x'.repeat(10 * MB));
+  assert.equal(res.status, 'idle');
+  assert.equal(s.history()[0].text.length, 10 * MB);
+  const d = checkCommand(`echo ${'a'.repeat(MB)} && rm -rf /tmp/x`);
+  assert.ok(['allow', 'confirm', 'deny'].includes(d.decision));
+});
+
+test(`${cases.length} bad-input cases`, () => assert.ok(cases.length >= 40));
+
+after(async () => {
+  for (const fn of cleanups) await fn();
+  // Nothing left: no sessions in the engine, every event copy freed.
+  assert.deepEqual(engine.sessions(), []);
+  engine.close();
+  await new Promise((r) => setTimeout(r, 50));
+  assert.equal(internals.openEngines(), 0);
+  const c = internals.counters();
+  assert.equal(c.queuedEvents, 0, 'event copies not freed');
+  assert.equal(c.sinks, 0, 'event sinks left');
+});

@@ -1,0 +1,67 @@
+// Shared test helpers: scripts, event waits, child-process scenarios.
+
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const testDir = path.dirname(fileURLToPath(import.meta.url));
+export const fixture = (name) => path.join(testDir, 'fixtures', name);
+
+export function tempDir(prefix = 'interlock-test-') {
+  return mkdtempSync(path.join(tmpdir(), prefix));
+}
+
+/** A turn calling one tool. */
+export const call = (name, args, text = '') => ({ text, tool_calls: [{ name, args }] });
+
+/** Script: the model asks for a continue pause, then ends. */
+export const askContinue = [call('ask', { kind: 'continue', message: 'Continue?' }), { text: 'ok' }];
+/** Script: the model asks for a confirm pause, then ends. */
+export const askConfirm = [call('ask', { kind: 'confirm', message: 'Allow?' }), { text: 'ok' }];
+/** Script: the model stalls until interrupted. */
+export const hang = [{ text: 'thinking', hang: true }];
+
+/** Resolves with the next event of type (or any event for 'event') on emitter. */
+export function nextEvent(emitter, type, { timeoutMs = 10_000 } = {}) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      emitter.off(type, on);
+      reject(new Error(`no ${type} event within ${timeoutMs} ms`));
+    }, timeoutMs);
+    const on = (ev) => {
+      clearTimeout(timer);
+      emitter.off(type, on);
+      resolve(ev);
+    };
+    emitter.on(type, on);
+  });
+}
+
+/**
+ * Runs `node file ...args` and resolves with {code, signal, stdout, stderr}.
+ * stdout is a pipe (no TTY) unless opts.stdio says otherwise.
+ */
+export function runNode(file, args = [], { timeoutMs = 60_000, env = {} } = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [file, ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+/** A one-line description of a child's end, for assertion messages. */
+export function describeExit(r) {
+  return `exit ${r.code} signal ${r.signal}\n--- stdout\n${r.stdout.slice(-2000)}\n--- stderr\n${r.stderr.slice(-4000)}`;
+}
