@@ -1,0 +1,50 @@
+/** @jsxRuntime automatic */ // tsx runs this file without tui/tsconfig.json
+import { Box, useApp } from 'ink';
+import type { Session } from '../../node/index.js';
+import { InputTransition, useSessionState } from '../src/index.js';
+import { StatusLine } from './StatusLine.js';
+import { Transcript } from './Transcript.js';
+import { useTranscript } from './useTranscript.js';
+
+export interface ChatAppProps {
+  session: Session;
+  intro: string;
+  /** Called before each prompt (e.g. to recreate the scratch directory). */
+  beforePrompt?: () => void;
+  settleMs?: number;
+}
+
+/** ChatApp: the conversation, a status line and the InputTransition. */
+export function ChatApp({ session, intro, beforePrompt, settleMs }: ChatAppProps) {
+  const { exit } = useApp();
+  const { entries, add } = useTranscript(session, intro);
+  const state = useSessionState(session);
+
+  const submit = (text: string) => {
+    beforePrompt?.();
+    add({ kind: 'user', text, done: true });
+    session.prompt(text).then(
+      (result) => {
+        if (result.error && result.status !== 'interrupted') add({ kind: 'error', text: `Run failed: ${result.error}`, done: true });
+      },
+      (error: Error) => add({ kind: 'error', text: `Could not start: ${error.message}`, done: true }),
+    );
+  };
+
+  return (
+    <Box flexDirection="column">
+      <Transcript entries={entries} />
+      <Box marginTop={1} flexDirection="column">
+        <StatusLine state={state} id={session.id} />
+        <InputTransition
+          session={session}
+          onSubmit={submit}
+          onQuit={exit}
+          settleMs={settleMs}
+          placeholder="Type a prompt and press Enter to run the script (q quits)"
+          onError={(error) => add({ kind: 'error', text: String((error as Error).message ?? error), done: true })}
+        />
+      </Box>
+    </Box>
+  );
+}

@@ -1,0 +1,95 @@
+/** @jsxRuntime automatic */ // tsx runs this file without tui/tsconfig.json
+import { Box, Static, Text } from 'ink';
+import { theme } from '../src/index.js';
+import type { Entry } from './useTranscript.js';
+
+const TOOL_LINES = 8;
+
+const ANSWER: Record<string, { text: string; color: string }> = {
+  approved: { text: '✓ Approved', color: theme.success },
+  denied: { text: '✗ Denied', color: theme.danger },
+  resumed: { text: '↩ Continued', color: theme.paused },
+  timed_out: { text: '✗ Timed out', color: theme.danger },
+};
+
+/**
+ * Transcript prints finished entries once (<Static>) and redraws only the
+ * ones still streaming, so a long conversation costs nothing to keep.
+ */
+export function Transcript({ entries }: { entries: Entry[] }) {
+  const firstOpen = entries.findIndex((e) => !e.done);
+  const done = firstOpen === -1 ? entries : entries.slice(0, firstOpen);
+  const live = firstOpen === -1 ? [] : entries.slice(firstOpen);
+  return (
+    <>
+      <Static items={done}>{(entry) => <EntryView key={entry.id} entry={entry} />}</Static>
+      {live.map((entry) => (
+        <EntryView key={entry.id} entry={entry} />
+      ))}
+    </>
+  );
+}
+
+/** lastLines: the tail of streamed output. */
+function lastLines(text: string, n: number): string[] {
+  const lines = text.replace(/\n$/, '').split('\n');
+  return lines.length > n ? ['…', ...lines.slice(-n)] : lines;
+}
+
+/** firstLines: the head of a result, blank lines dropped. */
+function firstLines(text: string, n: number): string[] {
+  const lines = text.split('\n').filter((line) => line.trim() !== '');
+  return lines.length > n ? [...lines.slice(0, n), '…'] : lines;
+}
+
+function EntryView({ entry }: { entry: Entry }) {
+  switch (entry.kind) {
+    case 'note':
+      return <Text color={theme.muted}>{entry.text}</Text>;
+    case 'user':
+      return (
+        <Box marginTop={1}>
+          <Text color={theme.active} bold>{'> '}{entry.text}</Text>
+        </Box>
+      );
+    case 'assistant':
+      return <Text>{entry.text}</Text>;
+    case 'marker':
+      return <Text color={theme.interrupted}>— {entry.text} —</Text>;
+    case 'error':
+      return <Text color={theme.danger}>{entry.text}</Text>;
+    case 'tool': {
+      // The result repeats the streamed output; show only what it adds.
+      const resultText = entry.result
+        ? entry.output && entry.result.text.startsWith(entry.output.trimEnd())
+          ? entry.result.text.slice(entry.output.trimEnd().length).trim()
+          : entry.result.text.trim()
+        : '';
+      const answer = entry.answer ? (ANSWER[entry.answer] ?? { text: entry.answer, color: theme.muted }) : null;
+      return (
+        <Box flexDirection="column">
+          <Text>
+            <Text color={theme.active}>● {entry.name}</Text> {entry.title}
+          </Text>
+          {answer ? <Text color={answer.color}>{'  '}{answer.text}</Text> : null}
+          {entry.output
+            ? lastLines(entry.output, TOOL_LINES).map((line, i) => (
+                <Text key={i} color={theme.muted}>
+                  {'  │ '}
+                  {line}
+                </Text>
+              ))
+            : null}
+          {resultText
+            ? firstLines(resultText, 4).map((line, i) => (
+                <Text key={i} color={entry.result?.isError ? theme.danger : theme.muted}>
+                  {i === 0 ? '  ⎿ ' : '    '}
+                  {line}
+                </Text>
+              ))
+            : null}
+        </Box>
+      );
+    }
+  }
+}

@@ -1,0 +1,73 @@
+/** @jsxRuntime automatic */ // tsx runs this file without tui/tsconfig.json
+// Interlock demo: a scripted agent in a real engine.
+//
+//   node --import tsx tui/demo/main.tsx            chat: stream, confirm (Y/N), page pause (Enter), stop (Esc)
+//   node --import tsx tui/demo/main.tsx --tasks    task loop; add --pause to start in pause mode
+//
+// Options: --settle-ms N (answer keys ignored N ms after a pause appears; default 250).
+// q (on an empty prompt) or Ctrl+C quits: session, engine and page server are
+// closed and the temporary directory removed.
+
+import { render } from 'ink';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Engine } from '../../node/index.js';
+import { ChatApp } from './ChatApp.js';
+import { chatScript, demoTasks } from './scripts.js';
+import { startPageServer } from './server.js';
+import { TasksApp } from './TasksApp.js';
+
+const { values: opts } = parseArgs({
+  options: {
+    tasks: { type: 'boolean', default: false },
+    pause: { type: 'boolean', default: false },
+    'settle-ms': { type: 'string' },
+  },
+});
+const settleMs = opts['settle-ms'] === undefined ? undefined : Number(opts['settle-ms']);
+
+const workDir = mkdtempSync(join(tmpdir(), 'interlock-demo-'));
+const makeScratch = () => {
+  mkdirSync(join(workDir, 'demo-scratch'), { recursive: true });
+  writeFileSync(join(workDir, 'demo-scratch', 'note.txt'), 'scratch file of the Interlock demo\n');
+};
+makeScratch();
+
+const server = await startPageServer();
+const engine = new Engine({ work_dir: workDir, default_pause_mode: opts.pause });
+const closers: (() => void)[] = [];
+
+let app;
+if (opts.tasks) {
+  const loop = engine.createTaskLoop({ tasks: demoTasks(), pauseMode: opts.pause });
+  closers.push(() => loop.close(), () => loop.session.close());
+  const intro = `Interlock task demo in ${workDir}. ${opts.pause ? 'Pause mode is on.' : 'Press p for pause mode.'}`;
+  app = render(<TasksApp loop={loop} intro={intro} settleMs={settleMs} />);
+} else {
+  const session = engine.createSession({ dir: workDir, script: chatScript(server.url) });
+  closers.push(() => session.close());
+  const intro = `Interlock demo: a scripted agent working in ${workDir}.`;
+  app = render(<ChatApp session={session} intro={intro} beforePrompt={makeScratch} settleMs={settleMs} />);
+}
+
+// A closed terminal or a kill still cleans up (through the finally below).
+// After a hangup the terminal is gone: writes to it fail (EIO), ignore them.
+for (const signal of ['SIGHUP', 'SIGTERM'] as const) process.on(signal, () => app.unmount());
+process.stdout.on('error', () => {});
+
+try {
+  await app.waitUntilExit();
+} finally {
+  for (const close of closers) {
+    try {
+      close();
+    } catch {
+      // already closed
+    }
+  }
+  engine.close(); // interrupts runs, kills tools, closes browsers, waits
+  await server.close();
+  rmSync(workDir, { recursive: true, force: true });
+}

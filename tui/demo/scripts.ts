@@ -1,0 +1,63 @@
+// The scripted model turns the demo plays (every prompt replays them).
+
+import type { ScriptTurn, TaskSpec } from '../../node/index.js';
+
+const STREAM = { chunk_delay_ms: 40 };
+
+/** chatScript: stream text, a safe streaming command, a dangerous one (twice), a paused page, a long tool. */
+export function chatScript(pageUrl: string): ScriptTurn[] {
+  return [
+    {
+      ...STREAM,
+      text: 'Hello! I will start with a safe command whose output streams.',
+      tool_calls: [{ name: 'bash', args: { command: 'for i in 1 2 3 4 5; do echo "step $i of 5"; sleep 0.3; done' } }],
+      usage: { input: 12, output: 14 },
+    },
+    {
+      ...STREAM,
+      text: 'Now I will clean up the scratch directory. That needs your approval.',
+      tool_calls: [{ name: 'bash', args: { command: 'rm -rf ./demo-scratch' } }],
+      usage: { input: 30, output: 16 },
+    },
+    {
+      ...STREAM,
+      text: 'Let me ask once more: approve with Y or deny with N.',
+      tool_calls: [{ name: 'bash', args: { command: 'rm -rf ./demo-scratch && echo "removed demo-scratch"' } }],
+      usage: { input: 44, output: 14 },
+    },
+    {
+      ...STREAM,
+      text: 'Next I will open a page and pause so you can inspect it.',
+      tool_calls: [{ name: 'web', args: { type: 'open_page', url: pageUrl, pause: true } }],
+      usage: { input: 60, output: 15 },
+    },
+    {
+      ...STREAM,
+      text: 'Finally a long job (10 minutes). Press Esc to stop it.',
+      tool_calls: [{ name: 'sleep', args: { ms: 600_000 } }],
+      usage: { input: 80, output: 14 },
+    },
+    { ...STREAM, text: 'All done.', usage: { input: 90, output: 3 } },
+  ];
+}
+
+function bashTask(title: string, command: string, summary: string): TaskSpec {
+  return {
+    title,
+    prompt: title,
+    script: [
+      { ...STREAM, text: `Task: ${title}.`, tool_calls: [{ name: 'bash', args: { command } }] },
+      { ...STREAM, text: summary },
+    ],
+  };
+}
+
+/** demoTasks: four tasks; the third fails (exit 3). */
+export function demoTasks(): TaskSpec[] {
+  return [
+    bashTask('Write the scratch notes', 'mkdir -p demo-scratch && echo hello > demo-scratch/notes.txt && echo "wrote notes"', 'Notes written.'),
+    bashTask('Count to three', 'for i in 1 2 3; do echo "count $i"; sleep 0.3; done', 'Counted.'),
+    bashTask('Run the checks', 'echo "checking..."; exit 3', 'The checks failed.'),
+    { title: 'Summarize', prompt: 'Summarize', script: [{ ...STREAM, text: 'Summary: three tasks ran before this one; one failed.' }] },
+  ];
+}

@@ -1,0 +1,189 @@
+/** @jsxRuntime automatic */ // tsx runs this file without tui/tsconfig.json
+import assert from 'node:assert/strict';
+import { afterEach, describe, it } from 'node:test';
+import { resetSessionStores } from '../store/sessionStore.js';
+import { FakeSession } from '../testing/fakes.js';
+import { cleanup, KEY, manualClock, render, tick } from '../testing/ink.js';
+import { InputTransition } from './InputTransition.js';
+
+afterEach(() => {
+  cleanup();
+  resetSessionStores();
+});
+
+const confirmPause = { id: 'p1', kind: 'confirm', tool: 'Bash', message: 'Potentially dangerous command', details: 'rm -rf ./demo-scratch' } as const;
+const continuePause = { id: 'p2', kind: 'continue', tool: 'WebSearch', message: 'Page loaded: http://127.0.0.1:8080/' } as const;
+
+async function setup(session = new FakeSession(), props: { onSubmit?: (t: string) => void; onQuit?: () => void } = {}) {
+  const clock = manualClock();
+  const errors: unknown[] = [];
+  const ui = await render(
+    <InputTransition session={session} now={clock.now} onError={(e) => errors.push(e)} {...props} />,
+  );
+  /** update applies an engine change and lets it render. */
+  const update = async (change: () => void) => {
+    change();
+    await tick();
+  };
+  return { session, clock, errors, ui, update };
+}
+
+describe('InputTransition states', () => {
+  it('idle: the prompt with its placeholder', async () => {
+    const { ui } = await setup();
+    assert.equal(ui.frame(), '> Type a prompt and press Enter');
+    ui.unmount();
+  });
+
+  it('running: the spinner, "Thinking..." and the Esc hint', async () => {
+    const { ui, session, update } = await setup();
+    await update(() => session.set({ status: 'running' }));
+    assert.equal(ui.frame(), '⠋ Thinking... (Esc to stop)');
+    ui.unmount();
+  });
+
+  it('paused: the pause indicator in place of "Thinking..."', async () => {
+    const { ui, session, update } = await setup();
+    await update(() => session.set({ status: 'running' }));
+    await update(() => session.pauseWith(continuePause));
+    assert.equal(ui.frame(), '⏸ WebSearch paused: Page loaded: http://127.0.0.1:8080/\n(Press Enter to continue, Esc to stop)');
+    await update(() => session.resume('p2'));
+    assert.equal(ui.frame(), '⠋ Thinking... (Esc to stop)');
+    await update(() => session.pauseWith(confirmPause));
+    assert.equal(ui.frame(), '⚠️ Bash: Potentially dangerous command\nrm -rf ./demo-scratch\n[Y] Approve  [N] Deny  [Esc] Cancel');
+    ui.unmount();
+  });
+
+  it('stopping: "Stopping…"; interrupted: the reason above the prompt', async () => {
+    const { ui, session, update } = await setup();
+    await update(() => session.set({ status: 'stopping' }, 'stopping'));
+    assert.equal(ui.frame(), 'Stopping…');
+    await update(() => session.interrupt('user_stop'));
+    assert.equal(ui.frame(), 'Stopped by you\n> Type a prompt and press Enter');
+    await update(() => session.close());
+    assert.equal(ui.frame(), 'Session closed');
+    ui.unmount();
+  });
+});
+
+describe('InputTransition keys (seed 000 keyboard table)', () => {
+  it('running: Esc interrupts; other keys do nothing', async () => {
+    const { ui, session, update } = await setup();
+    await update(() => session.set({ status: 'running' }));
+    await ui.press('y', 'n', KEY.enter);
+    assert.deepEqual(session.calls, []);
+    await ui.press(KEY.escape);
+    assert.deepEqual(session.calls, [['interrupt', 'user_stop']]);
+    assert.equal(ui.frame(), 'Stopped by you\n> Type a prompt and press Enter');
+    ui.unmount();
+  });
+
+  it('continue pause: Enter resumes that pause', async () => {
+    const { ui, session, clock, update } = await setup();
+    await update(() => session.pauseWith(continuePause));
+    clock.advance(250);
+    await ui.press(KEY.enter);
+    assert.deepEqual(session.calls, [['resume', 'p2']]);
+    assert.equal(ui.frame(), '⠋ Thinking... (Esc to stop)');
+    ui.unmount();
+  });
+
+  it('continue pause: Esc interrupts', async () => {
+    const { ui, session, update } = await setup();
+    await update(() => session.pauseWith(continuePause));
+    await ui.press(KEY.escape);
+    assert.deepEqual(session.calls, [['interrupt', 'user_stop']]);
+    ui.unmount();
+  });
+
+  for (const [key, approved] of [['y', true], ['n', false]] as const) {
+    it(`confirm pause: ${key} ${approved ? 'approves' : 'denies'} that pause`, async () => {
+      const { ui, session, clock, update } = await setup();
+      await update(() => session.pauseWith(confirmPause));
+      clock.advance(250);
+      await ui.press(key);
+      assert.deepEqual(session.calls, [['confirm', approved, undefined, 'p1']]);
+      ui.unmount();
+    });
+  }
+
+  it('confirm pause: Esc interrupts', async () => {
+    const { ui, session, update } = await setup();
+    await update(() => session.pauseWith(confirmPause));
+    await ui.press(KEY.escape);
+    assert.deepEqual(session.calls, [['interrupt', 'user_stop']]);
+    assert.equal(ui.frame(), 'Stopped by you\n> Type a prompt and press Enter');
+    ui.unmount();
+  });
+
+  it('keys typed before and just after a pause appears never answer it', async () => {
+    const { ui, session, clock, update } = await setup();
+    await update(() => session.set({ status: 'running' }));
+    await ui.press('y', KEY.enter); // before: the running state ignores them
+    await update(() => session.pauseWith(confirmPause));
+    await ui.press('y'); // at once
+    clock.advance(200);
+    await ui.press('y', 'n'); // just after
+    assert.deepEqual(session.calls, []);
+    clock.advance(50); // settled
+    await ui.press('y');
+    assert.deepEqual(session.calls, [['confirm', true, undefined, 'p1']]);
+    ui.unmount();
+  });
+
+  it('the next pause is answered by its own id, after its own settle time', async () => {
+    const { ui, session, clock, update } = await setup();
+    await update(() => session.pauseWith(confirmPause));
+    await update(() => session.pauseWith({ ...confirmPause, id: 'p3', details: 'rm -rf ./other' }));
+    clock.advance(300);
+    await ui.press('y'); // answers p1; p3 becomes the current pause
+    assert.match(ui.frame(), /rm -rf \.\/other/);
+    await ui.press('y'); // too soon for p3
+    assert.deepEqual(session.calls, [['confirm', true, undefined, 'p1']]);
+    clock.advance(300);
+    await ui.press('n');
+    assert.deepEqual(session.calls, [['confirm', true, undefined, 'p1'], ['confirm', false, undefined, 'p3']]);
+    ui.unmount();
+  });
+
+  it('a failed answer goes to onError', async () => {
+    const { ui, session, clock, update, errors } = await setup();
+    await update(() => session.pauseWith(confirmPause));
+    session.holdEvents = true; // the UI still shows p1 ...
+    session.confirm(true, undefined, 'p1'); // ... that another client answered
+    clock.advance(300);
+    await ui.press('n');
+    assert.equal((errors[0] as { code?: string }).code, 'ERR_NOT_PAUSED');
+    ui.unmount();
+  });
+
+  it('idle: typing and Enter submit a prompt; q on an empty prompt quits', async () => {
+    const submitted: string[] = [];
+    let quit = 0;
+    const { ui } = await setup(new FakeSession(), { onSubmit: (t) => submitted.push(t), onQuit: () => quit++ });
+    await ui.press('h', 'i', KEY.enter);
+    assert.deepEqual(submitted, ['hi']);
+    await ui.press('a', 'q');
+    assert.equal(ui.frame(), '> aq');
+    assert.equal(quit, 0);
+    await ui.press('\u007f', '\u007f', 'q');
+    assert.equal(quit, 1);
+    ui.unmount();
+  });
+});
+
+describe('TextInput in InputTransition', () => {
+  it('submits when Enter arrives in the same chunk as the text (tmux send-keys, fast typing)', async () => {
+    const submitted: string[] = [];
+    let quit = 0;
+    const { ui } = await setup(new FakeSession(), { onSubmit: (t) => submitted.push(t), onQuit: () => quit++ });
+    await ui.press('go\r');
+    assert.deepEqual(submitted, ['go']);
+    await ui.press('g', 'o', 'o', '\u007f', KEY.enter);
+    assert.deepEqual(submitted, ['go', 'go']);
+    await ui.press('quick\rq');
+    assert.deepEqual(submitted, ['go', 'go', 'quick']);
+    assert.equal(quit, 0, 'a q inside a chunk is text');
+    assert.equal(ui.frame(), '> q');
+  });
+});

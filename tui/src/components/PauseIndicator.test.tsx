@@ -1,0 +1,119 @@
+/** @jsxRuntime automatic */ // tsx runs this file without tui/tsconfig.json
+import assert from 'node:assert/strict';
+import { afterEach, describe, it } from 'node:test';
+import { cleanup, KEY, manualClock, render } from '../testing/ink.js';
+import type { PauseDecision, PauseView } from '../types.js';
+import { PauseIndicator } from './PauseIndicator.js';
+
+const pageLoaded: PauseView = {
+  id: 'p-web', kind: 'continue', source: 'tool', toolName: 'WebSearch', message: 'Page loaded: https://example.test/',
+};
+const dangerous: PauseView = {
+  id: 'p-bash', kind: 'confirm', source: 'tool', toolName: 'Bash', message: 'Potentially dangerous command', details: 'rm -rf /important/*',
+};
+
+function recorder() {
+  const decisions: [PauseDecision, string][] = [];
+  return { decisions, onDecision: (d: PauseDecision, id: string) => void decisions.push([d, id]) };
+}
+
+afterEach(cleanup);
+
+describe('PauseIndicator', () => {
+  it('renders a continue pause as the seed says', async () => {
+    const ui = await render(<PauseIndicator pause={pageLoaded} />);
+    assert.equal(
+      ui.frame(),
+      '⏸ WebSearch paused: Page loaded: https://example.test/\n(Press Enter to continue, Esc to stop)',
+    );
+    ui.unmount();
+  });
+
+  it('renders a confirm pause with the command on its own line', async () => {
+    const ui = await render(<PauseIndicator pause={dangerous} />);
+    assert.equal(
+      ui.frame(),
+      '⚠️ Bash: Potentially dangerous command\nrm -rf /important/*\n[Y] Approve  [N] Deny  [Esc] Cancel',
+    );
+    ui.unmount();
+  });
+
+  for (const [name, pause, key, decision] of [
+    ['continue: Enter resumes', pageLoaded, KEY.enter, 'resume'],
+    ['continue: Esc cancels', pageLoaded, KEY.escape, 'cancel'],
+    ['confirm: y approves', dangerous, 'y', 'approve'],
+    ['confirm: Y approves', dangerous, 'Y', 'approve'],
+    ['confirm: n denies', dangerous, 'n', 'deny'],
+    ['confirm: Esc cancels', dangerous, KEY.escape, 'cancel'],
+  ] as const) {
+    it(`${name}, naming the pause`, async () => {
+      const clock = manualClock();
+      const { decisions, onDecision } = recorder();
+      const ui = await render(<PauseIndicator pause={pause} onDecision={onDecision} now={clock.now} />);
+      clock.advance(250);
+      await ui.press(key);
+      assert.deepEqual(decisions, [[decision, pause.id]]);
+      ui.unmount();
+    });
+  }
+
+  it('ignores keys that answer the other kind of pause', async () => {
+    const clock = manualClock();
+    const { decisions, onDecision } = recorder();
+    const ui = await render(<PauseIndicator pause={pageLoaded} onDecision={onDecision} now={clock.now} />);
+    clock.advance(1000);
+    await ui.press('y', 'n', 'x', ' ');
+    assert.deepEqual(decisions, []);
+    ui.rerender(<PauseIndicator pause={dangerous} onDecision={onDecision} now={clock.now} />);
+    clock.advance(1000);
+    await ui.press(KEY.enter, 'x');
+    assert.deepEqual(decisions, []);
+    ui.unmount();
+  });
+
+  it('ignores answer keys during the settle time, but never Esc', async () => {
+    const clock = manualClock();
+    const { decisions, onDecision } = recorder();
+    const ui = await render(<PauseIndicator pause={dangerous} onDecision={onDecision} now={clock.now} settleMs={250} />);
+    await ui.press('y');
+    clock.advance(249);
+    await ui.press('y', 'n');
+    assert.deepEqual(decisions, [], 'typed within 250 ms of the pause appearing');
+    await ui.press(KEY.escape);
+    assert.deepEqual(decisions, [['cancel', 'p-bash']]);
+    clock.advance(1);
+    await ui.press('n');
+    assert.deepEqual(decisions, [['cancel', 'p-bash'], ['deny', 'p-bash']]);
+    ui.unmount();
+  });
+
+  it('answers a pause once, and a new pause gets its own settle time', async () => {
+    const clock = manualClock();
+    const { decisions, onDecision } = recorder();
+    const ui = await render(<PauseIndicator pause={dangerous} onDecision={onDecision} now={clock.now} />);
+    clock.advance(300);
+    await ui.press('y', 'y', 'n');
+    assert.deepEqual(decisions, [['approve', 'p-bash']]);
+
+    const next: PauseView = { ...dangerous, id: 'p-bash-2', details: 'rm -rf ./other' };
+    ui.rerender(<PauseIndicator pause={next} onDecision={onDecision} now={clock.now} />);
+    await ui.press('y');
+    assert.deepEqual(decisions, [['approve', 'p-bash']], 'a key right after the new pause appeared');
+    clock.advance(300);
+    await ui.press('n');
+    assert.deepEqual(decisions, [['approve', 'p-bash'], ['deny', 'p-bash-2']]);
+    ui.unmount();
+  });
+
+  it('listens to no key when inactive', async () => {
+    const clock = manualClock();
+    const { decisions, onDecision } = recorder();
+    const ui = await render(
+      <PauseIndicator pause={dangerous} onDecision={onDecision} now={clock.now} isActive={false} />,
+    );
+    clock.advance(1000);
+    await ui.press('y', KEY.escape);
+    assert.deepEqual(decisions, []);
+    ui.unmount();
+  });
+});

@@ -1,0 +1,237 @@
+// In-memory fakes of the addon's Session and TaskLoop (node/index.d.ts) for
+// unit tests: they record every call, and tests drive them to emit events
+// and bump the version like the engine does.
+
+import type {
+  ControlSignal,
+  EngineEvent,
+  EventType,
+  HistoryMessage,
+  PauseInfo,
+  Reason,
+  RunResult,
+  Session,
+  SessionSnapshot,
+  Status,
+  TaskEventType,
+  TaskLoop,
+  TaskLoopEvent,
+  TaskLoopState,
+} from '../../../node/index.js';
+
+export type Call = [method: string, ...args: unknown[]];
+
+const STATUS_CODE: Record<Status, number> = { idle: 0, running: 1, interrupted: 2, paused: 3, stopping: 4, closed: 5 };
+const LABEL: Record<Reason, string> = {
+  user_stop: 'Stopped by you',
+  emergency_stop: 'Stopped by emergency stop',
+  server_restart: 'Interrupted by server restart',
+  system_stop: 'Stopped by the system (resource protection)',
+  timeout: 'Stopped: timed out',
+};
+
+function codedError(code: string, message: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+
+/** Event listeners by type, 'event' getting everything. */
+class Listeners<T extends { type: string }> {
+  private byType = new Map<string, Set<(ev: T) => void>>();
+  add(type: string, fn: (ev: T) => void) {
+    if (!this.byType.has(type)) this.byType.set(type, new Set());
+    this.byType.get(type)!.add(fn);
+  }
+  remove(type: string, fn: (ev: T) => void) {
+    this.byType.get(type)?.delete(fn);
+  }
+  count(type = 'event'): number {
+    return this.byType.get(type)?.size ?? 0;
+  }
+  emit(ev: T) {
+    for (const fn of [...(this.byType.get(ev.type) ?? [])]) fn(ev);
+    for (const fn of [...(this.byType.get('event') ?? [])]) fn(ev);
+  }
+}
+
+/** FakeSession is a Session whose state tests set; answers are checked by pause id like the engine does. */
+export class FakeSession implements Session {
+  readonly id: string;
+  readonly calls: Call[] = [];
+  /** How many times snapshot() was read. */
+  snapshotReads = 0;
+  /** Set false to make on() throw, as if events were unavailable. */
+  eventsAvailable = true;
+  /** Set true to queue events until flushEvents(), as if delivery lagged the engine. */
+  holdEvents = false;
+  private held: EngineEvent[] = [];
+  readonly listeners = new Listeners<EngineEvent>();
+  private snap: SessionSnapshot;
+  private closed = false;
+
+  constructor(id = 'fake-1') {
+    this.id = id;
+    this.snap = {
+      id, status: 'idle', version: 1, pause: null, pauses: [], interruption: null,
+      step: 0, tokens: { input: 0, output: 0 }, model: 'scripted', pause_requested: false,
+    };
+  }
+
+  get status(): Status { return this.snap.status; }
+  get statusCode(): number { return STATUS_CODE[this.snap.status]; }
+  get version(): number {
+    if (this.closed) throw codedError('ERR_UNKNOWN_SESSION', `unknown session ${this.id}`);
+    return this.snap.version;
+  }
+  get pauseState(): PauseInfo | null { return this.snap.pause; }
+
+  snapshot(): SessionSnapshot {
+    if (this.closed) throw codedError('ERR_UNKNOWN_SESSION', `unknown session ${this.id}`);
+    this.snapshotReads++;
+    return structuredClone(this.snap);
+  }
+  history(): HistoryMessage[] { return []; }
+  prompt(text: string): Promise<RunResult> {
+    this.calls.push(['prompt', text]);
+    this.set({ status: 'running', interruption: null }, 'run_started');
+    return Promise.resolve({ status: 'running' });
+  }
+  continue(): Promise<RunResult> {
+    this.calls.push(['continue']);
+    return Promise.resolve({ status: this.snap.status });
+  }
+  resume(pauseId?: string): void {
+    this.calls.push(['resume', pauseId]);
+    this.answer(pauseId, 'continue', 'resumed');
+  }
+  confirm(approved: boolean, reason?: string, pauseId?: string): void {
+    this.calls.push(['confirm', approved, reason, pauseId]);
+    this.answer(pauseId, 'confirm', approved ? 'approved' : 'denied');
+  }
+  interrupt(reason: Reason = 'user_stop'): void {
+    this.calls.push(['interrupt', reason]);
+    this.set({
+      status: 'interrupted', pause: null, pauses: [],
+      interruption: { reason, label: LABEL[reason], at: new Date(0).toISOString(), resumable: true },
+    }, 'interrupted', { reason });
+  }
+  signal(sig: ControlSignal): void { this.calls.push(['signal', sig]); }
+  on(type: EventType | 'event', fn: (ev: EngineEvent) => void): this {
+    if (!this.eventsAvailable) throw codedError('ERR_UNSUPPORTED', 'events unavailable');
+    this.listeners.add(type, fn);
+    return this;
+  }
+  off(type: EventType | 'event', fn: (ev: EngineEvent) => void): this {
+    this.listeners.remove(type, fn);
+    return this;
+  }
+  close(): void {
+    this.calls.push(['close']);
+    this.set({ status: 'closed' }, 'closed');
+    this.closed = true;
+  }
+
+  // ---- test drivers ----
+
+  /** set changes the state, bumps the version and emits one event (with events off, it only bumps). */
+  set(patch: Partial<SessionSnapshot>, type: EventType = 'run_started', extra: Partial<EngineEvent> = {}): void {
+    this.snap = { ...this.snap, ...patch, version: this.snap.version + 1 };
+    const ev: EngineEvent = {
+      session: this.id, version: this.snap.version, type, status: this.snap.status,
+      pause: this.snap.pause ?? undefined, step: this.snap.step, at: new Date(0).toISOString(), ...extra,
+    };
+    if (this.holdEvents) this.held.push(ev);
+    else this.listeners.emit(ev);
+  }
+
+  /** flushEvents delivers the events queued while holdEvents was set. */
+  flushEvents(): void {
+    const held = this.held;
+    this.held = [];
+    for (const ev of held) this.listeners.emit(ev);
+  }
+
+  /** pauseWith adds a pending pause (the oldest stays the current one) and emits 'paused'. */
+  pauseWith(pause: Partial<PauseInfo> & Pick<PauseInfo, 'id' | 'kind'>): PauseInfo {
+    const full: PauseInfo = { source: 'tool', message: '', step: this.snap.step, at: new Date(0).toISOString(), ...pause };
+    const pauses = [...this.snap.pauses, full];
+    this.set({ status: 'paused', pauses, pause: pauses[0] }, 'paused');
+    return full;
+  }
+
+  /** reemit emits an event at the current version: a duplicate that must change nothing. */
+  reemit(type: EventType = 'text'): void {
+    this.listeners.emit({
+      session: this.id, version: this.snap.version, type, status: this.snap.status,
+      step: this.snap.step, at: new Date(0).toISOString(),
+    });
+  }
+
+  private answer(pauseId: string | undefined, kind: PauseInfo['kind'], answer: EngineEvent['answer']) {
+    const pause = this.snap.pauses.find((p) => p.id === (pauseId ?? this.snap.pause?.id));
+    if (!pause) throw codedError('ERR_NOT_PAUSED', `no pending pause ${pauseId ?? ''}`);
+    if (pause.kind !== kind) throw codedError('ERR_INVALID_ARGUMENT', `pause ${pause.id} is a ${pause.kind} pause`);
+    const pauses = this.snap.pauses.filter((p) => p !== pause);
+    this.set({ pauses, pause: pauses[0] ?? null, status: pauses.length ? 'paused' : 'running' }, 'pause_answered', { answer });
+  }
+}
+
+/** FakeTaskLoop is a TaskLoop whose state tests set. */
+export class FakeTaskLoop implements TaskLoop {
+  readonly id = 'loop-1';
+  readonly session: Session;
+  readonly calls: Call[] = [];
+  readonly listeners = new Listeners<TaskLoopEvent>();
+  private st: TaskLoopState;
+
+  constructor(titles: string[], opts: { pauseMode?: boolean; session?: Session } = {}) {
+    this.session = opts.session ?? new FakeSession();
+    this.st = {
+      id: this.id, current: -1, pause_mode: opts.pauseMode ?? false, paused: false,
+      completed: 0, failed: 0, done: false, version: 1,
+      tasks: titles.map((title, index) => ({ index, title, status: 'pending' })),
+    };
+  }
+
+  state(): TaskLoopState { return structuredClone(this.st); }
+  run(): Promise<TaskLoopState> { this.calls.push(['run']); return Promise.resolve(this.state()); }
+  setPauseMode(on: boolean): void {
+    this.calls.push(['setPauseMode', on]);
+    this.set({ pause_mode: on }, 'pause_mode_changed');
+  }
+  isPauseMode(): boolean { return this.st.pause_mode; }
+  continue(): void { this.calls.push(['continue']); }
+  next(): void { this.calls.push(['next']); }
+  continueAll(): void { this.calls.push(['continueAll']); }
+  on(type: TaskEventType | 'event', fn: (ev: TaskLoopEvent) => void): this { this.listeners.add(type, fn); return this; }
+  off(type: TaskEventType | 'event', fn: (ev: TaskLoopEvent) => void): this { this.listeners.remove(type, fn); return this; }
+  close(): void { this.calls.push(['close']); }
+
+  // ---- test drivers ----
+
+  /** set changes the state, bumps the version and emits one event. */
+  set(patch: Partial<TaskLoopState>, type: TaskEventType): void {
+    this.st = { ...this.st, ...patch, version: this.st.version + 1 };
+    this.listeners.emit({ loop: this.id, version: this.st.version, type, at: new Date(0).toISOString() });
+  }
+
+  /** begin marks task i running. */
+  begin(i: number): void {
+    this.st.tasks = this.st.tasks.map((t) => (t.index === i ? { ...t, status: 'running' } : t));
+    this.set({ current: i }, 'task_begin');
+  }
+
+  /** end finishes task i (failed when error is given) and, in pause mode, pauses unless it was the last. */
+  end(i: number, error?: string): void {
+    this.st.tasks = this.st.tasks.map((t) =>
+      t.index === i ? { ...t, status: error ? 'failed' : 'completed', ...(error ? { error } : {}) } : t,
+    );
+    const last = i === this.st.tasks.length - 1;
+    this.set({
+      current: i,
+      completed: this.st.completed + (error ? 0 : 1),
+      failed: this.st.failed + (error ? 1 : 0),
+      paused: this.st.pause_mode && !last,
+      done: last,
+    }, error ? 'failed' : 'task_end');
+  }
+}

@@ -1,0 +1,58 @@
+// View types of the TUI: what the components render, derived from the
+// engine's snapshots (node/index.d.ts). The TUI never decides state.
+
+import type { PauseKind, PauseSource, Reason, Session, Status, TaskLoop, Tokens } from '../../node/index.js';
+
+/** The current pause as the TUI shows it (seed 000's PauseInfo, plus its id). */
+export interface PauseView {
+  /** Engine pause id: every answer names it, so a stale key can't answer a later pause. */
+  id: string;
+  kind: PauseKind;
+  /** What raised it: a tool, a pause signal, or a task loop between tasks. */
+  source: PauseSource;
+  /** Who is asking: "Bash", "WebSearch"... */
+  toolName: string;
+  message: string;
+  /** E.g. the command a confirm pause is about. */
+  details?: string;
+}
+
+/** Why the last run stopped, as shown to the user. */
+export interface InterruptionView {
+  reason: Reason;
+  /** "Stopped by you", "Stopped by emergency stop"... */
+  label: string;
+  resumable: boolean;
+}
+
+/** One immutable snapshot of a session (seed 000's RustSessionSnapshot). */
+export interface SessionState {
+  status: Status;
+  /** status === 'running': show "Thinking...". */
+  isLoading: boolean;
+  /** status === 'paused': show the pause. */
+  isPaused: boolean;
+  /** The oldest pending pause while paused, else null. */
+  pauseInfo: PauseView | null;
+  model: string | null;
+  tokens: Tokens;
+  /** The engine's monotonic version this snapshot was read at. */
+  version: number;
+  /** The last interruption, kept while status is 'interrupted'; else null. */
+  interruption: InterruptionView | null;
+}
+
+/** The part of Session the TUI uses: a real Session, or a test fake. */
+export type SessionLike = Pick<
+  Session,
+  'id' | 'status' | 'version' | 'pauseState' | 'snapshot' | 'resume' | 'confirm' | 'interrupt' | 'on' | 'off'
+>;
+
+/** The part of TaskLoop the TUI uses. */
+export type TaskLoopLike = Pick<
+  TaskLoop,
+  'id' | 'state' | 'setPauseMode' | 'continue' | 'next' | 'continueAll' | 'on' | 'off'
+>;
+
+/** What the user decided at a pause (dialogs report it; their owner acts on it). */
+export type PauseDecision = 'resume' | 'approve' | 'deny' | 'cancel';

@@ -1,0 +1,183 @@
+// Drives the demo in a real terminal (tmux) for the end-to-end tests: start
+// it, type keys, read the screen. Waiting means polling the screen for text
+// with a deadline: observing, never sleeping for ordering.
+
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root (tui/test/ is two levels down). */
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * whyNoDemo says why the demo can't run here (no tmux, the addon does not
+ * load), or null when it can. The addon is loaded in a child process: this
+ * process stays free of the Go runtime.
+ */
+export function whyNoDemo(): string | null {
+  if (spawnSync('tmux', ['-V']).status !== 0) return 'tmux is not installed (apt-get install tmux)';
+  const probe = spawnSync(
+    process.execPath,
+    ['-e', "import('./node/index.js').then((m) => new m.Engine().close())"],
+    { cwd: ROOT, encoding: 'utf8', timeout: 30_000 },
+  );
+  if (probe.status !== 0) {
+    const reason = (probe.stderr || probe.error?.message || `exit ${probe.status}`).trim().split('\n').slice(0, 3).join(' ');
+    return `the addon (node/index.js) does not load yet: ${reason}`;
+  }
+  return null;
+}
+
+/** A tmux-driven terminal on a private tmux server (its own socket). */
+export class Terminal {
+  private readonly socket = `interlock-test-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  private readonly target = 'demo';
+
+  /**
+   * start runs args (node ...) in a 120x40 terminal, in the repo root,
+   * outside CI mode (Ink renders only the last frame in CI). A shell runs it
+   * and prints "[demo exited N]" after it, which exitStatus reads.
+   */
+  start(args: string[], { width = 120, height = 40 } = {}): void {
+    const quoted = args.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+    this.tmux('-f', '/dev/null', 'new-session', '-d', '-s', this.target, '-x', String(width), '-y', String(height), '-c', ROOT,
+      `env -u CI -u CONTINUOUS_INTEGRATION ${quoted}; echo "[demo exited $?]"; sleep 600`);
+    this.tmux('set-option', '-t', this.target, 'history-limit', '5000');
+  }
+
+  /** The demo's pid (the child of the pane's shell). */
+  pid(): number {
+    const shell = Number(this.tmux('display-message', '-p', '-t', this.target, '#{pane_pid}').trim());
+    const [demo] = descendants(shell);
+    if (!demo) throw new Error(`the demo is not running (shell ${shell}); the screen:\n${this.screen()}`);
+    return demo;
+  }
+
+  /** keys sends tmux key names ("Enter", "Escape", "y") or literal text (literal: true). */
+  keys(keys: string, { literal = false } = {}): void {
+    this.tmux('send-keys', '-t', this.target, ...(literal ? ['-l', keys] : [keys]));
+  }
+
+  /** screen is the whole scrollback and screen, wrapped lines joined. */
+  screen(): string {
+    return this.tmux('capture-pane', '-p', '-J', '-t', this.target, '-S', '-');
+  }
+
+  /** waitFor polls the screen until test passes; it throws with the screen at the deadline. */
+  async waitFor(what: string | RegExp | ((screen: string) => boolean), timeoutMs = 20_000): Promise<string> {
+    const test = typeof what === 'function' ? what : (s: string) => (typeof what === 'string' ? s.includes(what) : what.test(s));
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const screen = this.screen();
+      if (test(screen)) return screen;
+      if (Date.now() > deadline) {
+        throw new Error(`timed out after ${timeoutMs} ms waiting for ${String(what)} (${this.describe()}); the screen:\n${screen.trimEnd()}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  /**
+   * answer presses key at a prompt until its effect shows. A prompt ignores
+   * answer keys for a short settle time after it appears (a person never
+   * answers that fast); a key pressed in that window is dropped, and pressed
+   * again here while the screen still shows no effect.
+   */
+  async answer(key: string, effect: (screen: string) => boolean, timeoutMs = 20_000): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      this.keys(key);
+      try {
+        return await this.waitFor(effect, 1_000);
+      } catch (error) {
+        if (Date.now() > deadline) throw error;
+      }
+    }
+  }
+
+  /** describe says whether the demo still runs, for failure messages. */
+  describe(): string {
+    const status = this.exitStatus();
+    return status === null ? 'the demo is running' : `the demo exited with status ${status}`;
+  }
+
+  /** exitStatus is the demo's exit status once it has exited (128+N: killed by signal N), else null. */
+  exitStatus(): number | null {
+    const exited = /\[demo exited (\d+)\]/.exec(this.screen());
+    return exited ? Number(exited[1]) : null;
+  }
+
+  /** waitForExit polls until the demo has exited and returns its status. */
+  async waitForExit(timeoutMs = 20_000): Promise<number> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const status = this.exitStatus();
+      if (status !== null) return status;
+      if (Date.now() > deadline) throw new Error(`the demo did not exit within ${timeoutMs} ms; the screen:\n${this.screen()}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  /** close kills the private tmux server (and anything still in it) and removes its socket. */
+  close(): void {
+    const socketPath = spawnSync('tmux', ['-L', this.socket, 'display-message', '-p', '#{socket_path}'], { encoding: 'utf8' })
+      .stdout?.trim();
+    spawnSync('tmux', ['-L', this.socket, 'kill-server']);
+    if (socketPath) rmSync(socketPath, { force: true });
+  }
+
+  private tmux(...args: string[]): string {
+    return execFileSync('tmux', ['-L', this.socket, ...args], { encoding: 'utf8' });
+  }
+}
+
+/** descendants lists the pids of every process under pid (from /proc). */
+export function descendants(pid: number): number[] {
+  const found: number[] = [];
+  const visit = (parent: number) => {
+    for (const task of safeList(`/proc/${parent}/task`)) {
+      const children = safeRead(`/proc/${parent}/task/${task}/children`).trim();
+      for (const child of children ? children.split(/\s+/).map(Number) : []) {
+        found.push(child);
+        visit(child);
+      }
+    }
+  };
+  visit(pid);
+  return found;
+}
+
+/** alive reports whether a process exists (and is not a zombie). */
+export function alive(pid: number): boolean {
+  const stat = safeRead(`/proc/${pid}/stat`);
+  return stat !== '' && stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+}
+
+/** cpuSeconds is the user+system CPU time a process used so far. */
+export function cpuSeconds(pid: number, ticksPerSecond: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime and stime are fields 14 and 15 of /proc/pid/stat; fields[0] here is field 3.
+  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
+}
+
+/** clockTicks is the kernel's USER_HZ (getconf CLK_TCK). */
+export function clockTicks(): number {
+  return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+}
+
+function safeList(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return []; // the process is gone
+  }
+}
+
+function safeRead(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+}

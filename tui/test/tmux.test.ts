@@ -1,0 +1,118 @@
+// End-to-end: the demo in a real terminal (tmux), driven by keys, judged by
+// what the screen shows. Needs tmux and the built addon; without them it
+// skips and says why (INTERLOCK_REQUIRE_DEMO=1 makes that a failure).
+//
+//   node --import tsx --test tui/test/tmux.test.ts
+
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { afterEach, describe, it } from 'node:test';
+import { alive, descendants, Terminal, whyNoDemo } from './terminal.js';
+
+const missing = whyNoDemo();
+if (missing && process.env.INTERLOCK_REQUIRE_DEMO === '1') throw new Error(`the demo can't run: ${missing}`);
+const skip = missing ? `skipped: ${missing}` : false;
+
+const DEMO = [process.execPath, '--import', 'tsx', 'tui/demo/main.tsx'];
+const count = (screen: string, text: string) => screen.split(text).length - 1;
+
+let term: Terminal | undefined;
+afterEach(() => {
+  term?.close();
+  term = undefined;
+});
+
+describe('demo in a real terminal', { skip, timeout: 120_000 }, () => {
+  it('streams, asks to confirm (N then Y), pauses on a page (Enter), stops (Esc), replays, quits cleanly', async () => {
+    term = new Terminal();
+    term.start(DEMO);
+    const intro = await term.waitFor(/working in (\S+)\./);
+    const workDir = /working in (\S+)\./.exec(intro)![1];
+    await term.waitFor('> Type a prompt');
+
+    term.keys('go', { literal: true });
+    term.keys('Enter');
+    await term.waitFor('step 5 of 5'); // a safe command's output streamed
+
+    // A dangerous command asks; N denies it and the model sees the denial.
+    await term.waitFor('⚠️ Bash: Potentially dangerous command');
+    let screen = await term.waitFor('[Y] Approve  [N] Deny  [Esc] Cancel');
+    assert.match(screen, /^rm -rf \.\/demo-scratch$/m, 'the command on its own line');
+    screen = await term.answer('n', (s) => s.includes('Command denied by user'));
+    assert.ok(existsSync(`${workDir}/demo-scratch`), 'denied: the directory is still there');
+
+    // Asked again; Y approves and the command runs.
+    await term.waitFor(/^rm -rf \.\/demo-scratch && echo "removed demo-scratch"\n\[Y\] Approve/m);
+    await term.answer('y', (s) => s.includes('✓ Approved'));
+    await term.waitFor(/│ removed demo-scratch/);
+    assert.ok(!existsSync(`${workDir}/demo-scratch`), 'approved: the directory is gone');
+
+    // The web tool pauses on the page served by the demo; Enter continues.
+    screen = await term.waitFor('(Press Enter to continue, Esc to stop)');
+    assert.match(screen, /⏸ WebSearch paused: Page loaded: http:\/\/127\.0\.0\.1:\d+\//);
+    const browsers = descendants(term.pid());
+    await term.answer('Enter', (s) => s.includes('Title: Interlock demo page'));
+
+    // A long tool; Esc stops it at once.
+    await term.waitFor('sleeping... 1s');
+    await term.waitFor('Thinking... (Esc to stop)');
+    term.keys('Escape');
+    // The store and the transcript render separately: wait for the whole picture.
+    await term.waitFor((s) =>
+      s.includes('Stopped by you') &&
+      s.includes('⎿ interrupted before completion') && // the tool's result in the history
+      s.includes('— Agent interrupted —') && // the history's marker
+      /· interrupted\n/.test(s), // the status line
+    );
+
+    // A new prompt replays the script; Esc at its first confirm stops it too.
+    term.keys('again', { literal: true });
+    term.keys('Enter');
+    await term.waitFor((s) => count(s, 'Now I will clean up') === 2 && /^\[Y\] Approve {2}\[N\] Deny {2}\[Esc\] Cancel$/m.test(s));
+    term.keys('Escape');
+    await term.waitFor((s) => count(s, '— Agent interrupted —') === 2);
+
+    // q on the empty prompt quits: exit 0, temp dir removed, no browser left.
+    term.keys('q');
+    assert.equal(await term.waitForExit(), 0);
+    assert.ok(!existsSync(workDir), `the demo removed ${workDir}`);
+    const left = browsers.filter(alive);
+    assert.deepEqual(left, [], `processes of the demo still running: ${left.join(' ')}`);
+  });
+
+  it('task loop in pause mode: pauses after each task, shows the failure, completes', async () => {
+    term = new Terminal();
+    term.start([...DEMO, '--tasks', '--pause']);
+    let screen = await term.waitFor("[PAUSE MODE] Task 1 complete. Press Enter to continue or 'p' to switch to continuous mode");
+    assert.match(screen, /p: continuous mode \| Enter: continue \| q: quit/);
+    assert.match(screen, /✓ 1\. Write the scratch notes/);
+    assert.match(screen, /○ 2\. Count to three/);
+
+    screen = await term.answer('Enter', (s) => s.includes('Task 2 complete.'));
+    assert.match(screen, /count 3/);
+    screen = await term.answer('Enter', (s) => s.includes('Task 3 complete.'));
+    assert.match(screen, /✗ 3\. Run the checks — checking\.\.\. \[exit code 3\]/);
+    assert.match(screen, /Task 3 failed: checking\.\.\. \[exit code 3\]/);
+
+    screen = await term.answer('Enter', (s) => s.includes('Completed!'));
+    assert.match(screen, /3 completed, 1 failed, 4 total/);
+    assert.match(screen, /✓ 4\. Summarize/);
+
+    term.keys('q');
+    assert.equal(await term.waitForExit(), 0);
+  });
+
+  it('task loop in continuous mode: p turns pause mode on while it runs', async () => {
+    term = new Terminal();
+    term.start([...DEMO, '--tasks']);
+    await term.waitFor('p: pause mode | j/k: scroll | q: quit');
+    term.keys('p');
+    await term.waitFor('[PAUSE MODE]');
+    await term.waitFor(/Task \d complete\. Press Enter to continue or 'p' to switch to continuous mode/);
+    // p while paused: continuous again, and the loop goes on to the end.
+    await term.answer('p', (s) => s.includes('Completed!'));
+    assert.match(term.screen(), /p: pause mode \| j\/k: scroll \| q: quit/);
+    term.keys('q');
+    assert.equal(await term.waitForExit(), 0);
+  });
+});
