@@ -1,0 +1,76 @@
+# Interlock. `make demo` opens the demo; `make test` runs every test;
+# `make bench` measures. Each installs what it needs first (see `deps`).
+
+GO ?= go
+NODE ?= node
+NPM ?= npm
+
+LIB := lib/libinterlock.so.0.1
+ADDON := build/Release/interlock.node
+GO_SRC := $(shell find engine capi -name '*.go' -not -name '*_test.go') capi/interlock.h go.mod go.sum
+TUI_SRC := $(shell find tui/src -name '*.ts' -o -name '*.tsx')
+TUI_UNIT := $(shell find tui/src -name '*.test.tsx' -o -name '*.test.ts')
+METRICS := $(CURDIR)/bench/out
+
+# Programs the tests need, as command:Debian-package.
+SYSTEM_DEPS := chromium:chromium xvfb-run:xvfb tmux:tmux gcc:gcc g++:g++ python3:python3
+
+.PHONY: deps system-deps build test bench demo demo-tasks clean
+
+deps: system-deps node_modules/.installed
+	$(GO) mod download
+
+# Installs chromium, xvfb and tmux with apt-get when they are missing and we
+# are root; otherwise says what to install.
+system-deps:
+	@missing=""; for d in $(SYSTEM_DEPS); do command -v "$${d%%:*}" >/dev/null || missing="$$missing $${d#*:}"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq$$missing; \
+	  else \
+	    echo "missing:$$missing. Install them (Debian/Ubuntu: sudo apt-get install -y$$missing) and run make again." >&2; exit 1; \
+	  fi; \
+	fi
+
+# npm install also builds the Go library and the addon (the package's
+# install script); later source changes rebuild them through `build`.
+node_modules/.installed: package.json package-lock.json
+	$(NPM) install --no-audit --no-fund
+	touch $@
+
+build: deps $(ADDON) tui/dist/index.js
+
+$(LIB): $(GO_SRC)
+	$(NODE) node/build.js --lib
+
+$(ADDON): $(LIB) binding.gyp $(wildcard node/src/*)
+	$(NODE) node/build.js --addon
+
+tui/dist/index.js: $(TUI_SRC) tui/tsconfig.json node_modules/.installed
+	npx tsc -p tui/tsconfig.json
+
+test: build
+	$(GO) vet ./...
+	xvfb-run -a $(GO) test -race -count=1 ./...
+	$(NODE) --test node/test/*.test.js
+	npx tsc -p tui/tsconfig.check.json
+	$(NODE) --import tsx --test $(TUI_UNIT)
+	INTERLOCK_REQUIRE_DEMO=1 $(NODE) --import tsx --test tui/test/tmux.test.ts
+
+bench: build
+	rm -rf $(METRICS) && mkdir -p $(METRICS)
+	INTERLOCK_METRICS_DIR=$(METRICS) $(GO) test -run '^TestMetrics$$' -count=1 ./engine ./engine/bash
+	INTERLOCK_METRICS_DIR=$(METRICS) xvfb-run -a $(GO) test -run '^TestMetrics$$' -count=1 ./engine/web
+	$(NODE) node/bench/bench.js
+	INTERLOCK_METRICS_DIR=$(METRICS) INTERLOCK_REQUIRE_DEMO=1 $(NODE) --import tsx --test tui/test/idle-cpu.test.ts
+	$(NODE) bench/report.js
+
+demo: build
+	$(NODE) --import tsx tui/demo/main.tsx
+
+demo-tasks: build
+	$(NODE) --import tsx tui/demo/main.tsx --tasks
+
+clean:
+	rm -rf lib build tui/dist bench/out node_modules

@@ -1,0 +1,67 @@
+#!/usr/bin/env node
+// Merges the metric files that `make bench` wrote to bench/out/*.json into
+// bench/results.json ({"<metric>": {"value": N, "unit": "..."}}) and prints
+// them as a table against their targets. Exits non-zero when a file is
+// missing or unreadable, so a broken benchmark never looks like a result.
+
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const outDir = path.join(here, 'out');
+const expected = ['engine.json', 'bash.json', 'web.json', 'js.json', 'tui.json'];
+
+// Targets from the issues: [comparison, value].
+const targets = {
+  engine_interrupt_p99_us: ['<=', 100],
+  engine_pause_notify_p99_us: ['<=', 50],
+  engine_pause_answer_p99_us: ['<=', 50],
+  engine_parked_session_bytes: ['<=', 16384],
+  engine_answer_all_10k_ms: ['<=', 100],
+  engine_event_deliveries_per_s: ['>=', 5_000_000],
+  bash_interrupt_p99_ms: ['<=', 10],
+  bash_interrupt_sigterm_ignored_p99_ms: ['<=', 210],
+  web_interrupt_p99_ms: ['<=', 50],
+  classifier_us_per_command: ['<=', 50],
+  js_status_get_ns: ['<=', 150],
+  js_event_p99_us: ['<=', 200],
+  js_pause_roundtrip_p99_us: ['<=', 500],
+  js_interrupt_p99_ms: ['<=', 15],
+  tui_idle_cpu_percent: ['<=', 1],
+};
+
+const results = {};
+const problems = [];
+for (const name of expected) {
+  const file = path.join(outDir, name);
+  try {
+    Object.assign(results, JSON.parse(readFileSync(file, 'utf8')));
+  } catch (err) {
+    problems.push(`${path.relative(process.cwd(), file)}: ${err.message}`);
+  }
+}
+for (const extra of readdirSync(outDir).filter((f) => f.endsWith('.json') && !expected.includes(f))) {
+  problems.push(`unexpected ${extra} in ${outDir}: add it to bench/report.js or delete it`);
+}
+
+const sorted = Object.fromEntries(Object.entries(results).sort(([a], [b]) => a.localeCompare(b)));
+writeFileSync(path.join(here, 'results.json'), JSON.stringify(sorted, null, 2) + '\n');
+
+const rows = Object.entries(sorted).map(([name, { value, unit }]) => {
+  const t = targets[name];
+  let verdict = '';
+  if (t) verdict = `${t[0]} ${t[1]}  ${(t[0] === '<=' ? value <= t[1] : value >= t[1]) ? 'ok' : 'MISSED'}`;
+  return [name, String(value), unit, verdict];
+});
+const header = ['metric', 'value', 'unit', 'target'];
+const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+const line = (r) => r.map((c, i) => (i === 1 ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ').trimEnd();
+console.log(line(header));
+console.log(line(widths.map((w) => '-'.repeat(w))));
+for (const r of rows) console.log(line(r));
+console.log(`\nwrote ${path.relative(process.cwd(), path.join(here, 'results.json'))}`);
+if (problems.length) {
+  console.error(`\nmissing results:\n  ${problems.join('\n  ')}`);
+  process.exit(1);
+}
