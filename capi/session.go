@@ -217,19 +217,7 @@ func il_session_prompt(h C.il_handle, text *C.char, out *C.uint64_t) C.il_status
 			return errorf(C.IL_ERR_INVALID_ARGUMENT, "text is NULL: pass the prompt text (\"\" is allowed)")
 		}
 		prompt := C.GoString(text)
-		return se.eng.whileOpen(func() error {
-			outcome, err := se.s.Start(context.Background(), prompt)
-			if err != nil {
-				return err
-			}
-			run := se.runs.Add(1)
-			se.eng.spawn(func() {
-				o := <-outcome
-				se.finish(run, o.Result, o.Err)
-			})
-			*out = C.uint64_t(run)
-			return nil
-		})
+		return se.startRun(out, func() (<-chan engine.Outcome, error) { return se.s.Start(context.Background(), prompt) })
 	})
 }
 
@@ -239,32 +227,24 @@ func il_session_continue(h C.il_handle, out *C.uint64_t) C.il_status {
 		if out == nil {
 			return errNilOut("out_run")
 		}
-		if err := continuable(se.s.Snapshot()); err != nil {
-			return err
-		}
-		return se.eng.whileOpen(func() error {
-			run := se.runs.Add(1)
-			se.eng.spawn(func() {
-				res, err := se.s.Continue(context.Background())
-				se.finish(run, res, err)
-			})
-			*out = C.uint64_t(run)
-			return nil
-		})
+		return se.startRun(out, func() (<-chan engine.Outcome, error) { return se.s.StartContinue(context.Background()) })
 	})
 }
 
-// continuable reports at once what would stop Session.Continue, which
-// blocks and has no Start form. A run started by someone else in between
-// still ends in the prompt_done event with the engine's own error.
-func continuable(snap engine.Snapshot) error {
-	switch {
-	case snap.Status == engine.StatusClosed:
-		return fmt.Errorf("session %s: %w", snap.ID, engine.ErrClosed)
-	case snap.Status == engine.StatusRunning || snap.Status == engine.StatusPaused || snap.Status == engine.StatusStopping:
-		return fmt.Errorf("session %s (%s): %w", snap.ID, snap.Status, engine.ErrRunning)
-	case snap.Interruption == nil || !snap.Interruption.Resumable:
-		return fmt.Errorf("session %s (%s): %w: only an interrupted run can be continued", snap.ID, snap.Status, engine.ErrNotResumable)
-	}
-	return nil
+// startRun starts a background run and reports its number in out; the run's
+// end arrives as a prompt_done event.
+func (se *sessionEntry) startRun(out *C.uint64_t, start func() (<-chan engine.Outcome, error)) error {
+	return se.eng.whileOpen(func() error {
+		outcome, err := start()
+		if err != nil {
+			return err
+		}
+		run := se.runs.Add(1)
+		se.eng.spawn(func() {
+			o := <-outcome
+			se.finish(run, o.Result, o.Err)
+		})
+		*out = C.uint64_t(run)
+		return nil
+	})
 }

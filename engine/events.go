@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 )
@@ -29,6 +31,7 @@ const (
 )
 
 func (e Event) terminal() bool { return e.Type.Terminal() }
+func (e Event) key() string    { return e.Session }
 
 // Terminal reports whether the event ends a run or the session.
 func (t EventType) Terminal() bool {
@@ -64,34 +67,50 @@ var ErrSubscriptionClosed = errors.New("subscription closed")
 // eventLog is an append-only ring that any number of subscriptions read at
 // their own pace. Publishing never blocks and costs the same with one
 // observer or a hundred. A subscription that falls more than the ring behind
-// gets the terminal events it missed and then the latest event (the latest
-// snapshot): it is coalesced, never blocking the publisher.
+// is coalesced, never blocking the publisher: it gets, in order, every
+// terminal event it missed (the last few per key) and the latest event of
+// each key (each session's latest snapshot), then reads on from the ring.
 type eventLog[T logItem] struct {
-	mu      sync.Mutex
-	max     int
-	buf     []logEntry[T] // ring; entry with seq n lives at n % max
-	seq     uint64        // sequence number of the next event
-	terms   []logEntry[T] // recent terminal events, kept for lagging readers
+	mu  sync.Mutex
+	max int
+	buf []logEntry[T] // ring; entry with seq n lives at n % max
+	seq uint64        // sequence number of the next event
+	// For lagging readers, per key: the latest event and the recent
+	// terminal ones. Pruned of what every subscription has passed.
+	latest  map[string]logEntry[T]
+	terms   map[string][]logEntry[T]
+	subs    map[*Subscription[T]]struct{}
 	wake    chan struct{}
 	waiting bool // somebody waits on wake: replace it at the next append
 	closed  bool
 }
 
 // logItem is what an eventLog holds: session events and task-loop events.
-type logItem interface{ terminal() bool }
+type logItem interface {
+	terminal() bool
+	// key names what the item is about (a session, a loop): a lagging
+	// reader gets the latest item of each key.
+	key() string
+}
 
 type logEntry[T logItem] struct {
 	seq uint64
 	ev  T
 }
 
-const keptTerminals = 16
+const (
+	keptTerminals = 4    // per key
+	pruneEvery    = 1024 // appends between prunes of the per-key entries
+)
 
 func (l *eventLog[T]) append(ev T) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {
 		return
+	}
+	if l.latest == nil {
+		l.latest, l.terms, l.subs = map[string]logEntry[T]{}, map[string][]logEntry[T]{}, map[*Subscription[T]]struct{}{}
 	}
 	e := logEntry[T]{seq: l.seq, ev: ev}
 	if len(l.buf) < l.max {
@@ -100,14 +119,34 @@ func (l *eventLog[T]) append(ev T) {
 		l.buf[l.seq%uint64(l.max)] = e
 	}
 	l.seq++
+	k := ev.key()
+	l.latest[k] = e
 	if ev.terminal() {
-		if len(l.terms) == keptTerminals {
-			copy(l.terms, l.terms[1:])
-			l.terms = l.terms[:keptTerminals-1]
+		ts := l.terms[k]
+		if len(ts) == keptTerminals {
+			ts = append(ts[:0], ts[1:]...)
 		}
-		l.terms = append(l.terms, e)
+		l.terms[k] = append(ts, e)
+	}
+	if l.seq%pruneEvery == 0 {
+		l.pruneLocked()
 	}
 	l.wakeLocked()
+}
+
+// pruneLocked drops the per-key entries that every subscription has read
+// past: nobody can need them any more.
+func (l *eventLog[T]) pruneLocked() {
+	low := l.seq
+	for s := range l.subs {
+		low = min(low, s.next)
+	}
+	for k, e := range l.latest {
+		if e.seq < low {
+			delete(l.latest, k)
+			delete(l.terms, k)
+		}
+	}
 }
 
 func (l *eventLog[T]) wakeLocked() {
@@ -128,15 +167,21 @@ func (l *eventLog[T]) close() {
 func (l *eventLog[T]) subscribe() *Subscription[T] {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return &Subscription[T]{log: l, next: l.seq, done: make(chan struct{})}
+	s := &Subscription[T]{log: l, next: l.seq, done: make(chan struct{})}
+	if l.subs == nil {
+		l.latest, l.terms, l.subs = map[string]logEntry[T]{}, map[string][]logEntry[T]{}, map[*Subscription[T]]struct{}{}
+	}
+	l.subs[s] = struct{}{}
+	return s
 }
 
 // Subscription reads events in order. It is used by one goroutine.
 type Subscription[T logItem] struct {
-	log  *eventLog[T]
-	next uint64
-	once sync.Once
-	done chan struct{}
+	log     *eventLog[T]
+	next    uint64        // seq of the next event to read from the ring
+	backlog []logEntry[T] // coalesced events to deliver before reading on
+	once    sync.Once
+	done    chan struct{}
 }
 
 // Next returns the next event, waiting for one if needed. It returns
@@ -153,7 +198,7 @@ func (s *Subscription[T]) Next(ctx context.Context) (T, error) {
 			return zero, ErrSubscriptionClosed
 		default:
 		}
-		if s.next < l.seq {
+		if len(s.backlog) > 0 || s.next < l.seq {
 			ev := s.takeLocked()
 			l.mu.Unlock()
 			return ev, nil
@@ -177,19 +222,29 @@ func (s *Subscription[T]) Next(ctx context.Context) (T, error) {
 	}
 }
 
-// takeLocked returns the event at the cursor, or, when the reader fell out of
-// the ring, the oldest terminal event it missed, else the latest event.
+// takeLocked returns the next event: from the backlog, else from the ring.
+// A reader that fell out of the ring gets a backlog of what it missed,
+// coalesced per key, in log order.
 func (s *Subscription[T]) takeLocked() T {
 	l := s.log
-	oldest := l.seq - uint64(len(l.buf))
-	if s.next < oldest {
-		for _, t := range l.terms {
-			if t.seq >= s.next && t.seq < l.seq-1 {
-				s.next = t.seq + 1
-				return t.ev
+	if len(s.backlog) == 0 && s.next < l.seq-uint64(len(l.buf)) {
+		for k, e := range l.latest {
+			for _, t := range l.terms[k] {
+				if t.seq >= s.next && t.seq != e.seq {
+					s.backlog = append(s.backlog, t)
+				}
+			}
+			if e.seq >= s.next {
+				s.backlog = append(s.backlog, e)
 			}
 		}
-		s.next = l.seq - 1
+		slices.SortFunc(s.backlog, func(a, b logEntry[T]) int { return cmp.Compare(a.seq, b.seq) })
+		s.next = l.seq
+	}
+	if len(s.backlog) > 0 {
+		e := s.backlog[0]
+		s.backlog = s.backlog[1:]
+		return e.ev
 	}
 	e := l.buf[s.next%uint64(l.max)]
 	s.next++
@@ -197,7 +252,14 @@ func (s *Subscription[T]) takeLocked() T {
 }
 
 // Close ends the subscription; a Next in progress returns. Safe to call twice.
-func (s *Subscription[T]) Close() { s.once.Do(func() { close(s.done) }) }
+func (s *Subscription[T]) Close() {
+	s.once.Do(func() {
+		close(s.done)
+		s.log.mu.Lock()
+		delete(s.log.subs, s)
+		s.log.mu.Unlock()
+	})
+}
 
 // channel forwards a subscription to a channel that is closed when ctx ends,
 // the subscription is closed, or the source closes. Only the forwarding

@@ -44,12 +44,16 @@ func (s *Session) Start(ctx context.Context, text string) (<-chan Outcome, error
 	if err != nil {
 		return nil, err
 	}
+	return background(func() (RunResult, error) { return s.end(r, s.turns(r)) }), nil
+}
+
+func background(run func() (RunResult, error)) <-chan Outcome {
 	out := make(chan Outcome, 1)
 	go func() {
-		res, err := s.end(r, s.turns(r))
+		res, err := run()
 		out <- Outcome{res, err}
 	}()
-	return out, nil
+	return out
 }
 
 // Continue resumes an interrupted run: the model gets the history, the cut
@@ -57,18 +61,38 @@ func (s *Session) Start(ctx context.Context, text string) (<-chan Outcome, error
 // with side effects was cut off, it first asks for confirmation (a confirm
 // pause, tool "Resume"); a denial ends the run without doing anything.
 func (s *Session) Continue(ctx context.Context) (RunResult, error) {
-	s.mu.Lock()
-	in := s.interruption
-	if s.run == nil && (in == nil || !in.Resumable) {
-		st := s.deriveLocked()
-		s.mu.Unlock()
-		return RunResult{Status: st}, fmt.Errorf("session %s (%s): %w: only an interrupted run can be continued", s.id, st, ErrNotResumable)
-	}
-	s.mu.Unlock()
-	r, err := s.begin(ctx)
+	r, in, err := s.beginContinue(ctx)
 	if err != nil {
 		return RunResult{Status: s.Status()}, err
 	}
+	return s.continueRun(r, in)
+}
+
+// StartContinue begins a Continue in the background, as Start does a Prompt.
+func (s *Session) StartContinue(ctx context.Context) (<-chan Outcome, error) {
+	r, in, err := s.beginContinue(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return background(func() (RunResult, error) { return s.continueRun(r, in) }), nil
+}
+
+func (s *Session) beginContinue(ctx context.Context) (*run, Interruption, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	in := s.interruption
+	if !s.closing && s.run == nil && (in == nil || !in.Resumable) {
+		st := s.deriveLocked()
+		return nil, Interruption{}, fmt.Errorf("session %s (%s): %w: only an interrupted run can be continued", s.id, st, ErrNotResumable)
+	}
+	r, err := s.beginLocked(ctx)
+	if err != nil {
+		return nil, Interruption{}, err
+	}
+	return r, *in, nil
+}
+
+func (s *Session) continueRun(r *run, in Interruption) (RunResult, error) {
 	if in.SideEffectCut {
 		res, err := s.pauseFor(r.ctx, PauseRequest{
 			Kind: PauseConfirm, Tool: "Resume", Message: "Resuming may repeat an action that was cut off",
@@ -96,6 +120,10 @@ func lastToolCall(h []Message) string {
 func (s *Session) begin(ctx context.Context) (*run, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.beginLocked(ctx)
+}
+
+func (s *Session) beginLocked(ctx context.Context) (*run, error) {
 	if s.closing {
 		return nil, fmt.Errorf("session %s: %w", s.id, ErrClosed)
 	}

@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -41,18 +43,49 @@ func NewScriptedProvider(turns []ScriptTurn) *ScriptedProvider {
 }
 
 // ParseScript reads a script: a JSON array of turns or {"turns": [...]}.
+// Unknown fields and tool calls without a name are errors, so a typo is
+// reported instead of silently playing an empty turn.
 func ParseScript(data []byte) ([]ScriptTurn, error) {
+	data = bytes.TrimSpace(data)
 	var turns []ScriptTurn
-	if err := json.Unmarshal(data, &turns); err == nil {
-		return turns, nil
+	var err error
+	if len(data) > 0 && data[0] == '{' {
+		var doc struct {
+			Turns *[]ScriptTurn `json:"turns"`
+		}
+		if err = strictUnmarshal(data, &doc); err == nil && doc.Turns == nil {
+			err = errors.New(`the object has no "turns"`)
+		}
+		if doc.Turns != nil {
+			turns = *doc.Turns
+		}
+	} else {
+		err = strictUnmarshal(data, &turns)
 	}
-	var doc struct {
-		Turns []ScriptTurn `json:"turns"`
+	for i, t := range turns {
+		for j, c := range t.ToolCalls {
+			if err == nil && c.Name == "" {
+				err = fmt.Errorf("turn %d, tool call %d has no \"name\"", i+1, j+1)
+			}
+		}
 	}
-	if err := json.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("%w: script is neither a JSON array of turns nor {\"turns\": [...]}: %v", ErrInvalidArgument, err)
+	if err != nil {
+		return nil, fmt.Errorf("%w: script: %v. A script is a JSON array of turns like "+
+			`[{"text": "...", "tool_calls": [{"name": "bash", "args": {"command": "ls"}}]}], or {"turns": [...]}`, ErrInvalidArgument, err)
 	}
-	return doc.Turns, nil
+	return turns, nil
+}
+
+func strictUnmarshal(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("unexpected data after the script")
+	}
+	return nil
 }
 
 // Name identifies the provider in snapshots.

@@ -435,6 +435,59 @@ func TestSlowObserverIsCoalescedNeverBlocks(t *testing.T) {
 	assert.Equal(t, engine.EventRunFinished, types[len(types)-1], "the terminal transition is delivered")
 }
 
+// TestSlowEngineObserverKeepsEverySession: a reader of every session's
+// events that falls far behind still ends with each session's latest state
+// and each terminal transition, in log order.
+func TestSlowEngineObserverKeepsEverySession(t *testing.T) {
+	t.Parallel()
+	flood := engine.ToolFunc(func(ctx context.Context, c engine.ToolCall, env *engine.Env) (engine.Result, error) {
+		for i := range 500 {
+			env.Progress(fmt.Sprint(i))
+		}
+		return engine.Result{Output: "ok"}, nil
+	})
+	e, s1 := newEngine(t, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("flood", nil)}}}, engine.WithTool("flood", flood))
+	require.NoError(t, s1.Close())
+	slow := e.Subscribe() // reads only once every session is closed
+	defer slow.Close()
+	const n = 40
+	var wg sync.WaitGroup
+	for range n {
+		s, err := e.NewSession(engine.SessionOptions{})
+		require.NoError(t, err)
+		wg.Go(func() {
+			_, err := s.Prompt(t.Context(), "go")
+			assert.NoError(t, err)
+			assert.NoError(t, s.Close())
+		})
+	}
+	wg.Wait()
+	require.NoError(t, e.Close()) // ends the log: the reader stops after the last event
+
+	last := map[string]engine.Event{}
+	finished := map[string]bool{}
+	var events int
+	for {
+		ev, err := slow.Next(t.Context())
+		if errors.Is(err, engine.ErrSubscriptionClosed) {
+			break
+		}
+		require.NoError(t, err)
+		events++
+		if prev, ok := last[ev.Session]; ok {
+			require.Greater(t, ev.Version, prev.Version, "versions only grow within a session")
+		}
+		last[ev.Session] = ev
+		finished[ev.Session] = finished[ev.Session] || ev.Type == engine.EventRunFinished
+	}
+	require.Len(t, last, n, "every session is seen")
+	for id, ev := range last {
+		assert.Equal(t, engine.EventClosed, ev.Type, "session %s ends closed", id)
+		assert.True(t, finished[id], "session %s: its run_finished was kept", id)
+	}
+	assert.Less(t, events, n*500, "coalesced, not replayed")
+}
+
 func TestBadInputReturnsErrorsAndChangesNothing(t *testing.T) {
 	t.Parallel()
 	e, s := newEngine(t, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{ask(engine.PauseContinue, "x")}}})
@@ -517,8 +570,10 @@ func TestContinueAfterInterruptAsksWhenASideEffectWasCut(t *testing.T) {
 	require.True(t, snap.Interruption.Resumable)
 	assert.Equal(t, "Interrupted by server restart", snap.Interruption.Label)
 
-	done := make(chan engine.Outcome, 1)
-	go func() { r, err := s.Continue(t.Context()); done <- engine.Outcome{Result: r, Err: err} }()
+	done, err := s.StartContinue(t.Context())
+	require.NoError(t, err)
+	_, err = s.StartContinue(t.Context())
+	require.ErrorIs(t, err, engine.ErrRunning, "refused at once: a run is in flight")
 	p := waitEvent(t, sub, isType(engine.EventPaused)).Pause
 	assert.Equal(t, "Resume", p.Tool)
 	assert.Contains(t, p.Details, "gate")
@@ -527,6 +582,8 @@ func TestContinueAfterInterruptAsksWhenASideEffectWasCut(t *testing.T) {
 	h := s.History()
 	assert.Equal(t, "finished", h[len(h)-1].Text)
 	assert.Equal(t, engine.StatusIdle, s.Status())
+	_, err = s.StartContinue(t.Context())
+	require.ErrorIs(t, err, engine.ErrNotResumable, "the interruption was resumed already")
 }
 
 func TestEmergencyStopStopsOnlyRunningSessions(t *testing.T) {

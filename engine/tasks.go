@@ -79,6 +79,7 @@ type TaskEvent struct {
 }
 
 func (e TaskEvent) terminal() bool { return e.Type == TaskEventCompleted }
+func (e TaskEvent) key() string    { return e.Loop }
 
 // TaskOption configures a task loop.
 type TaskOption func(*TaskLoop)
