@@ -1,0 +1,238 @@
+package engine_test
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/interlock-dev/interlock/engine"
+)
+
+type metric struct {
+	Value float64 `json:"value"`
+	Unit  string  `json:"unit"`
+}
+
+// TestMetrics measures the engine and writes $INTERLOCK_METRICS_DIR/engine.json
+// (make bench). It is skipped unless that is set.
+func TestMetrics(t *testing.T) {
+	dir := os.Getenv("INTERLOCK_METRICS_DIR")
+	if dir == "" {
+		t.Skip("set INTERLOCK_METRICS_DIR to measure")
+	}
+	m := map[string]metric{}
+
+	interrupt := interruptLatencies(t, 2000)
+	m["engine_interrupt_p50_us"] = metric{percentile(interrupt, 50), "us"}
+	m["engine_interrupt_p99_us"] = metric{percentile(interrupt, 99), "us"}
+
+	notify, answer := pauseLatencies(t, 2000)
+	m["engine_pause_notify_p50_us"] = metric{percentile(notify, 50), "us"}
+	m["engine_pause_notify_p99_us"] = metric{percentile(notify, 99), "us"}
+	m["engine_pause_answer_p50_us"] = metric{percentile(answer, 50), "us"}
+	m["engine_pause_answer_p99_us"] = metric{percentile(answer, 99), "us"}
+
+	bytes, answerAll := parkedSessions(t, 10_000)
+	m["engine_parked_session_bytes"] = metric{math.Round(bytes), "bytes"}
+	m["engine_answer_all_10k_ms"] = metric{round2(answerAll.Seconds() * 1000), "ms"}
+
+	m["engine_event_deliveries_per_s"] = metric{math.Round(eventDeliveries(t, 100, 100_000)), "deliveries/s"}
+
+	for _, k := range slices.Sorted(func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		t.Logf("%s = %v %s", k, m[k].Value, m[k].Unit)
+	}
+	data, err := json.MarshalIndent(m, "", "  ")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "engine.json"), append(data, '\n'), 0o644))
+}
+
+func round2(v float64) float64 { return math.Round(v*100) / 100 }
+
+// percentile of samples in microseconds, nearest rank.
+func percentile(samples []time.Duration, p float64) float64 {
+	s := slices.Clone(samples)
+	slices.Sort(s)
+	i := int(math.Ceil(p/100*float64(len(s)))) - 1
+	return round2(float64(s[max(i, 0)].Nanoseconds()) / 1000)
+}
+
+// interruptLatencies: Interrupt() until the status reads interrupted, while
+// a tool blocks on its ctx. The status is read by spinning on it, the
+// precise moment an observer polling Status() could see it.
+func interruptLatencies(t *testing.T, n int) []time.Duration {
+	started := make(chan struct{}, 1)
+	block := engine.ToolFunc(func(ctx context.Context, _ engine.ToolCall, _ *engine.Env) (engine.Result, error) {
+		started <- struct{}{}
+		<-ctx.Done()
+		return engine.Result{}, ctx.Err()
+	})
+	_, s := newEngine(t, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("block", nil)}}}, engine.WithTool("block", block))
+	out := make([]time.Duration, 0, n)
+	for range n {
+		done := start(t, s, "go")
+		<-started
+		t0 := time.Now()
+		require.NoError(t, s.Interrupt(engine.ReasonUserStop))
+		for s.Status() != engine.StatusInterrupted {
+			runtime.Gosched()
+		}
+		out = append(out, time.Since(t0))
+		<-done
+	}
+	return out
+}
+
+// pauseLatencies: a tool calls Pause -> an observer has the paused event
+// (notify); the observer answers -> Pause returns in the tool (answer).
+func pauseLatencies(t *testing.T, n int) (notify, answer []time.Duration) {
+	raised := make([]time.Time, n)
+	answered := make([]time.Time, n)
+	returned := make([]time.Time, n)
+	i := 0
+	probe := engine.ToolFunc(func(ctx context.Context, _ engine.ToolCall, env *engine.Env) (engine.Result, error) {
+		raised[i] = time.Now()
+		_, err := env.Pause(ctx, engine.PauseRequest{Kind: engine.PauseConfirm, Message: "ok?"})
+		returned[i] = time.Now()
+		i++
+		return engine.Result{Output: "ok"}, err
+	})
+	turns := make([]engine.ScriptTurn, n)
+	for k := range turns {
+		turns[k] = engine.ScriptTurn{ToolCalls: []engine.ScriptCall{call("probe", nil)}}
+	}
+	_, s := newEngine(t, turns, engine.WithTool("probe", probe))
+	sub := s.Subscribe()
+	defer sub.Close()
+	done := start(t, s, "go")
+	for k := range n {
+		ev := waitEvent(t, sub, isType(engine.EventPaused))
+		seen := time.Now()
+		notify = append(notify, seen.Sub(raised[k])) // raised[k] happened before the event was published
+		answered[k] = time.Now()
+		require.NoError(t, s.Answer(ev.Pause.ID, engine.AnswerApproved))
+	}
+	require.NoError(t, (<-done).Err)
+	for k := range n {
+		answer = append(answer, returned[k].Sub(answered[k]))
+	}
+	return notify, answer
+}
+
+// parkedSessions parks n sessions at a confirm pause and returns the heap
+// and stack bytes each costs, then approves them all and returns how long
+// it took until every run had finished.
+func parkedSessions(t *testing.T, n int) (float64, time.Duration) {
+	e := engine.New(engine.WithProvider(engine.NewScriptedProvider([]engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{ask(engine.PauseConfirm, "ok?")}}})))
+	defer e.Close()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	sessions := make([]*engine.Session, n)
+	outs := make([]<-chan engine.Outcome, n)
+	for k := range sessions {
+		s, err := e.NewSession(engine.SessionOptions{})
+		require.NoError(t, err)
+		sessions[k], outs[k] = s, start(t, s, "go")
+	}
+	for _, s := range sessions {
+		for s.Status() != engine.StatusPaused {
+			runtime.Gosched()
+		}
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	perSession := float64(after.HeapAlloc+after.StackInuse-before.HeapAlloc-before.StackInuse) / float64(n)
+
+	t0 := time.Now()
+	for _, s := range sessions {
+		require.NoError(t, s.Confirm(true, ""))
+	}
+	for _, o := range outs {
+		require.NoError(t, (<-o).Err)
+	}
+	return perSession, time.Since(t0)
+}
+
+// eventDeliveries: one session emits events (tool progress), subs
+// subscribers read them all; events x subscribers per second. The
+// publisher lets the readers catch up every batch, so none is coalesced:
+// each must see every version, strictly increasing.
+func eventDeliveries(t *testing.T, subs, events int) float64 {
+	const batch = 128 // below the session's ring of 256
+	type cursor struct {
+		atomic.Uint64
+		_ [56]byte // one cache line each
+	}
+	seen := make([]cursor, subs)
+	caughtUp := func(v uint64) {
+		for k := range seen {
+			for seen[k].Load() < v {
+				runtime.Gosched()
+			}
+		}
+	}
+	var s *engine.Session
+	emit := engine.ToolFunc(func(ctx context.Context, _ engine.ToolCall, env *engine.Env) (engine.Result, error) {
+		for k := range events {
+			env.Progress("x")
+			if (k+1)%batch == 0 {
+				caughtUp(s.Version())
+			}
+		}
+		return engine.Result{Output: "ok"}, nil
+	})
+	_, s = newEngine(t, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("emit", nil)}}}, engine.WithTool("emit", emit))
+	var wg sync.WaitGroup
+	var delivered atomic.Int64
+	var bad atomic.Int64
+	ready := make(chan struct{})
+	for k := range subs {
+		sub := s.Subscribe()
+		wg.Go(func() {
+			defer sub.Close()
+			<-ready
+			last, n := s.Version(), int64(0)
+			defer func() { delivered.Add(n) }()
+			for {
+				ev, err := sub.Next(context.Background())
+				if err != nil {
+					return
+				}
+				if ev.Version != last+1 {
+					bad.Add(1)
+				}
+				last = ev.Version
+				seen[k].Store(last)
+				n++
+				if ev.Type.Terminal() {
+					return
+				}
+			}
+		})
+	}
+	close(ready)
+	t0 := time.Now()
+	_, err := s.Prompt(t.Context(), "go")
+	require.NoError(t, err)
+	wg.Wait()
+	elapsed := time.Since(t0)
+	require.Zero(t, bad.Load(), "every subscriber sees every version, in order")
+	require.GreaterOrEqual(t, delivered.Load(), int64(subs*events))
+	return float64(delivered.Load()) / elapsed.Seconds()
+}
