@@ -202,12 +202,13 @@ func eventDeliveries(t *testing.T, subs, events int) float64 {
 	var delivered atomic.Int64
 	var bad atomic.Int64
 	ready := make(chan struct{})
+	v0 := s.Version() // before the run: every subscriber must see v0+1 first
 	for k := range subs {
 		sub := s.Subscribe()
 		wg.Go(func() {
 			defer sub.Close()
 			<-ready
-			last, n := s.Version(), int64(0)
+			last, n := v0, int64(0)
 			defer func() { delivered.Add(n) }()
 			for {
 				ev, err := sub.Next(context.Background())
