@@ -367,5 +367,11 @@ func drivePanic(h uint64) (status, string) {
 	return lastErrorFor(h, call("il_test_panic", C.il_handle(h), func(*engineEntry) error { panic("boom") }))
 }
 
-// openHandles is the number of open handles.
-func openHandles() int { return handles.len() }
+// openHandles is the number of open handles, through il_open_handles.
+func openHandles() int {
+	var n C.int64_t
+	if st := il_open_handles(&n); st != C.IL_OK {
+		panic("il_open_handles: " + statusName(st))
+	}
+	return int(n)
+}

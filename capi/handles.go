@@ -142,3 +142,14 @@ func (t *handleTable) lastError(h C.il_handle) string {
 	}
 	return t.noHandleErr
 }
+
+//export il_open_handles
+func il_open_handles(out *C.int64_t) C.il_status {
+	return callNoHandle("il_open_handles", func() error {
+		if out == nil {
+			return errNilOut("out_count")
+		}
+		*out = C.int64_t(handles.len())
+		return nil
+	})
+}

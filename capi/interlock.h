@@ -124,6 +124,11 @@ const char *il_status_name(il_status status);
  */
 il_status il_last_error(il_handle h, char *buf, size_t cap, size_t *needed);
 
+/* The number of open handles (engines, sessions and task loops) in the
+ * whole library. After every engine was closed it is 0: a leak check for
+ * tests and bindings. */
+il_status il_open_handles(int64_t *out_count);
+
 /* ------------------------------------------------------------------------ */
 /* Engine                                                                   */
 /* ------------------------------------------------------------------------ */

@@ -105,6 +105,8 @@ export interface ScriptTurn {
   tool_calls?: { name: string; args?: unknown }[];
   usage?: Tokens;
   chunk_delay_ms?: number;
+  hang?: boolean;                  // stall until interrupted
+  error?: string;                  // the model call fails with this message
 }
 
 export interface EngineConfig {
@@ -119,12 +121,17 @@ export interface EngineConfig {
  * Every failed call throws (or, for prompt/continue/run, rejects with) an
  * InterlockError whose `code` is the C status name and whose message is the
  * library's last error. Wrong argument types or counts throw a TypeError
- * naming the usage.
+ * naming the usage, with `code` 'ERR_INVALID_ARG_TYPE' (wrong type),
+ * 'ERR_INVALID_ARG_VALUE' (e.g. a NUL inside a string, an unknown event
+ * type) or 'ERR_INVALID_ARG_COUNT' (too few or too many arguments).
  */
 export declare class InterlockError extends Error {
   constructor(message: string, code: string);
   code: string;        // 'ERR_UNKNOWN_SESSION', 'ERR_NOT_PAUSED', 'ERR_INVALID_HANDLE', 'ERR_CLOSED', ...
 }
+
+/** The `code` of an argument TypeError (see InterlockError). */
+export type ArgumentErrorCode = 'ERR_INVALID_ARG_TYPE' | 'ERR_INVALID_ARG_VALUE' | 'ERR_INVALID_ARG_COUNT';
 
 export declare class Session {
   private constructor();
@@ -182,7 +189,7 @@ export interface TaskLoopEvent {
   pause_mode?: boolean;
   at: string;
 }
-export interface TaskSpec { title: string; prompt: string; script?: ScriptTurn[]; }
+export interface TaskSpec { title: string; prompt: string; script?: ScriptTurn[] | string; }
 
 /** How TaskLoop.run ended: the final state, plus error/code when it did not complete. */
 export interface TaskLoopResult extends TaskLoopState {
@@ -245,7 +252,9 @@ export declare const internals: {
   /** ORs SA_ONSTACK into every installed signal handler; returns how many changed. */
   fixSignals(): number;
   signalReport(): { signal: number; onstack: boolean }[];
-  /** Live native event sinks (one per open engine) and event copies not yet freed. */
-  counters(): { sinks: number; queuedEvents: number };
+  /** Live native event sinks (one per open engine), event copies not yet
+   *  freed, and the library's open handles (engines, sessions, task loops:
+   *  0 once every engine was closed). */
+  counters(): { sinks: number; queuedEvents: number; openHandles: number };
   openEngines(): number;
 };

@@ -82,13 +82,21 @@ function toJSONArg(value, name, usage) {
   if (value === undefined || value === null) return undefined;
   if (typeof value === 'string') return value;
   if (typeName(value) !== 'object') {
-    throw new TypeError(`${usage}: ${name} must be an object or a JSON string, got ${typeName(value)}`);
+    throw argError(`${usage}: ${name} must be an object or a JSON string, got ${typeName(value)}`);
   }
   try {
     return JSON.stringify(value);
   } catch (err) {
-    throw new TypeError(`${usage}: ${name} cannot be converted to JSON: ${err.message}`);
+    throw argError(`${usage}: ${name} cannot be converted to JSON: ${err.message}`, 'ERR_INVALID_ARG_VALUE');
   }
+}
+
+/** A TypeError for a bad argument, with a code like Node's own:
+ *  ERR_INVALID_ARG_TYPE, ERR_INVALID_ARG_VALUE or ERR_INVALID_ARG_COUNT. */
+function argError(message, code = 'ERR_INVALID_ARG_TYPE') {
+  const err = new TypeError(message);
+  err.code = code;
+  return err;
 }
 
 function closedError(what, instead) {
@@ -110,9 +118,11 @@ class Listeners {
   check(type, fn, method) {
     const usage = `${this.#owner}.${method}(type, fn)`;
     if (typeof type !== 'string' || !this.#types.has(type)) {
-      throw new TypeError(`${usage}: type must be one of ${[...this.#types].join(', ')}; got ${typeof type === 'string' ? JSON.stringify(type) : typeName(type)}`);
+      const known = typeof type === 'string';
+      throw argError(`${usage}: type must be one of ${[...this.#types].join(', ')}; got ${known ? JSON.stringify(type) : typeName(type)}`,
+        known ? 'ERR_INVALID_ARG_VALUE' : 'ERR_INVALID_ARG_TYPE');
     }
-    if (typeof fn !== 'function') throw new TypeError(`${usage}: fn must be a function, got ${typeName(fn)}`);
+    if (typeof fn !== 'function') throw argError(`${usage}: fn must be a function, got ${typeName(fn)}`);
   }
 
   add(type, fn) {
@@ -178,7 +188,7 @@ export class Session {
   #runs = new Map(); // run number -> resolve
 
   constructor(token, engine, handle) {
-    if (token !== kInternal) throw new TypeError('Session objects come from engine.createSession(opts)');
+    if (token !== kInternal) throw argError('Session objects come from engine.createSession(opts)', 'ERR_ILLEGAL_CONSTRUCTOR');
     this.#engine = engine;
     this.#h = handle;
     this.#id = native.sessionId(handle);
@@ -325,7 +335,7 @@ export class TaskLoop {
   #runs = new Map();
 
   constructor(token, engine, handle, session) {
-    if (token !== kInternal) throw new TypeError('TaskLoop objects come from engine.createTaskLoop(opts)');
+    if (token !== kInternal) throw argError('TaskLoop objects come from engine.createTaskLoop(opts)', 'ERR_ILLEGAL_CONSTRUCTOR');
     this.#engine = engine;
     this.#h = handle;
     this.#session = session;
@@ -446,8 +456,10 @@ export class Engine {
   #refMode = 'auto'; // 'auto': only pending runs keep the process alive; 'ref': always; 'unref': never
   #refd = false;
 
-  constructor(config) {
-    const json = toJSONArg(config, 'config', 'new Engine(config?: EngineConfig | string)');
+  constructor(config, ...extra) {
+    const usage = 'new Engine(config?: EngineConfig | string)';
+    if (extra.length > 0) throw argError(`${usage}: expected 0 to 1 arguments, got ${1 + extra.length}`, 'ERR_INVALID_ARG_COUNT');
+    const json = toJSONArg(config, 'config', usage);
     this.#h = native.engineCreate(json, (msg) => this.#onEvent(msg));
     openEngines.add(this);
     native.fixSignals();
@@ -468,7 +480,7 @@ export class Engine {
 
   createSession(opts, ...extra) {
     const usage = 'engine.createSession(opts?: SessionOptions | string)';
-    if (extra.length > 0) throw new TypeError(`${usage}: expected 0 to 1 arguments, got ${1 + extra.length}`);
+    if (extra.length > 0) throw argError(`${usage}: expected 0 to 1 arguments, got ${1 + extra.length}`, 'ERR_INVALID_ARG_COUNT');
     const json = toJSONArg(opts, 'opts', usage);
     const h = native.sessionCreate(this.#handle(), json);
     return this.#adopt(new Session(kInternal, this, h));
@@ -478,7 +490,8 @@ export class Engine {
   session(id, ...extra) {
     const usage = 'engine.session(id: string)';
     if (typeof id !== 'string' || extra.length > 0) {
-      throw new TypeError(`${usage}: ${extra.length > 0 ? `expected 1 argument, got ${1 + extra.length}` : `id must be a string, got ${typeName(id)}`}`);
+      if (extra.length > 0) throw argError(`${usage}: expected 1 argument, got ${1 + extra.length}`, 'ERR_INVALID_ARG_COUNT');
+      throw argError(`${usage}: id must be a string, got ${typeName(id)}`);
     }
     this.#handle();
     const s = this.#sessions.get(id);
@@ -493,11 +506,11 @@ export class Engine {
 
   createTaskLoop(opts, ...extra) {
     const usage = 'engine.createTaskLoop(opts: {tasks: TaskSpec[], pauseMode?: boolean})';
-    if (extra.length > 0) throw new TypeError(`${usage}: expected 1 argument, got ${1 + extra.length}`);
-    if (typeName(opts) !== 'object') throw new TypeError(`${usage}: opts must be an object, got ${typeName(opts)}`);
-    if (!Array.isArray(opts.tasks)) throw new TypeError(`${usage}: opts.tasks must be an array, got ${typeName(opts.tasks)}`);
+    if (extra.length > 0) throw argError(`${usage}: expected 1 argument, got ${1 + extra.length}`, 'ERR_INVALID_ARG_COUNT');
+    if (typeName(opts) !== 'object') throw argError(`${usage}: opts must be an object, got ${typeName(opts)}`);
+    if (!Array.isArray(opts.tasks)) throw argError(`${usage}: opts.tasks must be an array, got ${typeName(opts.tasks)}`);
     if (opts.pauseMode !== undefined && typeof opts.pauseMode !== 'boolean') {
-      throw new TypeError(`${usage}: opts.pauseMode must be a boolean, got ${typeName(opts.pauseMode)}`);
+      throw argError(`${usage}: opts.pauseMode must be a boolean, got ${typeName(opts.pauseMode)}`);
     }
     const { pauseMode, ...rest } = opts; // other fields go through: the library rejects unknown ones
     const json = toJSONArg(pauseMode === undefined ? rest : { ...rest, pause_mode: pauseMode }, 'opts', usage);

@@ -56,6 +56,7 @@ export interface Native {
   fixSignals(): number;
   /** Every installed handler (not SIG_DFL/SIG_IGN) and whether it has SA_ONSTACK. */
   signalReport(): { signal: number; onstack: boolean }[];
-  /** Live event sinks (one per open engine) and event copies not yet freed. */
-  debugCounters(): { sinks: number; queuedEvents: number };
+  /** Live event sinks (one per open engine), event copies not yet freed, and
+   *  the library's open handles (il_open_handles). */
+  debugCounters(): { sinks: number; queuedEvents: number; openHandles: number };
 }

@@ -107,6 +107,8 @@ int main(void) {
   CHECK(il_session_close(s) == IL_ERR_INVALID_HANDLE);
   CHECK(il_engine_close(eng) == IL_OK);
   CHECK(il_engine_close(eng) == IL_ERR_INVALID_HANDLE);
+  int64_t open_handles = -1;
+  CHECK(il_open_handles(&open_handles) == IL_OK && open_handles == 0);
   pthread_mutex_lock(&mu);
   CHECK(events == seen); /* nothing after unregister */
   pthread_mutex_unlock(&mu);

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// JS-side benchmarks of the addon (`make bench`). Writes bench/out/js.json as
+// JS-side benchmarks of the addon (`make bench`). Writes js.json as
 // {"<metric>": {"value": N, "unit": "..."}} and prints medians and p99s.
 //
 //   js_status_get_ns         one session.status read (addon -> Go -> cached name)
@@ -12,10 +12,13 @@
 //                            listener -> confirm(true) -> the tool has returned
 //                            (Go timestamps: pause.at -> tool_finished.at)
 //   js_interrupt_*_ms        interrupt() while bash runs
-//                            `sh -c 'sleep 30 & sleep 30; wait'` -> the
-//                            'interrupted' event in JS
+//                            `sh -c 'sleep 30 & sleep 30 & echo ...; wait'`
+//                            -> the 'interrupted' event in JS; the tool's
+//                            process group must be gone by then
+//
+// Results go to $INTERLOCK_METRICS_DIR/js.json (default bench/out).
 
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 
@@ -140,20 +143,51 @@ function epochNs(rfc3339) {
 
 // ---- interrupt while bash runs ----------------------------------------------
 
+/** The process group of pid, from /proc/<pid>/stat (field 5). */
+function processGroup(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+}
+
+/**
+ * The live (not zombie) members of process group pgid. A killed orphan may
+ * stay a zombie for ever where PID 1 does not reap (as in some containers):
+ * it is dead, so it does not count — the bash tool judges the same way.
+ */
+function liveGroupMembers(pgid) {
+  const live = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    let stat;
+    try {
+      stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+    } catch {
+      continue; // exited meanwhile
+    }
+    const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(group) === pgid && state !== 'Z' && state !== 'X') live.push(Number(name));
+  }
+  return live;
+}
+
 {
   const rounds = quick ? 5 : 30;
-  const cmd = "sh -c 'sleep 30 & sleep 30; wait'";
+  // Both sleeps are forked before the shell reports its pid: a child and
+  // grandchildren of the tool's process group are running at "ready".
+  const cmd = `sh -c 'sleep 30 & sleep 30 & echo "ready $$"; wait'`;
   const s = engine.createSession({ script: [{ tool_calls: [{ name: 'bash', args: { command: cmd } }] }] });
   s.on('paused', () => s.confirm(true)); // in case the rules still ask
   const samples = [];
   for (let i = 0; i < rounds; i++) {
-    const started = new Promise((resolve) => s.on('tool_started', function on() {
-      s.off('tool_started', on);
-      resolve();
+    const ready = new Promise((resolve) => s.on('tool_progress', function on(ev) {
+      const m = /ready (\d+)/.exec(ev.text ?? '');
+      if (!m) return;
+      s.off('tool_progress', on);
+      resolve(processGroup(Number(m[1])));
     }));
     const run = s.prompt('sleep');
-    await started;
-    await new Promise((r) => setTimeout(r, 50)); // let both sleeps start
+    const pgid = await ready;
+    if (liveGroupMembers(pgid).length < 3) throw new Error(`process group ${pgid} lacks the shell and its two sleeps before the interrupt`);
     const interrupted = new Promise((resolve) => s.on('interrupted', function on() {
       s.off('interrupted', on);
       resolve(performance.now());
@@ -161,19 +195,21 @@ function epochNs(rfc3339) {
     const t0 = performance.now();
     s.interrupt();
     samples.push((await interrupted) - t0);
+    const survivors = liveGroupMembers(pgid); // read after the clock stopped
+    if (survivors.length) throw new Error(`process group ${pgid}: ${survivors.join(', ')} still alive at the 'interrupted' event`);
     const res = await run;
     if (res.status !== 'interrupted') throw new Error(`bash run ended ${JSON.stringify(res)}`);
   }
   const r = summary(samples);
   put('js_interrupt_p50_ms', r.p50, 'ms');
   put('js_interrupt_p99_ms', r.p99, 'ms');
-  console.log(`interrupt bash   p50 ${fmt(r.p50)} ms  p99 ${fmt(r.p99)} ms  (${r.n} runs)`);
+  console.log(`interrupt bash   p50 ${fmt(r.p50)} ms  p99 ${fmt(r.p99)} ms  (${r.n} runs, process group gone each time)`);
   s.close();
 }
 
 engine.close();
 
-const outDir = path.join(packageRoot, 'bench', 'out');
+const outDir = process.env.INTERLOCK_METRICS_DIR || path.join(packageRoot, 'bench', 'out');
 mkdirSync(outDir, { recursive: true });
 writeFileSync(path.join(outDir, 'js.json'), JSON.stringify(results, null, 2) + '\n');
 console.log(`wrote ${path.relative(process.cwd(), path.join(outDir, 'js.json'))}`);

@@ -52,10 +52,14 @@ Napi::Value Version(const Napi::CallbackInfo& info) {
 }
 
 Napi::Value DebugCounters(const Napi::CallbackInfo& info) {
+  Args args(info, "internals.counters()", 0, 0, false);
   EventCounters c = GetEventCounters();
+  int64_t handles = 0;
+  Check(info.Env(), il_open_handles(&handles), 0);
   Napi::Object out = Napi::Object::New(info.Env());
   out.Set("sinks", Napi::Number::New(info.Env(), static_cast<double>(c.sinks)));
   out.Set("queuedEvents", Napi::Number::New(info.Env(), static_cast<double>(c.queued)));
+  out.Set("openHandles", Napi::Number::New(info.Env(), static_cast<double>(handles)));
   return out;
 }
 
@@ -80,12 +84,18 @@ Args::Args(const Napi::CallbackInfo& info, const char* usage, size_t min, size_t
   size_t n = info.Length() < offset_ ? 0 : info.Length() - offset_;
   if (info.Length() < offset_ || n < min || n > max) {
     std::string want = min == max ? std::to_string(min) : std::to_string(min) + " to " + std::to_string(max);
-    Fail("expected " + want + " argument" + (min == 1 && max == 1 ? "" : "s") + ", got " + std::to_string(n));
+    Fail("expected " + want + " argument" + (min == 1 && max == 1 ? "" : "s") + ", got " + std::to_string(n), kArgCount);
   }
 }
 
-void Args::Fail(const std::string& what) const {
-  throw Napi::TypeError::New(info_.Env(), std::string(usage_) + ": " + what);
+void ThrowTypeError(Napi::Env env, const std::string& message, const char* code) {
+  Napi::TypeError err = Napi::TypeError::New(env, message);
+  err.Set("code", Napi::String::New(env, code));
+  throw err;
+}
+
+void Args::Fail(const std::string& what, const char* code) const {
+  ThrowTypeError(info_.Env(), std::string(usage_) + ": " + what, code);
 }
 
 Napi::Value Args::User(size_t i) const { return info_[offset_ + i]; }
@@ -101,7 +111,7 @@ std::string Args::String(size_t i, const char* name) const {
   Napi::Value v = User(i);
   if (!v.IsString()) Fail(std::string(name) + " must be a string, got " + TypeName(v));
   std::string s = v.As<Napi::String>().Utf8Value();
-  if (std::memchr(s.data(), '\0', s.size()) != nullptr) Fail(std::string(name) + " must not contain NUL characters");
+  if (std::memchr(s.data(), '\0', s.size()) != nullptr) Fail(std::string(name) + " must not contain NUL characters", kArgValue);
   return s;
 }
 

@@ -31,6 +31,15 @@ inline void Check(Napi::Env env, il_status status, il_handle h) {
   if (status != IL_OK) ThrowStatus(env, status, h);
 }
 
+// The codes of argument TypeErrors, as Node's own: a wrong type, a wrong
+// value of the right type (a NUL inside a string), a wrong number.
+inline constexpr const char* kArgType = "ERR_INVALID_ARG_TYPE";
+inline constexpr const char* kArgValue = "ERR_INVALID_ARG_VALUE";
+inline constexpr const char* kArgCount = "ERR_INVALID_ARG_COUNT";
+
+// ThrowTypeError throws a TypeError with message and code.
+[[noreturn]] void ThrowTypeError(Napi::Env env, const std::string& message, const char* code);
+
 // Args checks and converts the arguments of one JS call. usage is the
 // public signature shown in every TypeError, e.g.
 // "session.confirm(approved: boolean, reason?: string, pauseId?: string)".
@@ -48,7 +57,9 @@ class Args {
   bool Bool(size_t i, const char* name) const;
   Napi::Function Function(size_t i, const char* name) const;
 
-  [[noreturn]] void Fail(const std::string& what) const;
+  // Throws a TypeError "<usage>: <what>" whose code is one of the
+  // kArg* codes (wrong type by default).
+  [[noreturn]] void Fail(const std::string& what, const char* code = kArgType) const;
 
  private:
   Napi::Value User(size_t i) const;  // user argument i (0-based after the handle)

@@ -85,9 +85,12 @@ bool RawHandle(napi_env env, napi_callback_info cbinfo, const char* usage, il_ha
   size_t argc = 1;
   napi_value arg = nullptr;
   int64_t h = 0;
-  if (napi_get_cb_info(env, cbinfo, &argc, &arg, nullptr, nullptr) != napi_ok || argc != 1 ||
-      napi_get_value_int64(env, arg, &h) != napi_ok) {
-    napi_throw_type_error(env, nullptr, usage);
+  if (napi_get_cb_info(env, cbinfo, &argc, &arg, nullptr, nullptr) != napi_ok || argc != 1) {
+    napi_throw_type_error(env, kArgCount, usage);
+    return false;
+  }
+  if (napi_get_value_int64(env, arg, &h) != napi_ok) {
+    napi_throw_type_error(env, kArgType, usage);
     return false;
   }
   *out = h > 0 ? static_cast<il_handle>(h) : 0;

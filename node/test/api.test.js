@@ -5,12 +5,15 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 
 import { Engine, InterlockError, StatusCode, checkCommand, internals, version } from '../index.js';
-import { askConfirm, askContinue, call, describeExit, fixture, hang, nextEvent, runNode, tempDir } from './helpers.js';
+import { askConfirm, askContinue, call, describeExit, fixture, hang, nextEvent, runNode, settledCounters, tempDir } from './helpers.js';
 
 const engine = new Engine({ work_dir: tempDir() });
-after(() => {
+after(async () => {
   engine.close();
   assert.equal(internals.openEngines(), 0);
+  assert.equal(internals.counters().openHandles, 0, 'the library handle table is empty');
+  const c = await settledCounters();
+  assert.deepEqual([c.sinks, c.queuedEvents], [0, 0], 'event sinks and copies freed');
 });
 
 test('version and status codes', () => {

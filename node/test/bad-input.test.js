@@ -7,7 +7,7 @@ import { after, test } from 'node:test';
 
 import { Engine, InterlockError, checkCommand, internals } from '../index.js';
 import { loadAddon } from '../load.js';
-import { askConfirm, askContinue, hang, nextEvent, tempDir } from './helpers.js';
+import { askConfirm, askContinue, hang, nextEvent, settledCounters, tempDir } from './helpers.js';
 
 const native = loadAddon();
 const engine = new Engine({ work_dir: tempDir() });
@@ -76,11 +76,12 @@ const cases = [
   { name: 'Engine: negative timeout', want: 'ERR_INVALID_ARGUMENT', msg: /stream_idle_timeout_ms/, run: () => new Engine({ stream_idle_timeout_ms: -1 }) },
   { name: 'Engine: config that cannot be JSON', want: TypeError, msg: /cannot be converted to JSON/, run: () => new Engine(cyclic) },
   { name: 'Engine: 10 MB config string', want: 'ERR_INVALID_ARGUMENT', run: () => new Engine('x'.repeat(10 * MB)) },
-  { name: 'Engine: config with a NUL', want: TypeError, msg: /NUL/, run: () => new Engine('{"work_dir": "a\0b"}') },
+  { name: 'Engine: config with a NUL', want: TypeError, code: 'ERR_INVALID_ARG_VALUE', msg: /NUL/, run: () => new Engine('{"work_dir": "a\0b"}') },
+  { name: 'Engine: too many arguments', want: TypeError, code: 'ERR_INVALID_ARG_COUNT', msg: /got 2/, run: () => new Engine({}, {}) },
 
   // createSession
   { name: 'createSession: opts of the wrong type', want: TypeError, msg: /engine.createSession/, run: () => engine.createSession(5) },
-  { name: 'createSession: too many arguments', want: TypeError, msg: /expected 0 to 1 arguments, got 2/, run: () => engine.createSession({}, {}) },
+  { name: 'createSession: too many arguments', want: TypeError, code: 'ERR_INVALID_ARG_COUNT', msg: /expected 0 to 1 arguments, got 2/, run: () => engine.createSession({}, {}) },
   { name: 'createSession: unknown option', want: 'ERR_INVALID_ARGUMENT', msg: /colour/, run: () => engine.createSession({ colour: 'red' }) },
   { name: 'createSession: script string that is not JSON', want: 'ERR_INVALID_ARGUMENT', msg: /script/, run: () => engine.createSession({ script: 'not json' }) },
   { name: 'createSession: script of the wrong type', want: 'ERR_INVALID_ARGUMENT', msg: /script/, run: () => engine.createSession({ script: 42 }) },
@@ -106,8 +107,8 @@ const cases = [
   { name: 'answering the same pause twice', want: 'ERR_NOT_PAUSED', run: async () => { const s = await paused(askContinue); s.resume(); s.resume(); } },
 
   // Argument types and counts of answers
-  { name: 'confirm without arguments', want: TypeError, msg: /session.confirm\(approved: boolean.*expected 1 to 4 arguments, got 0/, run: () => idle().confirm() },
-  { name: 'confirm with a string for approved', want: TypeError, msg: /approved must be a boolean, got string/, run: () => idle().confirm('yes') },
+  { name: 'confirm without arguments', want: TypeError, code: 'ERR_INVALID_ARG_COUNT', msg: /session.confirm\(approved: boolean.*expected 1 to 4 arguments, got 0/, run: () => idle().confirm() },
+  { name: 'confirm with a string for approved', want: TypeError, code: 'ERR_INVALID_ARG_TYPE', msg: /approved must be a boolean, got string/, run: () => idle().confirm('yes') },
   { name: 'confirm with a number for reason', want: TypeError, msg: /reason must be a string, got number/, run: () => idle().confirm(true, 42) },
   { name: 'confirm with too many arguments', want: TypeError, msg: /got 5/, run: () => idle().confirm(true, 'r', 'p1', 'once', 'extra') },
   { name: 'resume with a number', want: TypeError, msg: /pauseId must be a string, got number/, run: () => idle().resume(1) },
@@ -124,13 +125,13 @@ const cases = [
   // Prompts (they reject rather than throw)
   { name: 'prompt without text', want: TypeError, msg: /session.prompt\(text: string\)/, run: () => idle().prompt() },
   { name: 'prompt with a number', want: TypeError, msg: /text must be a string, got number/, run: () => idle().prompt(42) },
-  { name: 'prompt with a NUL in the text', want: TypeError, msg: /NUL/, run: () => idle().prompt('a\0b') },
+  { name: 'prompt with a NUL in the text', want: TypeError, code: 'ERR_INVALID_ARG_VALUE', msg: /NUL/, run: () => idle().prompt('a\0b') },
   { name: 'prompt while a run is in flight', want: 'ERR_RUNNING', run: async () => (await running()).prompt('again') },
   { name: 'continue with nothing to continue', want: 'ERR_NOT_RESUMABLE', run: () => idle().continue() },
   { name: 'continue with an argument', want: TypeError, msg: /session.continue\(\)/, run: () => idle().continue('now') },
 
   // Listeners
-  { name: 'on with an unknown event type', want: TypeError, msg: /type must be one of/, run: () => idle().on('pause', () => {}) },
+  { name: 'on with an unknown event type', want: TypeError, code: 'ERR_INVALID_ARG_VALUE', msg: /type must be one of/, run: () => idle().on('pause', () => {}) },
   { name: 'on without a function', want: TypeError, msg: /fn must be a function/, run: () => idle().on('paused', 42) },
   { name: 'off with a symbol type', want: TypeError, run: () => idle().off(Symbol('x'), () => {}) },
 
@@ -161,7 +162,9 @@ const cases = [
   { name: 'raw: unknown session handle', want: 'ERR_INVALID_HANDLE', run: () => native.sessionStatus(987654321) },
   { name: 'raw: handle 0', want: 'ERR_INVALID_HANDLE', run: () => native.sessionResume(0) },
   { name: 'raw: negative handle', want: 'ERR_INVALID_HANDLE', run: () => native.sessionVersion(-5) },
-  { name: 'raw: handle that is not a number', want: TypeError, run: () => native.sessionStatus('s1') },
+  { name: 'raw: handle that is not a number', want: TypeError, code: 'ERR_INVALID_ARG_TYPE', run: () => native.sessionStatus('s1') },
+  { name: 'raw: status getter without a handle', want: TypeError, code: 'ERR_INVALID_ARG_COUNT', run: () => native.sessionStatus() },
+  { name: 'Session constructed directly', want: TypeError, code: 'ERR_ILLEGAL_CONSTRUCTOR', run: () => new (Object.getPrototypeOf(idle()).constructor)() },
   { name: 'raw: engine handle used as a session', want: 'ERR_INVALID_HANDLE', run: () => {
     const h = native.engineCreate(undefined, () => {});
     try {
@@ -184,6 +187,8 @@ for (const c of cases) {
     assert.ok(threw, 'expected an error');
     if (c.want === TypeError) {
       assert.ok(threw instanceof TypeError, `want TypeError, got ${threw.name} ${threw.code}: ${threw.message}`);
+      assert.match(String(threw.code), /^ERR_(INVALID_ARG_(TYPE|VALUE|COUNT)|ILLEGAL_CONSTRUCTOR)$/, `a TypeError with a code: ${threw.message}`);
+      if (c.code) assert.equal(threw.code, c.code, threw.message);
     } else {
       assert.ok(threw instanceof InterlockError, `want InterlockError, got ${threw.name}: ${threw.message}`);
       assert.equal(threw.code, c.want, threw.message);
@@ -209,9 +214,11 @@ after(async () => {
   // Nothing left: no sessions in the engine, every event copy freed.
   assert.deepEqual(engine.sessions(), []);
   engine.close();
-  await new Promise((r) => setTimeout(r, 50));
   assert.equal(internals.openEngines(), 0);
-  const c = internals.counters();
+  assert.equal(internals.counters().openHandles, 0, 'the library handle table is empty');
+  // The event functions are finalized on a later turn of the loop, once
+  // their queues are drained: wait for that, not for a fixed time.
+  const c = await settledCounters();
   assert.equal(c.queuedEvents, 0, 'event copies not freed');
   assert.equal(c.sinks, 0, 'event sinks left');
 });

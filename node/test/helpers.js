@@ -65,3 +65,19 @@ export function runNode(file, args = [], { timeoutMs = 60_000, env = {} } = {}) 
 export function describeExit(r) {
   return `exit ${r.code} signal ${r.signal}\n--- stdout\n${r.stdout.slice(-2000)}\n--- stderr\n${r.stderr.slice(-4000)}`;
 }
+
+/**
+ * Resolves with internals.counters() once no event sink or event copy is
+ * left (their thread-safe functions are finalized on a later loop turn
+ * after close), or with the last reading after timeoutMs.
+ */
+export async function settledCounters({ timeoutMs = 5_000 } = {}) {
+  const { internals } = await import('../index.js'); // not at the top: pack.test.js must not load the addon
+  const deadline = Date.now() + timeoutMs;
+  let c = internals.counters();
+  while ((c.sinks !== 0 || c.queuedEvents !== 0) && Date.now() < deadline) {
+    await new Promise((r) => setImmediate(r));
+    c = internals.counters();
+  }
+  return c;
+}

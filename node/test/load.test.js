@@ -1,6 +1,7 @@
 // The loader: tries every build folder and reports each path it tried and why.
 
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -36,4 +37,15 @@ test('when nothing loads, one error lists every path and why', () => {
     assert.match(err.message, /node node\/build\.js/);
     return true;
   });
+});
+
+test('the library soname carries the version, and the addon needs exactly that soname', () => {
+  const native = loadAddon();
+  const [major, minor] = native.version().split('.');
+  const soname = `libinterlock.so.${major}.${minor}`;
+  const lib = execFileSync('readelf', ['-d', path.join(packageRoot, 'lib', soname)], { encoding: 'utf8' });
+  assert.match(lib, new RegExp(`\\(SONAME\\)\\s+Library soname: \\[${soname.replaceAll('.', '\\.')}\\]`));
+  const addon = execFileSync('readelf', ['-d', path.join(packageRoot, 'build', 'Release', 'interlock.node')], { encoding: 'utf8' });
+  const needed = [...addon.matchAll(/\(NEEDED\)\s+Shared library: \[(libinterlock[^\]]*)\]/g)].map((m) => m[1]);
+  assert.deepEqual(needed, [soname]);
 });
