@@ -154,7 +154,13 @@ type checker struct {
 	dir   string
 	found []finding
 	seen  map[string]bool // reasons already found
+	// parsed counts the bytes of all nested scripts parsed, to bound the
+	// work on a line whose nested strings multiply (echo ... | sh in eval...).
+	parsed int
 }
+
+// maxParsedBytes bounds the work of one check; past it the line is confirm.
+const maxParsedBytes = 4 * MaxCommandBytes
 
 func (c *checker) add(f finding) {
 	if c.seen[f.reason] {
@@ -177,6 +183,10 @@ type level struct {
 	depth      int
 	vars       map[string]variable // static assignments seen so far
 	downloaded map[string]bool     // files a downloader wrote (curl -o x.sh)
+	written    map[string]string   // scripts written with known text (echo ... > x.sh)
+	links      map[string]string   // symlinks made (ln -s /etc/passwd x): name -> target
+	cwd        string              // directory after a static cd ("" = the working directory, "?" = unknown)
+	ifsChanged bool                // IFS is set: unquoted expansions split in unknown ways
 	pipesDone  map[*syntax.BinaryCmd]bool
 }
 
@@ -187,7 +197,8 @@ type variable struct {
 
 // script parses src and judges every simple command in it.
 func (c *checker) script(src string, depth int) {
-	if depth > maxDepth {
+	c.parsed += len(src)
+	if depth > maxDepth || c.parsed > maxParsedBytes {
 		c.flag(catTooDeep, src)
 		return
 	}
@@ -196,7 +207,9 @@ func (c *checker) script(src string, depth int) {
 		c.add(finding{action: ActionConfirm, reason: catUnparsable + ": " + abbreviate(err.Error()), key: src})
 		return
 	}
-	l := &level{c: c, src: src, depth: depth, vars: map[string]variable{}, downloaded: map[string]bool{}, pipesDone: map[*syntax.BinaryCmd]bool{}}
+	l := &level{c: c, src: src, depth: depth, vars: map[string]variable{}, downloaded: map[string]bool{},
+		written: map[string]string{}, links: map[string]string{}, ifsChanged: strings.Contains(src, "IFS"),
+		pipesDone: map[*syntax.BinaryCmd]bool{}}
 	syntax.Walk(f, l.visit)
 }
 
@@ -243,6 +256,7 @@ func (l *level) stmt(s *syntax.Stmt) {
 			args := l.words(cmd.Args)
 			disp = display(args)
 			l.call(args, s.Redirs, l.depth, "")
+			l.track(s, args)
 		}
 	case *syntax.BinaryCmd:
 		if (cmd.Op == syntax.Pipe || cmd.Op == syntax.PipeAll) && !l.pipesDone[cmd] {
@@ -295,7 +309,7 @@ func (l *level) redirects(rs []*syntax.Redirect, disp string) {
 		default:
 			continue
 		}
-		if cat := writeRisk(t); cat != "" {
+		if cat := l.writeRisk(t); cat != "" {
 			l.c.flag(cat, strings.TrimSpace(disp+" "+r.Op.String()+" "+t))
 		}
 	}
@@ -431,26 +445,61 @@ func (l *level) produce(st *syntax.Stmt, up *upstream) {
 			if isDownloader(name) {
 				up.downloads = true
 			}
-			if name == "env" || name == "printenv" || name == "set" || name == "compgen" {
-				up.secrets = true
-			}
-			for _, a := range args[1:] {
-				if leaksHome(a.text) || mentionsSecret(a.text) {
-					up.secrets = true
-				}
-			}
-		case *syntax.Redirect:
-			if n.Op == syntax.RdrIn && n.Word != nil && leaksHome(l.word(n.Word).text) {
-				up.secrets = true
-			}
 		}
 		return true
 	})
+	up.secrets = up.secrets || l.readsSecrets(st)
 	text, ok := l.staticOutput(st)
 	up.textKnown = up.textKnown && ok
 	if up.textKnown {
 		up.text += text
 	}
+}
+
+// readsSecrets reports whether n runs a command that outputs secrets or
+// home files: the environment, key files, a password store.
+func (l *level) readsSecrets(n syntax.Node) bool {
+	found := false
+	syntax.Walk(n, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.CallExpr:
+			args := l.effective(l.words(n.Args))
+			if len(args) == 0 {
+				return true
+			}
+			if printsSecrets(commandBase(args[0].text), args) {
+				found = true
+			}
+			for _, a := range args[1:] {
+				if leaksHome(a.text) || mentionsSecret(a.text) {
+					found = true
+				}
+			}
+		case *syntax.Redirect:
+			if n.Op == syntax.RdrIn && n.Word != nil && leaksHome(l.word(n.Word).text) {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// printsSecrets reports commands whose output is secrets.
+func printsSecrets(name string, args []arg) bool {
+	switch name {
+	case "env", "printenv", "set", "compgen", "export", "declare":
+		return name != "export" && name != "declare" || len(args) == 1 || hasOperand(args, "-p")
+	case "gpg", "gpg2":
+		return hasOperand(args, "--export-secret-keys") || hasOperand(args, "--export-secret-subkeys")
+	case "gh":
+		return hasOperand(args, "auth") && hasOperand(args, "token")
+	case "pass", "security", "keyring", "secret-tool":
+		return true
+	case "aws":
+		return hasOperand(args, "configure") && (hasOperand(args, "get") || hasOperand(args, "export-credentials"))
+	}
+	return false
 }
 
 // staticOutput is what a stage writes when it is known statically: echo
@@ -477,7 +526,7 @@ func (l *level) staticOutput(st *syntax.Stmt) (string, bool) {
 		}
 		return strings.Join(words, " ") + "\n", true
 	case "printf":
-		return strings.Join(words, " "), true
+		return printfText(words)
 	case "cat":
 		if len(words) == 0 {
 			if text, ok := l.stdinText(st.Redirs); ok {
@@ -528,11 +577,15 @@ func (l *level) consume(st *syntax.Stmt, up *upstream, disp string) {
 		switch {
 		case up.downloads:
 			l.c.flag(catDownloadExec, disp)
-		case up.textKnown && isShell(name):
-			l.c.script(up.text, l.depth+1)
+		case up.textKnown && (isShell(name) || name == "at" || name == "batch"):
+			for _, text := range escapeForms(up.text) {
+				l.c.script(text, l.depth+1)
+			}
 		case up.textKnown:
 			x := &command{l: l, args: args, name: name, disp: disp}
-			x.inlineCode(arg{text: up.text, static: true})
+			for _, text := range escapeForms(up.text) {
+				x.inlineText(text)
+			}
 			for _, f := range x.local {
 				l.c.add(f)
 			}

@@ -120,6 +120,10 @@ func TestCheckCommandReasons(t *testing.T) {
 		{"mention in grep", `grep -rn "curl | sh" docs`, ActionAllow, []string{}},
 		{"harmless nested", `bash -c "ls -la && go test ./..."`, ActionAllow, []string{}},
 		{"whitespace only", "  \n\t", ActionAllow, []string{}},
+		{"directory kept in the reason", "cd /etc && rm -f passwd", ActionConfirm,
+			[]string{"forced deletion: rm -f passwd (in /etc)", "write to sensitive file: rm -f passwd (in /etc)"}},
+		{"script written then run", "echo 'git push -f' > s.sh; bash s.sh", ActionConfirm, []string{"git history rewrite or discarded changes: git push -f"}},
+		{"find start path stands for {}", "find / -exec chmod 777 {} +", ActionConfirm, []string{"permission change outside the working directory: chmod 777 / (via find -exec)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -181,6 +185,11 @@ func TestRules(t *testing.T) {
 		{"confirm rule on a harmless command", "npm publish --access public", ActionConfirm, []string{`confirm rule "npm publish": npm publish --access public`}},
 		{"allow does not cover the wrapper", "sudo rm -rf build", ActionConfirm, []string{"privilege escalation: sudo rm -rf build"}},
 		{"word prefix, not string prefix", "git pushx", ActionAllow, []string{}},
+		{"deny sees through global options", "git -C repo -c push.default=current push", ActionDeny,
+			[]string{`denied by rule "git push": git -C repo -c push.default=current push`}},
+		{"deny sees through option values", "kubectl -n prod delete pod x", ActionDeny, []string{`denied by rule "kubectl delete": kubectl -n prod delete pod x`}},
+		{"deny does not match a later operand", "git log --grep push", ActionAllow, []string{}},
+		{"confirm rule over a shorter allow", "rm -rf / build", ActionConfirm, []string{`confirm rule "rm -rf /": rm -rf / build`, "recursive deletion: rm -rf / build", "write to sensitive file: rm -rf / build"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

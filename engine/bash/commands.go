@@ -20,12 +20,18 @@ type command struct {
 }
 
 // flag records a finding about this command in category.
+// A command after a cd is told, and remembered, with its directory: an
+// approval of rm -f passwd in the project is none for cd /etc; rm -f passwd.
 func (x *command) flag(category string) {
-	d := x.disp
+	d, key := x.disp, x.disp
+	if cwd := x.l.cwd; cwd != "" {
+		key += " (in " + cwd + ")"
+		d = key
+	}
 	if x.via != "" {
 		d += " (via " + x.via + ")"
 	}
-	x.local = append(x.local, finding{action: ActionConfirm, reason: category + ": " + abbreviate(d), key: x.disp})
+	x.local = append(x.local, finding{action: ActionConfirm, reason: category + ": " + abbreviate(d), key: key})
 }
 
 // nested judges a command this one runs (sudo's, xargs's...).
@@ -72,7 +78,7 @@ func (l *level) downloads(w *syntax.Word) bool {
 // writes flags operands that are sensitive files or disks.
 func (x *command) writes(ops []arg) {
 	for _, a := range ops {
-		if cat := writeRisk(a.text); cat != "" {
+		if cat := x.l.writeRisk(a.text); cat != "" {
 			x.flag(cat)
 		}
 	}
@@ -106,7 +112,8 @@ func unwrap(name string, args []arg) (inner []arg, ok bool) {
 			return nil, false // runs a string: judged as code
 		}
 		return at(skipAssigns(args, skipOpts(args, "-u -C -P --unset --chdir"))), true
-	case "nohup", "builtin", "setsid", "unbuffer", "proxychains", "proxychains4", "torsocks", "catchsegv", "nsenter", "unshare", "firejail":
+	case "nohup", "builtin", "setsid", "unbuffer", "proxychains", "proxychains4", "torsocks", "catchsegv", "nsenter", "unshare", "firejail",
+		"fakeroot", "caffeinate", "dbus-run-session", "dbus-launch", "valgrind", "npx", "pnpx", "bunx", "uvx", "pipx-run", "nix-run":
 		return at(skipOpts(args, "-t -S -G --target --setuid --setgid")), true
 	case "timeout":
 		return at(skipOpts(args, "-s -k --signal --kill-after") + 1), true
@@ -144,6 +151,42 @@ func unwrap(name string, args []arg) (inner []arg, ok bool) {
 		return at(1), true
 	case "strace", "ltrace":
 		return at(skipOpts(args, "-o -e -p -s -u -E -a -I -b -P -S -X -O")), true
+	case "systemd-run":
+		return at(skipOpts(args, "-u -p -E -M -H -t -q -G -d --unit --property --setenv --machine --host --description --slice --uid --gid --working-directory --on-calendar --on-active --timer-property --service-type --nice --same-dir")), true
+	case "bundle", "poetry", "pipenv", "pdm", "hatch", "rye", "uv", "conda", "mamba", "micromamba", "npm", "pnpm", "yarn", "mise", "asdf", "direnv", "dotenv", "doppler", "op", "aws-vault", "nix":
+		// bundle exec CMD, poetry run CMD, direnv exec DIR CMD...: the
+		// subcommand that runs the rest; any other subcommand is no wrapper.
+		i := skipOpts(args, "-n -p --name --prefix -C --cwd --dir --directory --env --project")
+		if i >= len(args) {
+			return nil, false
+		}
+		switch sub := args[i].text; {
+		case sub == "exec" && name != "doppler" || sub == "run" && name != "npm" && name != "pnpm" && name != "yarn" && name != "nix" || sub == "dlx" || sub == "x":
+		case sub == "develop" && name == "nix" || sub == "shell" && name == "nix":
+			j := i + 1
+			for j < len(args) && args[j].text != "-c" && args[j].text != "--command" {
+				j++
+			}
+			return at(j + 1), true
+		default:
+			return nil, false
+		}
+		inner := args[i+1:]
+		inner = inner[min(skipOpts(append([]arg{{}}, inner...), "-n -p -e --name --prefix --env --env-file --with --python --config")-1, len(inner)):]
+		switch name {
+		case "direnv":
+			inner = inner[min(1, len(inner)):] // direnv exec DIR CMD
+		case "mise", "asdf", "aws-vault", "op", "doppler":
+			for k, a := range inner { // mise exec node@20 -- CMD
+				if a.text == "--" {
+					return inner[k+1:], true
+				}
+			}
+			if name == "aws-vault" {
+				inner = inner[min(1, len(inner)):] // aws-vault exec PROFILE CMD
+			}
+		}
+		return inner, true
 	case "xvfb-run":
 		return at(skipOpts(args, "-n -s -f -e -w -p --server-num --server-args --auth-file --error-file --wait")), true
 	}
@@ -156,10 +199,17 @@ func (x *command) judge() {
 	if x.l.downloaded[canon(args[0].text)] {
 		x.flag(catDownloadExec)
 	}
+	if text, ok := x.l.writtenScript(args[0].text); ok && strings.Contains(args[0].text, "/") {
+		x.shellCode(text) // ./s.sh after echo ... > s.sh
+	}
 	if inner, ok := unwrap(x.name, args); ok {
 		switch x.name {
 		case "sudo", "doas", "pkexec", "chroot", "nsenter", "unshare":
 			x.flag(catPrivilege)
+		case "systemd-run": // a system service runs as root
+			if !parseOpts(args, "").has("--user") {
+				x.flag(catPrivilege)
+			}
 		}
 		if len(inner) > 0 {
 			x.nested(inner, x.redirs, x.via)
@@ -180,6 +230,9 @@ func (x *command) judge() {
 	}
 	if isDownloader(x.name) {
 		x.download()
+	}
+	if networkTool(x.name) {
+		x.leakyArgs()
 	}
 	switch x.name {
 	case "rm":
@@ -209,7 +262,7 @@ func (x *command) judge() {
 		x.eval()
 	case "source", ".":
 		if ops := parseOpts(args, "").operands; len(ops) > 0 {
-			x.script(ops[0])
+			x.script(ops[0], x.shellCode)
 		}
 	case "alias":
 		for _, a := range args[1:] {
@@ -287,7 +340,7 @@ func (x *command) judge() {
 	case "dd":
 		for _, a := range args[1:] {
 			if of, ok := strings.CutPrefix(a.text, "of="); ok {
-				if cat := writeRisk(of); cat != "" {
+				if cat := x.l.writeRisk(of); cat != "" {
 					x.flag(cat)
 				}
 			}
@@ -308,6 +361,48 @@ func (x *command) judge() {
 			targets = targets[1:]
 		}
 		x.outside(catPerms, targets)
+	case "rimraf":
+		x.flag(catDelete)
+	case "awk", "gawk", "mawk", "nawk", "busybox-awk":
+		x.awk()
+	case "parallel":
+		x.parallel()
+	case "script":
+		for _, c := range parseOpts(args, "-c --command -E --echo -I -O -B -T -t --log-in --log-out --log-io --log-timing --timing --logging-format").all("-c", "--command") {
+			x.code(c)
+		}
+	case "sg":
+		x.flag(catPrivilege)
+		o := parseOpts(args, "-c")
+		for _, c := range o.all("-c") {
+			x.code(c)
+		}
+		if len(o.operands) > 1 {
+			x.runWords(o.operands[1:], false)
+		}
+	case "at", "batch":
+		if !parseOpts(args, "-f -q -t -m").has("-l", "-r", "-d", "-c") {
+			x.stdinCode(x.shellCode)
+			for _, f := range parseOpts(args, "-f -q -t").all("-f") {
+				x.script(f, x.shellCode)
+			}
+		}
+	case "tmux":
+		x.tmux()
+	case "screen":
+		if i := skipOpts(args, "-S -c -e -h -L -Logfile -p -s -t -T -X -x -r -R -D"); i < len(args) {
+			x.nested(args[i:], x.redirs, x.via)
+		}
+	case "expect":
+		for _, c := range parseOpts(args, "-c -f").all("-c") {
+			if c.subst || expectRuns.MatchString(c.text) {
+				x.flag(catInline)
+			}
+		}
+	case "nix-shell":
+		for _, c := range parseOpts(args, "-p -A -I --arg --argstr --attr --run --command --packages").all("--run", "--command") {
+			x.code(c)
+		}
 	case "visudo", "setcap":
 		x.flag(catPrivilege)
 	case "useradd", "userdel", "usermod", "adduser", "deluser", "passwd", "chpasswd", "groupadd", "groupdel",
@@ -322,6 +417,93 @@ func (x *command) judge() {
 		x.system()
 		x.packages()
 		x.infra()
+	}
+}
+
+// expectRuns matches expect scripts that start programs.
+var expectRuns = regexp.MustCompile(`\b(spawn|exec|system)\b`)
+
+// awkCall matches the commands an awk program runs: system("..."),
+// print | "...", "..." | getline. A call whose command is not one string
+// literal is code not known statically.
+var (
+	awkLiteralCall = regexp.MustCompile(`system\s*\(\s*"((?:[^"\\]|\\.)*)"\s*\)|\|&?\s*"((?:[^"\\]|\\.)*)"|"((?:[^"\\]|\\.)*)"\s*\|&?\s*getline`)
+	awkAnyCall     = regexp.MustCompile(`\bsystem\s*\(|\bprintf?\b[^;}]*[^|]\|&?\s*[^|\s]|[^|]\|&?\s*getline`)
+)
+
+// awk judges the commands an awk program runs.
+func (x *command) awk() {
+	o := parseOpts(x.args, "-f -v -F -i -l -E --file --assign --field-separator --include --load --exec")
+	if len(o.all("-f", "--file", "-E", "--exec")) > 0 || len(o.operands) == 0 {
+		return
+	}
+	prog := o.operands[0]
+	if prog.subst {
+		x.substCode(prog)
+		return
+	}
+	rest := prog.text
+	for _, m := range awkLiteralCall.FindAllStringSubmatch(prog.text, -1) {
+		cmd := strings.ReplaceAll(m[1]+m[2]+m[3], `\"`, `"`)
+		x.shellCode(cmd)
+		rest = strings.Replace(rest, m[0], " ", 1)
+		// print ... | "sh": what the program prints is run as code.
+		if words := strings.Fields(cmd); m[2] != "" && len(words) > 0 {
+			as := make([]arg, len(words))
+			for i, w := range words {
+				as[i] = arg{text: w, static: true}
+			}
+			if readsCode(commandBase(words[0]), x.l.effective(as)) || readsCode(commandBase(words[0]), as) {
+				x.flag(catDynamicCode)
+			}
+		}
+	}
+	if awkAnyCall.MatchString(rest) {
+		x.flag(catDynamicCode)
+	}
+}
+
+// parallel judges GNU parallel: the command before ::: runs once per input,
+// through a shell.
+func (x *command) parallel() {
+	args := x.args
+	end := len(args)
+	for i, a := range args {
+		if strings.HasPrefix(a.text, ":::") {
+			end = i
+			break
+		}
+	}
+	i := skipOpts(args[:end], "-j -S -P -n -N -L -l -E -I -X -d -a -C -s --jobs --sshlogin --max-args --max-replace-args "+
+		"--delimiter --arg-file --colsep --tmpdir --workdir --results --joblog --timeout --delay --retries --halt --memfree "+
+		"--load --tagstring --env --basefile --return --transferfile --max-chars --sshloginfile")
+	if i < end {
+		sub := &command{l: x.l, args: args, name: x.name, depth: x.depth, via: "parallel", disp: x.disp}
+		sub.runWords(args[i:end], false)
+		x.local = append(x.local, sub.local...)
+	}
+}
+
+// tmux judges the shell commands of new-session, new-window, split-window,
+// respawn-pane, run-shell and send-keys.
+func (x *command) tmux() {
+	i := skipOpts(x.args, "-L -S -f -c -T")
+	for i < len(x.args) {
+		sub := x.args[i:]
+		end := len(sub)
+		for k, a := range sub {
+			if k > 0 && (a.text == ";" || a.text == `\;`) {
+				end = k
+				break
+			}
+		}
+		switch sub[0].text {
+		case "new-session", "new", "new-window", "neww", "split-window", "splitw", "respawn-pane", "respawnp", "respawn-window", "respawnw", "run-shell", "run":
+			x.runWords(sub[skipOpts(sub[:end], "-c -e -F -n -s -t -x -y -l -p"):end], false)
+		case "send-keys", "send":
+			x.runWords(sub[skipOpts(sub[:end], "-t -N"):end], false)
+		}
+		i += end + 1
 	}
 }
 
@@ -347,15 +529,37 @@ func (x *command) runWords(ops []arg, exec bool) {
 }
 
 // script judges a script file operand (bash FILE, source FILE, python FILE):
-// harmless when it is a file, but not when it is a download.
-func (x *command) script(a arg) {
+// harmless when it is a file, but not when it is a download, and judged by
+// its text when the line wrote it (echo 'rm -rf ~' > s.sh; sh s.sh).
+// /dev/stdin and the like mean the here-document is the script.
+func (x *command) script(a arg, judge func(text string)) {
+	if text, ok := x.l.writtenScript(a.text); ok && a.static {
+		judge(text)
+	}
 	switch {
 	case a.subst:
 		x.substCode(a)
 	case x.l.downloaded[canon(a.text)]:
 		x.flag(catDownloadExec)
+	case isStdinPath(a.text):
+		x.stdinCode(judge)
 	}
 }
+
+// isStdinPath reports file names that read standard input.
+func isStdinPath(p string) bool {
+	switch p {
+	case "-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0":
+		return true
+	}
+	return false
+}
+
+// shellCode judges text a shell runs.
+func (x *command) shellCode(text string) { x.l.c.script(text, x.depth+1) }
+
+// inlineText judges text an interpreter runs.
+func (x *command) inlineText(text string) { x.inlineCode(arg{text: text, static: true}) }
 
 // eval judges its words joined, as the shell does.
 func (x *command) eval() {
@@ -373,8 +577,25 @@ func (x *command) eval() {
 }
 
 // find judges -delete and the commands of -exec, -execdir, -ok, -okdir.
+// In those commands {} stands for the files found: when find starts
+// elsewhere than the working directory, they are judged with the start
+// paths in its place (find / -exec chmod 777 {} +).
 func (x *command) find() {
 	args := x.args
+	var starts []arg
+	i := 1
+	for i < len(args) && (args[i].text == "-H" || args[i].text == "-L" || args[i].text == "-P") {
+		i++
+	}
+	for ; i < len(args); i++ {
+		t := args[i].text
+		if strings.HasPrefix(t, "-") || t == "(" || t == "!" || t == "," {
+			break
+		}
+		if c := canon(x.l.resolve(t)); c != "." {
+			starts = append(starts, arg{text: c, static: args[i].static, glob: args[i].glob, subst: args[i].subst, word: args[i].word})
+		}
+	}
 	for i := 1; i < len(args); i++ {
 		switch t := args[i].text; t {
 		case "-delete":
@@ -384,7 +605,19 @@ func (x *command) find() {
 			for j < len(args) && args[j].text != ";" && args[j].text != "+" {
 				j++
 			}
-			x.nested(args[i+1:j], nil, "find "+t)
+			target := args[i+1 : j]
+			if len(starts) > 0 && len(target) > 1 {
+				var spliced []arg
+				for k, a := range target {
+					if k > 0 && a.text == "{}" {
+						spliced = append(spliced, starts...)
+					} else {
+						spliced = append(spliced, a)
+					}
+				}
+				target = spliced
+			}
+			x.nested(target, nil, "find "+t)
 			i = j
 		case "-fprint", "-fprint0", "-fls", "-fprintf":
 			if i+1 < len(args) {
@@ -450,9 +683,9 @@ func (x *command) shell() {
 	case code != nil:
 		x.code(*code)
 	case file != nil:
-		x.script(*file)
+		x.script(*file, x.shellCode)
 	case stdin:
-		x.stdinCode(func(text string) { x.l.c.script(text, x.depth+1) })
+		x.stdinCode(x.shellCode)
 	}
 }
 
@@ -526,13 +759,13 @@ func (x *command) interpreter() {
 	case code != nil:
 		x.inlineCode(*code)
 	case file != nil:
-		x.script(*file)
+		x.script(*file, x.inlineText)
 	case module == "pip":
 		if hasOperand(x.args, "uninstall") {
 			x.flag(catPackage)
 		}
 	case module == "":
-		x.stdinCode(func(text string) { x.inlineCode(arg{text: text, static: true}) })
+		x.stdinCode(x.inlineText)
 	}
 }
 
@@ -586,6 +819,7 @@ func setuidMode(m string) bool {
 // outside flags category when any target may be outside the working directory.
 func (x *command) outside(category string, targets []arg) {
 	for _, t := range targets {
+		t.text = x.l.resolve(t.text)
 		if outsideDir(t, x.l.c.dir) {
 			x.flag(category)
 			return
@@ -711,7 +945,9 @@ func readsCode(name string, args []arg) bool {
 		return code == nil && module == "" && (file == nil || file.text == "/dev/stdin")
 	case name == "source" || name == ".":
 		ops := parseOpts(args, "").operands
-		return len(ops) > 0 && (ops[0].text == "/dev/stdin" || ops[0].text == "-")
+		return len(ops) > 0 && isStdinPath(ops[0].text)
+	case name == "at" || name == "batch":
+		return !parseOpts(args, "-f -q -t").has("-f", "-l", "-r", "-d", "-c")
 	}
 	return false
 }

@@ -6,7 +6,10 @@
 // ; && || |, subshells, $( ) and backticks, here-documents fed to a shell,
 // bash -c / sh -c / eval strings (parsed in turn), xargs and find -exec
 // targets, wrappers (sudo, env, nohup, timeout, nice, exec...), however the
-// name is spelled (/bin/rm, \rm, 'r'm, $'\x72m', CMD=rm; $CMD). What cannot
+// name is spelled (/bin/rm, \rm, 'r'm, $'\x72m', CMD=rm; $CMD). It follows
+// what a line sets up for its later commands: a cd (cd /etc && echo x >
+// passwd), a symlink, a script written with known text and then run
+// (echo 'rm -rf ~' > s.sh; sh s.sh), a file a downloader wrote. What cannot
 // be known statically (an unparsable line, a command name computed at run
 // time) needs confirming: it fails closed. CheckCommand exposes the gate on
 // its own.

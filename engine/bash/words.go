@@ -66,7 +66,9 @@ func (l *level) word(w *syntax.Word) arg {
 // (CMD="rm -rf"; $CMD / is not a command named "rm -rf").
 func (l *level) dynamic(a *arg, b *strings.Builder, p syntax.WordPart, quoted bool) {
 	if pe, ok := p.(*syntax.ParamExp); ok && plainParam(pe) {
-		if v, ok := l.vars[pe.Param.Value]; ok && v.known {
+		// With IFS set, an unquoted value splits where the script chose
+		// (IFS=,; c=rm,-rf,/; $c): its words are not known.
+		if v, ok := l.vars[pe.Param.Value]; ok && v.known && (quoted || !l.ifsChanged) {
 			if !quoted && strings.ContainsAny(v.value, " \t\n*?[") {
 				a.static = false
 			}
@@ -294,4 +296,60 @@ func abbreviate(s string) string {
 		cut--
 	}
 	return s[:cut] + "…"
+}
+
+// printfText is what printf FORMAT ARGS... writes, when the format uses
+// only %s, %b and %%: anything else is not known statically.
+func printfText(words []string) (string, bool) {
+	if len(words) == 0 {
+		return "", true
+	}
+	format, args := words[0], words[1:]
+	var b strings.Builder
+	for {
+		used := false
+		for i := 0; i < len(format); i++ {
+			if format[i] != '%' {
+				j := strings.IndexByte(format[i:], '%')
+				if j < 0 {
+					j = len(format) - i
+				}
+				b.WriteString(ansiC(format[i : i+j]))
+				i += j - 1
+				continue
+			}
+			if i+1 >= len(format) {
+				return "", false
+			}
+			i++
+			switch format[i] {
+			case '%':
+				b.WriteByte('%')
+			case 's', 'b':
+				used = true
+				if len(args) > 0 {
+					if format[i] == 'b' {
+						b.WriteString(ansiC(args[0]))
+					} else {
+						b.WriteString(args[0])
+					}
+					args = args[1:]
+				}
+			default:
+				return "", false
+			}
+		}
+		if !used || len(args) == 0 {
+			return b.String(), true
+		}
+	}
+}
+
+// escapeForms is text as written and, when it has backslashes, with its
+// escapes decoded too: echo -e, dash's echo and xpg_echo decode them.
+func escapeForms(text string) []string {
+	if !strings.Contains(text, `\`) {
+		return []string{text}
+	}
+	return []string{text, ansiC(text)}
 }

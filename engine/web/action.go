@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"image/png"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -30,7 +31,7 @@ type Args struct {
 	Query      string `json:"query,omitempty"`       // search
 	URL        string `json:"url,omitempty"`         // open_page, find_in_page, capture_screenshot
 	Pattern    string `json:"pattern,omitempty"`     // find_in_page: literal text, case-insensitive
-	OutputPath string `json:"output_path,omitempty"` // capture_screenshot; "" writes a temp file
+	OutputPath string `json:"output_path,omitempty"` // capture_screenshot; "" writes a temp file; only a PNG may be replaced
 	FullPage   bool   `json:"full_page,omitempty"`   // capture_screenshot: the whole page, not the viewport
 	// Headless defaults to true. false shows the browser window when a
 	// display is available.
@@ -155,6 +156,10 @@ func checkOutputPath(path, dir string) (string, error) {
 	}
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return "", fmt.Errorf("%w to %q: it is a directory; give a file path such as %q", ErrScreenshotPath, path, filepath.Join(path, "page.png"))
+	} else if err == nil && !isPNGFile(path) {
+		// The tool asks nobody before writing: it replaces an earlier
+		// screenshot, never a file of another kind (~/.bashrc, a source file).
+		return "", fmt.Errorf("%w to %q: a file that is not a PNG image is there; choose a new path or remove it first", ErrScreenshotPath, path)
 	}
 	parent := filepath.Dir(path)
 	fi, err := os.Stat(parent)
@@ -166,6 +171,20 @@ func checkOutputPath(path, dir string) (string, error) {
 	}
 	return path, nil
 }
+
+// isPNGFile reports whether the file at path starts with the PNG signature.
+func isPNGFile(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	sig := make([]byte, len(pngSignature))
+	n, _ := io.ReadFull(f, sig)
+	return n == len(sig) && string(sig) == pngSignature
+}
+
+const pngSignature = "\x89PNG\r\n\x1a\n"
 
 // do runs one validated call in a tab of the session's browser.
 func (t *Tool) do(ctx context.Context, p plan, bs *browsers, h host) (string, error) {

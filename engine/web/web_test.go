@@ -166,6 +166,12 @@ func TestPages(t *testing.T) {
 		assert.Contains(t, out, filepath.Join(dir, "full.png"))
 		_, hgt = checkPNG(t, filepath.Join(dir, "full.png"))
 		assert.GreaterOrEqual(t, hgt, 3000)
+
+		// An earlier screenshot may be replaced (other files may not: TestBadInput).
+		_, err = h.call(t.Context(), &fakeHost{workdir: dir}, Args{Type: ActionCaptureScreenshot, URL: s.URL + "/tall", OutputPath: "full.png"})
+		require.NoError(t, err)
+		_, hgt = checkPNG(t, filepath.Join(dir, "full.png"))
+		assert.Less(t, hgt, 3000)
 	})
 
 	t.Run("capture_screenshot to a temp file", func(t *testing.T) {
@@ -233,6 +239,7 @@ func TestBadInput(t *testing.T) {
 		{"no host", `{"type": "open_page", "url": "http:///path"}`, ErrURLNotAllowed, []string{"no host"}},
 		{"screenshot dir missing", `{"type": "capture_screenshot", "url": "http://127.0.0.1/", "output_path": "` + dir + `/no/such/dir/x.png"}`, ErrScreenshotPath, []string{dir + "/no/such/dir/x.png", "no such file"}},
 		{"screenshot under a file", `{"type": "capture_screenshot", "url": "http://127.0.0.1/", "output_path": "` + file + `/x.png"}`, ErrScreenshotPath, []string{"is not a directory"}},
+		{"screenshot over a file that is not a PNG", `{"type": "capture_screenshot", "url": "http://127.0.0.1/", "output_path": "` + file + `"}`, ErrScreenshotPath, []string{file, "not a PNG"}},
 		{"screenshot to a directory", `{"type": "capture_screenshot", "url": "http://127.0.0.1/", "output_path": "` + dir + `"}`, ErrScreenshotPath, []string{"is a directory"}},
 		{"unreachable", `{"type": "open_page", "url": "` + unreachable + `"}`, ErrUnreachable, []string{unreachable, "ERR_CONNECTION_REFUSED", "nothing listens"}},
 		{"never loads", `{"type": "open_page", "url": "` + s.URL + `/hang"}`, ErrTimeout, []string{s.URL + "/hang", "within 300ms"}},
