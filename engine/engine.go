@@ -70,6 +70,10 @@ func (e *Engine) NewSession(o SessionOptions) (*Session, error) {
 	id := o.ID
 	if id == "" {
 		id = "s" + strconv.FormatUint(e.seq, 10)
+		for e.sessions[id] != nil { // a caller chose this id: take the next
+			e.seq++
+			id = "s" + strconv.FormatUint(e.seq, 10)
+		}
 	}
 	if _, dup := e.sessions[id]; dup {
 		return nil, fmt.Errorf("session %q: %w", id, ErrDuplicateSession)

@@ -94,10 +94,12 @@ func (s *Session) beginContinue(ctx context.Context) (*run, Interruption, error)
 
 func (s *Session) continueRun(r *run, in Interruption) (RunResult, error) {
 	if in.SideEffectCut {
-		res, err := s.pauseFor(r.ctx, PauseRequest{
+		// Source tool: it is a confirm gate like a tool's, not a signal
+		// pause, so Signal(pause) and Signal(resume) act as they do on one.
+		res, err := s.pauseFor(r.ctx, r, PauseRequest{
 			Kind: PauseConfirm, Tool: "Resume", Message: "Resuming may repeat an action that was cut off",
 			Details: lastToolCall(s.History()),
-		}, SourceSignal, s.Snapshot().Step, 0)
+		}, SourceTool, s.Snapshot().Step, 0)
 		if err != nil || !res.Approved() {
 			return s.end(r, err)
 		}
@@ -132,6 +134,15 @@ func (s *Session) beginLocked(ctx context.Context) (*run, error) {
 	}
 	rctx, cancel := context.WithCancelCause(ctx)
 	r := &run{ctx: rctx, provider: s.provider, cancel: cancel, done: make(chan struct{})}
+	// The caller's ctx ending is a stop request like Interrupt(system_stop):
+	// the status is stopping until the run has unwound.
+	r.stopOnDone = context.AfterFunc(ctx, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.run == r {
+			s.stopLocked(ReasonSystemStop)
+		}
+	})
 	s.run = r
 	s.interruption = nil
 	s.lastError = ""
@@ -141,6 +152,7 @@ func (s *Session) beginLocked(ctx context.Context) (*run, error) {
 
 // end records how the run ended and emits the terminal event.
 func (s *Session) end(r *run, err error) (RunResult, error) {
+	r.stopOnDone()
 	defer r.cancel(nil)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -194,19 +206,24 @@ func (s *Session) turns(r *run) error {
 }
 
 // boundary is a step boundary: the run stops here if interrupted, and parks
-// on a signal pause if one was requested.
+// on a signal pause if one was requested. Taking the request and raising
+// the pause is one change, so a resume can't fall between them and be lost.
 func (s *Session) boundary(r *run) error {
 	if r.ctx.Err() != nil {
 		return interruptErr(r.ctx)
 	}
 	s.mu.Lock()
-	requested, step := s.pauseRequested, s.step
-	s.pauseRequested = false
-	s.mu.Unlock()
-	if !requested {
+	if !s.pauseRequested {
+		s.mu.Unlock()
 		return nil
 	}
-	_, err := s.pauseFor(r.ctx, PauseRequest{Kind: PauseContinue, Message: fmt.Sprintf("Paused at step %d", step)}, SourceSignal, step, 0)
+	s.pauseRequested = false
+	p, err := s.raisePauseLocked(r.ctx, r, PauseRequest{Kind: PauseContinue, Message: fmt.Sprintf("Paused at step %d", s.step)}, SourceSignal, s.step, 0)
+	s.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	_, err = s.waitPause(r.ctx, r, p, 0)
 	return err
 }
 
@@ -356,7 +373,7 @@ func (s *Session) runTool(r *run, c ToolCall, step int) (msg Message) {
 	if err != nil {
 		return Message{Role: RoleTool, ToolCallID: c.ID, Text: err.Error(), IsError: true}
 	}
-	res, err := safeRun(r.ctx, tool, c, &Env{session: s, call: c, step: step})
+	res, err := safeRun(r.ctx, tool, c, &Env{session: s, run: r, call: c, step: step})
 	if r.ctx.Err() != nil {
 		if se, ok := tool.(SideEffecter); ok && se.HasSideEffects(c) {
 			s.mu.Lock()

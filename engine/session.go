@@ -53,8 +53,9 @@ type run struct {
 	ctx           context.Context
 	provider      Provider // the session's, or a task's own
 	cancel        context.CancelCauseFunc
-	stopReason    Reason // set by Interrupt; the run is stopping
-	sideEffectCut bool   // a tool with side effects was cut off
+	stopOnDone    func() bool // unregisters the stop on the caller's ctx ending
+	stopReason    Reason      // set by Interrupt; the run is stopping
+	sideEffectCut bool        // a tool with side effects was cut off
 	done          chan struct{}
 }
 
@@ -226,27 +227,39 @@ func (s *Session) emitProgress(call ToolCall, step int, chunk string) {
 	s.emitLocked(Event{Type: EventToolProgress, Tool: call.Name, CallID: call.ID, Step: step, Text: chunk})
 }
 
-// pauseFor raises a pause and blocks until it is answered or ctx is done.
-func (s *Session) pauseFor(ctx context.Context, req PauseRequest, src PauseSource, step, task int) (PauseResult, error) {
-	p, err := s.raisePause(ctx, req, src, step, task)
+// pauseFor raises a pause for run r and blocks until it is answered, ctx is
+// done, or r is interrupted.
+func (s *Session) pauseFor(ctx context.Context, r *run, req PauseRequest, src PauseSource, step, task int) (PauseResult, error) {
+	p, err := s.raisePause(ctx, r, req, src, step, task)
 	if err != nil {
 		return PauseResult{Answer: AnswerInterrupted}, err
 	}
-	return s.waitPause(ctx, p, req.Timeout)
+	return s.waitPause(ctx, r, p, req.Timeout)
 }
 
-// raisePause makes a pause pending (status paused) and emits it.
-func (s *Session) raisePause(ctx context.Context, req PauseRequest, src PauseSource, step, task int) (*pending, error) {
+// raisePause makes a pause of run r pending (status paused) and emits it.
+func (s *Session) raisePause(ctx context.Context, r *run, req PauseRequest, src PauseSource, step, task int) (*pending, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.raisePauseLocked(ctx, r, req, src, step, task)
+}
+
+func (s *Session) raisePauseLocked(ctx context.Context, r *run, req PauseRequest, src PauseSource, step, task int) (*pending, error) {
 	if !req.Kind.valid() {
 		return nil, fmt.Errorf("%w: pause kind %q (want %q or %q)", ErrInvalidArgument, req.Kind, PauseContinue, PauseConfirm)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.closed {
 		return nil, fmt.Errorf("session %s: %w", s.id, ErrClosed)
 	}
-	if ctx.Err() != nil { // interrupted before the pause was raised: never show it
-		return nil, interruptErr(ctx)
+	if s.run != r { // e.g. a tool's goroutine that outlived its call
+		return nil, fmt.Errorf("session %s: %w: the run that raised the pause has ended", s.id, ErrNotRunning)
+	}
+	// Interrupted before the pause was raised: never show it. The run's
+	// context is checked too, in case ctx is not derived from it.
+	for _, c := range []context.Context{ctx, r.ctx} {
+		if c.Err() != nil {
+			return nil, interruptErr(c)
+		}
 	}
 	s.pauseSeq++
 	p := &pending{
@@ -261,34 +274,48 @@ func (s *Session) raisePause(ctx context.Context, req PauseRequest, src PauseSou
 	return p, nil
 }
 
-// waitPause blocks until p is answered, ctx is done, or the timeout fires.
-func (s *Session) waitPause(ctx context.Context, p *pending, timeout time.Duration) (PauseResult, error) {
+// waitPause blocks until p is answered, ctx is done, run r is interrupted
+// (even when ctx is not derived from r's context), or the timeout fires.
+func (s *Session) waitPause(ctx context.Context, r *run, p *pending, timeout time.Duration) (PauseResult, error) {
 	var expired <-chan time.Time
 	if timeout > 0 {
 		t := time.NewTimer(timeout)
 		defer t.Stop()
 		expired = t.C
 	}
-	select {
-	case r := <-p.answered:
-		return r, nil
-	case <-ctx.Done():
-		s.mu.Lock()
-		if s.removePauseLocked(p) {
-			s.emitLocked(Event{Type: EventPauseAnswered, Answered: &p.Pause, Answer: AnswerInterrupted})
-		}
-		s.mu.Unlock()
-		return PauseResult{Answer: AnswerInterrupted}, interruptErr(ctx)
-	case <-expired:
-		s.mu.Lock()
-		if s.removePauseLocked(p) {
-			s.emitLocked(Event{Type: EventPauseAnswered, Answered: &p.Pause, Answer: AnswerTimedOut})
+	for {
+		select {
+		case res := <-p.answered:
+			return res, nil
+		case <-ctx.Done():
+			return s.abandonPause(ctx, p)
+		case <-r.ctx.Done():
+			return s.abandonPause(r.ctx, p)
+		case <-expired:
+			expired = nil
+			s.mu.Lock()
+			timedOut := s.removePauseLocked(p)
+			if timedOut {
+				s.emitLocked(Event{Type: EventPauseAnswered, Answered: &p.Pause, Answer: AnswerTimedOut})
+			}
 			s.mu.Unlock()
-			return PauseResult{Answer: AnswerTimedOut}, nil
+			if timedOut {
+				return PauseResult{Answer: AnswerTimedOut}, nil
+			}
+			// Answered or interrupted just before the timer fired: the
+			// next select sees which (an interrupt sends no answer).
 		}
-		s.mu.Unlock()
-		return <-p.answered, nil // answered just before the timer fired
 	}
+}
+
+// abandonPause ends p because ctx is done: the answer is interrupted.
+func (s *Session) abandonPause(ctx context.Context, p *pending) (PauseResult, error) {
+	s.mu.Lock()
+	if s.removePauseLocked(p) {
+		s.emitLocked(Event{Type: EventPauseAnswered, Answered: &p.Pause, Answer: AnswerInterrupted})
+	}
+	s.mu.Unlock()
+	return PauseResult{Answer: AnswerInterrupted}, interruptErr(ctx)
 }
 
 func (s *Session) removePauseLocked(p *pending) bool {

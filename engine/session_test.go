@@ -620,3 +620,174 @@ func TestCloseInterruptsAndWaits(t *testing.T) {
 type closer func()
 
 func (c closer) Close() error { c(); return nil }
+
+// TestPauseTimeoutRacingAnInterruptNeverHangs: the pause timer and an
+// interrupt fire at the same instant; whichever the waiter sees first, the
+// run must end (it used to wait for ever for an answer nobody would send).
+func TestPauseTimeoutRacingAnInterruptNeverHangs(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		tool := engine.ToolFunc(func(ctx context.Context, c engine.ToolCall, env *engine.Env) (engine.Result, error) {
+			r, err := env.Pause(ctx, engine.PauseRequest{Kind: engine.PauseConfirm, Message: "x", Timeout: 30 * time.Second})
+			return engine.Result{Output: string(r.Answer)}, err
+		})
+		e := engine.New(engine.WithTool("t", tool), engine.WithProvider(engine.NewScriptedProvider([]engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("t", nil)}}})))
+		defer e.Close()
+		s, _ := e.NewSession(engine.SessionOptions{})
+		for range 100 {
+			out, err := s.Start(t.Context(), "go")
+			require.NoError(t, err)
+			synctest.Wait() // parked at the pause
+			time.Sleep(30 * time.Second)
+			_ = s.Interrupt(engine.ReasonUserStop) // the run may have ended already
+			<-out                                  // a deadlock here fails the bubble
+			_, paused := s.Pause()
+			require.False(t, paused)
+		}
+	})
+}
+
+// TestInterruptEndsAPauseOnAForeignContext: a tool that passes Pause a
+// context not derived from its own (a cleanup context, Background) is still
+// released by an interrupt, and a pause it raises after it is never shown.
+func TestInterruptEndsAPauseOnAForeignContext(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		got := make(chan engine.PauseResult, 2)
+		tool := engine.ToolFunc(func(ctx context.Context, c engine.ToolCall, env *engine.Env) (engine.Result, error) {
+			r, err := env.Pause(context.WithoutCancel(ctx), engine.PauseRequest{Kind: engine.PauseConfirm, Message: "first"})
+			got <- r
+			r2, _ := env.Pause(context.Background(), engine.PauseRequest{Kind: engine.PauseContinue, Message: "after the interrupt"})
+			got <- r2
+			return engine.Result{}, err
+		})
+		e := engine.New(engine.WithTool("t", tool), engine.WithProvider(engine.NewScriptedProvider([]engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("t", nil)}}})))
+		defer e.Close()
+		s, _ := e.NewSession(engine.SessionOptions{})
+		out, err := s.Start(t.Context(), "go")
+		require.NoError(t, err)
+		synctest.Wait()
+		require.Equal(t, engine.StatusPaused, s.Status())
+		require.NoError(t, s.Interrupt(engine.ReasonUserStop))
+		o := <-out // a deadlock here fails the bubble
+		require.ErrorIs(t, o.Err, engine.ErrInterrupted)
+		assert.Equal(t, engine.AnswerInterrupted, (<-got).Answer)
+		assert.Equal(t, engine.AnswerInterrupted, (<-got).Answer)
+		assert.Equal(t, engine.StatusInterrupted, s.Status())
+	})
+}
+
+// TestPauseAfterTheToolCallEndedIsRefused: an Env kept past its call (a
+// tool's stray goroutine) cannot park an idle session.
+func TestPauseAfterTheToolCallEndedIsRefused(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		envs := make(chan *engine.Env, 1)
+		tool := engine.ToolFunc(func(ctx context.Context, c engine.ToolCall, env *engine.Env) (engine.Result, error) {
+			envs <- env
+			return engine.Result{Output: "ok"}, nil
+		})
+		e := engine.New(engine.WithTool("t", tool), engine.WithProvider(engine.NewScriptedProvider([]engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("t", nil)}}})))
+		defer e.Close()
+		s, _ := e.NewSession(engine.SessionOptions{})
+		_, err := s.Prompt(t.Context(), "go")
+		require.NoError(t, err)
+		v := s.Version()
+		res, err := (<-envs).Pause(context.Background(), engine.PauseRequest{Kind: engine.PauseContinue, Message: "late"}) // a deadlock here fails the bubble
+		require.ErrorIs(t, err, engine.ErrNotRunning)
+		assert.Equal(t, engine.AnswerInterrupted, res.Answer, "fails closed")
+		assert.Equal(t, engine.StatusIdle, s.Status())
+		assert.Equal(t, v, s.Version(), "nothing changed")
+	})
+}
+
+// TestSignalPauseDuringResumeConfirmation: the "may repeat an action"
+// confirmation of Continue is not a signal pause, so a pause signal sent
+// while it is pending is kept and lands at the next step boundary.
+func TestSignalPauseDuringResumeConfirmation(t *testing.T) {
+	t.Parallel()
+	g := newGate()
+	_, s := newEngine(t, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("gate", nil)}}, {Text: "finished"}}, engine.WithTool("gate", g))
+	sub := s.Subscribe()
+	defer sub.Close()
+	out := start(t, s, "go")
+	<-g.started
+	require.NoError(t, s.Interrupt(engine.ReasonUserStop))
+	<-out
+	done, err := s.StartContinue(t.Context())
+	require.NoError(t, err)
+	confirm := waitEvent(t, sub, isType(engine.EventPaused)).Pause
+	require.Equal(t, "Resume", confirm.Tool)
+	require.NoError(t, s.Signal(engine.SignalPause))
+	require.True(t, s.Snapshot().PauseRequested, "the pause signal is not swallowed")
+	require.NoError(t, s.Confirm(true, ""))
+	parked := waitEvent(t, sub, isType(engine.EventPaused)).Pause
+	assert.Equal(t, engine.SourceSignal, parked.Source)
+	require.NoError(t, s.Signal(engine.SignalResume))
+	require.NoError(t, (<-done).Err)
+}
+
+// TestSignalPauseBeforeTheFirstRun: the session is its own controller and
+// exists before any run (seed 002), so a pause sent first parks the first
+// run at its first step boundary, before the model is called.
+func TestSignalPauseBeforeTheFirstRun(t *testing.T) {
+	t.Parallel()
+	_, s := newEngine(t, []engine.ScriptTurn{{Text: "hello"}})
+	paused := make(chan engine.SignalInfo, 1)
+	defer s.OnSignal(engine.OnPause, func(i engine.SignalInfo) { paused <- i })()
+	require.NoError(t, s.Signal(engine.SignalPause))
+	assert.Equal(t, engine.StatusIdle, s.Status())
+	out := start(t, s, "go")
+	assert.Equal(t, 0, (<-paused).Step, "parked before the first step")
+	assert.Len(t, s.History(), 1, "the model was not called yet")
+	require.NoError(t, s.Signal(engine.SignalResume))
+	require.NoError(t, (<-out).Err)
+	assert.Equal(t, "hello", s.History()[1].Text)
+}
+
+// TestGeneratedSessionIDsSkipChosenOnes: an id the caller chose ("s2") is
+// never handed out again, and never makes a session without an id fail.
+func TestGeneratedSessionIDsSkipChosenOnes(t *testing.T) {
+	t.Parallel()
+	e := engine.New()
+	defer e.Close()
+	chosen, err := e.NewSession(engine.SessionOptions{ID: "s2"})
+	require.NoError(t, err)
+	var ids []string
+	for range 3 {
+		s, err := e.NewSession(engine.SessionOptions{})
+		require.NoError(t, err)
+		ids = append(ids, s.ID())
+	}
+	assert.NotContains(t, ids, chosen.ID())
+	assert.Len(t, e.Sessions(), 4)
+}
+
+// TestCallerContextEndingStopsLikeInterrupt: when the context a run was
+// started with ends, the session is stopping until the tool has returned
+// (not running), observers get stopping / onCancel, then interrupted.
+func TestCallerContextEndingStopsLikeInterrupt(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		g := newGate()
+		g.holdAfterCancel = true
+		e := engine.New(engine.WithTool("gate", g), engine.WithProvider(engine.NewScriptedProvider([]engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("gate", nil)}}})))
+		defer e.Close()
+		s, _ := e.NewSession(engine.SessionOptions{})
+		cancelled := make(chan engine.SignalInfo, 1)
+		defer s.OnSignal(engine.OnCancel, func(i engine.SignalInfo) { cancelled <- i })()
+		ctx, cancel := context.WithCancel(t.Context())
+		out, err := s.Start(ctx, "go")
+		require.NoError(t, err)
+		<-g.started
+		cancel()
+		synctest.Wait()
+		require.Equal(t, engine.StatusStopping, s.Status(), "stop requested, the tool still unwinding")
+		require.Len(t, cancelled, 1, "onCancel fired")
+		close(g.release)
+		o := <-out
+		require.ErrorIs(t, o.Err, engine.ErrInterrupted)
+		assert.Equal(t, engine.ReasonSystemStop, o.Result.Interruption.Reason)
+		assert.Equal(t, engine.StatusInterrupted, s.Status())
+	})
+}

@@ -108,7 +108,8 @@ type TaskLoop struct {
 	waiting   string // id of the session pause the loop waits on between tasks
 	completed int
 	failed    int
-	run       *run // set once started
+	run       *run          // set once started
+	finished  chan struct{} // closed when the started loop has fully ended
 	done      bool
 	version   uint64
 	log       eventLog[TaskEvent]
@@ -238,8 +239,10 @@ func (tl *TaskLoop) Start(ctx context.Context) (<-chan error, error) {
 		return nil, err
 	}
 	tl.run = r
+	tl.finished = make(chan struct{})
 	out := make(chan error, 1)
 	go func() {
+		defer close(tl.finished)
 		_, err := tl.s.end(r, tl.loop(r))
 		tl.mu.Lock()
 		tl.done = true
@@ -335,7 +338,7 @@ func (tl *TaskLoop) waitBetween(r *run, i int, taskErr error) error {
 	if taskErr != nil {
 		details = "Task failed: " + taskErr.Error()
 	}
-	p, err := tl.s.raisePause(r.ctx, PauseRequest{Kind: PauseContinue, Tool: "Tasks", Message: msg, Details: details}, SourceTask, tl.s.Snapshot().Step, i+1)
+	p, err := tl.s.raisePause(r.ctx, r, PauseRequest{Kind: PauseContinue, Tool: "Tasks", Message: msg, Details: details}, SourceTask, tl.s.Snapshot().Step, i+1)
 	if err != nil {
 		tl.mu.Unlock()
 		return err
@@ -344,7 +347,7 @@ func (tl *TaskLoop) waitBetween(r *run, i int, taskErr error) error {
 	tl.emitLocked(TaskEvent{Type: TaskEventPaused, Task: i, Message: msg, Error: details})
 	tl.mu.Unlock()
 
-	_, err = tl.s.waitPause(r.ctx, p, 0)
+	_, err = tl.s.waitPause(r.ctx, r, p, 0)
 	tl.mu.Lock()
 	defer tl.mu.Unlock()
 	tl.waiting = ""
@@ -355,11 +358,12 @@ func (tl *TaskLoop) waitBetween(r *run, i int, taskErr error) error {
 	return nil
 }
 
-// Close interrupts the loop if it runs and waits until it has stopped. A
-// loop that never ran is done after Close.
+// Close interrupts the loop if it runs and waits until it has stopped: when
+// Close returns, the loop is done and its events have ended. A loop that
+// never ran is done after Close.
 func (tl *TaskLoop) Close() {
 	tl.mu.Lock()
-	r := tl.run
+	r, finished := tl.run, tl.finished
 	if r == nil {
 		tl.done = true
 		tl.log.close()
@@ -373,5 +377,5 @@ func (tl *TaskLoop) Close() {
 		tl.s.stopLocked(ReasonUserStop)
 	}
 	tl.s.mu.Unlock()
-	<-r.done
+	<-finished
 }

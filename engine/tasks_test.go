@@ -330,9 +330,19 @@ func TestTaskLoopConcurrentControl(t *testing.T) {
 			}
 		})
 	}
+	// Stop hammering once, whichever comes first: enough contention, or
+	// the end of the loop (a coalesced reader may never count n/2 begins,
+	// and the hammering goroutines must not outlive the test).
+	var stopOnce sync.Once
+	stopHammering := func() {
+		stopOnce.Do(func() {
+			close(stop)
+			wg.Wait()
+		})
+	}
+	defer stopHammering()
 	var last uint64
 	begun := map[int]int{}
-	stopped := false
 	for {
 		ev, err := sub.Next(t.Context())
 		if errors.Is(err, engine.ErrSubscriptionClosed) {
@@ -344,14 +354,13 @@ func TestTaskLoopConcurrentControl(t *testing.T) {
 		if ev.Type == engine.TaskEventTaskBegin {
 			begun[ev.Task]++
 		}
-		if !stopped && len(begun) > n/2 {
+		if len(begun) > n/2 {
 			// Enough contention: stop hammering and let the loop finish.
-			stopped = true
-			close(stop)
-			wg.Wait()
+			stopHammering()
 			tl.ContinueAll()
 		}
 	}
+	stopHammering()
 	require.NoError(t, <-done)
 	// A reader this far behind may be coalesced past some events (the
 	// toggles flood the log), but no task ever begins twice.
@@ -398,4 +407,23 @@ func TestTaskLoopBadInput(t *testing.T) {
 	require.NoError(t, err)
 	_, err = closed.Start(t.Context())
 	require.ErrorIs(t, err, engine.ErrClosed)
+}
+
+// TestTaskLoopCloseWaitsForTheEnd: when Close returns, the loop is done and
+// its events have ended (it used to return before the loop's goroutine had
+// finished).
+func TestTaskLoopCloseWaitsForTheEnd(t *testing.T) {
+	t.Parallel()
+	for range 50 {
+		tl, sub := newLoop(t, funcTasks(3), engine.WithTaskPauseMode(true))
+		startLoop(t, tl)
+		expectTaskEvents(t, sub, "started:-1", "task_begin:0", "task_end:0", "paused:0")
+		tl.Close()
+		require.True(t, tl.State().Done, "done when Close returns")
+		expectTaskEvents(t, sub, "completed:-1")
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel() // the events have ended: Next must not need to wait
+		_, err := sub.Next(ctx)
+		require.ErrorIs(t, err, engine.ErrSubscriptionClosed)
+	}
 }

@@ -90,6 +90,7 @@ func (r *Registry) namesLocked() []string {
 // and Local state never touch another session.
 type Env struct {
 	session *Session
+	run     *run // the run making the call: its interrupt ends any pause
 	call    ToolCall
 	step    int
 }
@@ -109,10 +110,12 @@ func (e *Env) Step() int { return e.step }
 
 // Pause blocks until the user answers the request or ctx is done. On
 // interrupt it returns AnswerInterrupted and an error wrapping ErrInterrupted
-// (use ReasonOf for the reason). A timed-out pause returns AnswerTimedOut and
-// no error: callers must treat anything but Approved() as "no".
+// (use ReasonOf for the reason), also when ctx is not derived from the
+// context the tool was given. A timed-out pause returns AnswerTimedOut and
+// no error: callers must treat anything but Approved() as "no". Called after
+// the tool call has ended, it returns ErrNotRunning and shows nothing.
 func (e *Env) Pause(ctx context.Context, req PauseRequest) (PauseResult, error) {
-	return e.session.pauseFor(ctx, req, SourceTool, e.step, 0)
+	return e.session.pauseFor(ctx, e.run, req, SourceTool, e.step, 0)
 }
 
 // Progress streams a chunk of output (stdout, status lines) to observers.
