@@ -51,7 +51,7 @@ export type SessionLike = Pick<
 /** The part of TaskLoop the TUI uses. */
 export type TaskLoopLike = Pick<
   TaskLoop,
-  'id' | 'state' | 'setPauseMode' | 'continue' | 'next' | 'continueAll' | 'on' | 'off'
+  'id' | 'state' | 'setPauseMode' | 'isPauseMode' | 'continue' | 'next' | 'continueAll' | 'on' | 'off'
 >;
 
 /** What the user decided at a pause (dialogs report it; their owner acts on it). */

@@ -97,9 +97,15 @@ describe('demo in a real terminal', { skip, timeout: 120_000 }, () => {
     screen = await term.answer('Enter', (s) => s.includes('Completed!'));
     assert.match(screen, /3 completed, 1 failed, 4 total/);
     assert.match(screen, /✓ 4\. Summarize/);
+    assert.match(screen, /· idle\n/, 'the session ends idle');
 
+    const workDir = /task demo in (\S+)\./.exec(screen)![1];
+    const children = descendants(term.pid());
     term.keys('q');
     assert.equal(await term.waitForExit(), 0);
+    assert.ok(!existsSync(workDir), `the demo removed ${workDir}`);
+    const left = children.filter(alive);
+    assert.deepEqual(left, [], `processes of the demo still running: ${left.join(' ')}`);
   });
 
   it('task loop in continuous mode: p turns pause mode on while it runs', async () => {
@@ -112,7 +118,8 @@ describe('demo in a real terminal', { skip, timeout: 120_000 }, () => {
     // p while paused: continuous again, and the loop goes on to the end.
     await term.answer('p', (s) => s.includes('Completed!'));
     assert.match(term.screen(), /p: pause mode \| j\/k: scroll \| q: quit/);
-    term.keys('q');
+    // Ctrl+C quits as cleanly as q.
+    term.keys('C-c');
     assert.equal(await term.waitForExit(), 0);
   });
 });

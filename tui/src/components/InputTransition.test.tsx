@@ -96,6 +96,26 @@ describe('InputTransition keys (seed 000 keyboard table)', () => {
     ui.unmount();
   });
 
+  it('paused with no pause to show: Esc still interrupts', async () => {
+    const { ui, session, update } = await setup();
+    await update(() => session.set({ status: 'paused', pause: null, pauses: [] }, 'paused'));
+    assert.equal(ui.frame(), '⏸ Paused (Esc to stop)');
+    await ui.press(KEY.enter, 'y');
+    assert.deepEqual(session.calls, []);
+    await ui.press(KEY.escape);
+    assert.deepEqual(session.calls, [['interrupt', 'user_stop']]);
+    ui.unmount();
+  });
+
+  it('stopping: no key does anything', async () => {
+    const { ui, session, update } = await setup();
+    await update(() => session.set({ status: 'stopping' }, 'stopping'));
+    await ui.press(KEY.escape, KEY.enter, 'y', 'n', 'q');
+    assert.deepEqual(session.calls, []);
+    assert.equal(ui.frame(), 'Stopping…');
+    ui.unmount();
+  });
+
   for (const [key, approved] of [['y', true], ['n', false]] as const) {
     it(`confirm pause: ${key} ${approved ? 'approves' : 'denies'} that pause`, async () => {
       const { ui, session, clock, update } = await setup();

@@ -73,7 +73,8 @@ export function InputTransition({
     (_input, key) => {
       if (key.escape) call(() => session.interrupt('user_stop'));
     },
-    { isActive: isActive && state.status === 'running' },
+    // Paused without a pause to show (none readable yet): Esc still stops.
+    { isActive: isActive && (state.status === 'running' || (state.isPaused && !state.pauseInfo)) },
   );
 
   switch (state.status) {
@@ -89,7 +90,7 @@ export function InputTransition({
           now={now}
         />
       ) : (
-        <Text color={theme.paused}>⏸ Paused</Text>
+        <Text color={theme.paused}>⏸ Paused (Esc to stop)</Text>
       );
     case 'stopping':
       return <Text color={theme.interrupted}>Stopping…</Text>;

@@ -1,6 +1,7 @@
 /** @jsxRuntime automatic */ // tsx runs this file without tui/tsconfig.json
 import assert from 'node:assert/strict';
-import { afterEach, describe, it } from 'node:test';
+import { afterEach, describe, it, mock } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
 import { cleanup, KEY, manualClock, render } from '../testing/ink.js';
 import type { PauseDecision, PauseView } from '../types.js';
 import { PauseIndicator } from './PauseIndicator.js';
@@ -85,6 +86,25 @@ describe('PauseIndicator', () => {
     await ui.press('n');
     assert.deepEqual(decisions, [['cancel', 'p-bash'], ['deny', 'p-bash']]);
     ui.unmount();
+  });
+
+  it('by default settles after 250 ms of a monotonic clock, whatever the wall clock does', async () => {
+    const { decisions, onDecision } = recorder();
+    let wall = Date.now();
+    mock.method(Date, 'now', () => wall);
+    try {
+      const ui = await render(<PauseIndicator pause={dangerous} onDecision={onDecision} />);
+      const shown = performance.now();
+      await ui.press('y');
+      wall -= 3_600_000; // the wall clock steps back an hour (NTP)
+      // The settle time is what is measured here, so it is waited for in real time.
+      await delay(Math.max(0, 250 - (performance.now() - shown)) + 20);
+      await ui.press('y');
+      assert.deepEqual(decisions, [['approve', 'p-bash']], 'answered once 250 ms of real time passed');
+      ui.unmount();
+    } finally {
+      mock.restoreAll();
+    }
   });
 
   it('answers a pause once, and a new pause gets its own settle time', async () => {

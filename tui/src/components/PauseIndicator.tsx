@@ -13,7 +13,7 @@ export interface PauseIndicatorProps {
   isActive?: boolean;
   /** Answer keys are ignored this long after a pause appears, ms. Default 250. Esc always works. */
   settleMs?: number;
-  /** Clock for the settle guard (tests inject one). Default Date.now. */
+  /** Clock for the settle guard, ms (tests inject one). Default: a monotonic clock. */
   now?: () => number;
 }
 
@@ -32,7 +32,7 @@ export function PauseIndicator({
   onDecision,
   isActive = onDecision !== undefined,
   settleMs = DEFAULT_SETTLE_MS,
-  now = Date.now,
+  now,
 }: PauseIndicatorProps) {
   const isSettled = useSettleGuard(pause.id, settleMs, now);
   const answered = useRef<string | null>(null);

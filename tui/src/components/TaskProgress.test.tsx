@@ -4,6 +4,8 @@ import { afterEach, describe, it } from 'node:test';
 import { resetTaskLoopStores } from '../store/taskLoopStore.js';
 import { FakeTaskLoop } from '../testing/fakes.js';
 import { cleanup, KEY, manualClock, render, tick } from '../testing/ink.js';
+import { Text } from 'ink';
+import { useTaskLoopState } from '../hooks/useTaskLoopState.js';
 import { TaskProgress } from './TaskProgress.js';
 
 afterEach(() => {
@@ -116,6 +118,55 @@ describe('TaskProgress keys', () => {
     assert.deepEqual(loop.calls, [['continue']]);
   });
 
+  it('answers a pause once: a second key before the view moves on never releases the next pause', async () => {
+    const { ui, loop, clock, update } = await setup({ pauseMode: true });
+    await update(() => loop.end(0));
+    clock.advance(250);
+    // The fake loop does not move on by itself: the view still shows pause 1,
+    // as it would while a real loop's next event is on its way.
+    await ui.press(KEY.enter, KEY.enter, 'n', KEY.space);
+    assert.deepEqual(loop.calls, [['continue']]);
+    // The next pause is answered normally, after its own settle time.
+    await update(() => loop.begin(1));
+    await update(() => loop.end(1));
+    await ui.press(KEY.enter);
+    assert.deepEqual(loop.calls, [['continue']], 'the next pause settles first');
+    clock.advance(250);
+    await ui.press('n');
+    assert.deepEqual(loop.calls, [['continue'], ['next']]);
+  });
+
+  it('p toggles from the engine\'s mode: "p p" faster than a render ends where it started', async () => {
+    const { ui, loop } = await setup();
+    ui.stdin.write('p');
+    ui.stdin.write('p');
+    await tick();
+    assert.deepEqual(loop.calls, [['setPauseMode', true], ['setPauseMode', false]]);
+    assert.ok(ui.frame().includes(HELP_CONTINUOUS), ui.frame());
+  });
+
+  it('p after answering a pause toggles pause mode back on', async () => {
+    const { ui, loop, clock, update } = await setup({ pauseMode: true });
+    await update(() => loop.end(0));
+    clock.advance(250);
+    ui.stdin.write('p'); // continuous, and go on
+    ui.stdin.write('p'); // pause mode again, for after the next task
+    await tick();
+    assert.deepEqual(loop.calls, [['continueAll'], ['setPauseMode', true]]);
+    assert.ok(ui.frame().includes('[PAUSE MODE]'), ui.frame());
+  });
+
+  it('c continues all while a task runs; nothing moves the loop once it is done', async () => {
+    const { ui, loop, update } = await setup({ pauseMode: true });
+    await update(() => loop.begin(0));
+    await ui.press('c');
+    assert.deepEqual(loop.calls, [['continueAll']]);
+    for (let i = 0; i < TITLES.length; i++) await update(() => loop.end(i));
+    await ui.press('p', 'c', 'n', KEY.enter, KEY.space);
+    assert.deepEqual(loop.calls, [['continueAll']]);
+    assert.match(ui.frame(), /^Completed!/m);
+  });
+
   it('Enter and n do nothing while a task runs', async () => {
     const { ui, loop, update } = await setup({ pauseMode: true });
     await update(() => loop.begin(0));
@@ -140,5 +191,31 @@ describe('TaskProgress keys', () => {
     const { ui, quits } = await setup();
     await ui.press('q');
     assert.equal(quits(), 1);
+  });
+});
+
+describe('useTaskLoopState', () => {
+  function Probe({ loop, onRender }: { loop: FakeTaskLoop; onRender: () => void }) {
+    const state = useTaskLoopState(loop);
+    onRender();
+    return <Text>current={state.current} v={state.version}</Text>;
+  }
+
+  it('re-renders only when the loop\'s version changes', async () => {
+    const loop = new FakeTaskLoop(TITLES);
+    let renders = 0;
+    const ui = await render(<Probe loop={loop} onRender={() => renders++} />);
+    assert.equal(ui.frame(), 'current=-1 v=1');
+    const before = renders;
+    // A duplicate event (same version) changes nothing.
+    loop.listeners.emit({ loop: loop.id, version: 1, type: 'started', at: new Date(0).toISOString() });
+    await tick();
+    assert.equal(renders, before, 'no re-render without a version change');
+    loop.begin(0);
+    await tick();
+    assert.equal(renders, before + 1);
+    assert.equal(ui.frame(), 'current=0 v=2');
+    ui.unmount();
+    assert.equal(loop.listeners.count(), 0, 'unmount unsubscribes');
   });
 });

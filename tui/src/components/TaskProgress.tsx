@@ -1,6 +1,6 @@
 /** @jsxRuntime automatic */ // tsx runs this file without tui/tsconfig.json
 import { Box, Text, useInput } from 'ink';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { TaskInfo, TaskLoopState } from '../../../node/index.js';
 import { useSettleGuard, DEFAULT_SETTLE_MS } from '../hooks/useSettleGuard.js';
 import { useTaskLoopState } from '../hooks/useTaskLoopState.js';
@@ -64,7 +64,12 @@ export function TaskProgress({
   const state = useTaskLoopState(loop);
   const [offset, setOffset] = useState(0);
   const maxOffset = Math.max(0, state.tasks.length - height);
-  const isSettled = useSettleGuard(state.paused ? `${state.id}:${state.current}` : null, settleMs, now);
+  const pauseKey = state.paused ? `${state.id}:${state.current}` : null;
+  const isSettled = useSettleGuard(pauseKey, settleMs, now);
+  // The pause this view already moved on from. loop.continue() names no
+  // pause: a second Enter read before the view caught up would release the
+  // next pause, one the user never saw, if the next task were quick.
+  const answered = useRef<string | null>(null);
 
   // Follow the running task unless it is already in view.
   useEffect(() => {
@@ -75,11 +80,14 @@ export function TaskProgress({
     });
   }, [state.current, height, maxOffset]);
 
-  const call = (act: () => void) => {
+  /** call runs a loop call; it reports a failure to onError and returns whether it worked. */
+  const call = (act: () => void): boolean => {
     try {
       act();
+      return true;
     } catch (error) {
       onError?.(error);
+      return false;
     }
   };
 
@@ -89,16 +97,24 @@ export function TaskProgress({
       if (input === 'j' || key.downArrow) return setOffset((o) => Math.min(o + 1, maxOffset));
       if (input === 'k' || key.upArrow) return setOffset((o) => Math.max(o - 1, 0));
       if (state.done) return;
+      const paused = pauseKey !== null && answered.current !== pauseKey;
       // Keys that move the loop on wait for the settle time after a pause.
-      if (state.paused && !isSettled()) return;
+      if (paused && !isSettled()) return;
+      const moveOn = (act: () => void) => {
+        // One answer per pause (a failed one may be retried).
+        if (call(act) && paused) answered.current = pauseKey;
+      };
       if (input === 'p') {
         // While paused, leaving pause mode also goes on (seed 001's hotkey flow).
-        return call(() => (state.paused ? loop.continueAll() : loop.setPauseMode(!state.pause_mode)));
+        // Otherwise toggle the engine's mode, not the rendered one: "p p" typed
+        // faster than a render must end where it started.
+        if (paused) return moveOn(() => loop.continueAll());
+        return void call(() => loop.setPauseMode(!loop.isPauseMode()));
       }
-      if (input === 'c') return call(() => loop.continueAll());
-      if (!state.paused) return;
-      if (key.return || input === ' ') return call(() => loop.continue());
-      if (input === 'n') return call(() => loop.next());
+      if (input === 'c') return moveOn(() => loop.continueAll());
+      if (!paused) return;
+      if (key.return || input === ' ') return moveOn(() => loop.continue());
+      if (input === 'n') return moveOn(() => loop.next());
     },
     { isActive },
   );

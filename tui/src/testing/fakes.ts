@@ -201,7 +201,11 @@ export class FakeTaskLoop implements TaskLoop {
   isPauseMode(): boolean { return this.st.pause_mode; }
   continue(): void { this.calls.push(['continue']); }
   next(): void { this.calls.push(['next']); }
-  continueAll(): void { this.calls.push(['continueAll']); }
+  /** Like the engine: continuous mode, and a waiting loop goes on. */
+  continueAll(): void {
+    this.calls.push(['continueAll']);
+    if (this.st.pause_mode) this.set({ pause_mode: false, paused: false }, 'pause_mode_changed');
+  }
   on(type: TaskEventType | 'event', fn: (ev: TaskLoopEvent) => void): this { this.listeners.add(type, fn); return this; }
   off(type: TaskEventType | 'event', fn: (ev: TaskLoopEvent) => void): this { this.listeners.remove(type, fn); return this; }
   close(): void { this.calls.push(['close']); }
