@@ -249,14 +249,14 @@ func (s *Session) modelTurn(r *run) ([]ToolCall, error) {
 	if r.provider == nil {
 		return nil, fmt.Errorf("session %s: %w: no model provider configured (engine.WithProvider or SessionOptions.Provider)", s.id, ErrInvalidArgument)
 	}
-	stream, err := r.provider.Stream(r.ctx, req)
+	stream, err := protect("Stream", func() (Stream, error) { return r.provider.Stream(r.ctx, req) })
 	if err != nil {
 		if r.ctx.Err() != nil {
 			return nil, interruptErr(r.ctx)
 		}
 		return nil, fmt.Errorf("model %s: %w", providerName(r.provider), err)
 	}
-	defer stream.Close()
+	defer protect("model stream close", func() (struct{}, error) { return struct{}{}, stream.Close() })
 	var text strings.Builder
 	var calls []ToolCall
 	var usage *Usage
@@ -297,13 +297,16 @@ func (s *Session) modelTurn(r *run) ([]ToolCall, error) {
 // recv reads one chunk, failing with a timeout interruption when the stream
 // stays silent longer than the idle timeout.
 func (s *Session) recv(ctx context.Context, st Stream) (Chunk, error) {
+	read := func(ctx context.Context) (Chunk, error) {
+		return protect("model stream", func() (Chunk, error) { return st.Recv(ctx) })
+	}
 	if s.eng.idleTimeout <= 0 {
-		return st.Recv(ctx)
+		return read(ctx)
 	}
 	idle := &interruptCause{reason: ReasonTimeout}
 	rctx, cancel := context.WithTimeoutCause(ctx, s.eng.idleTimeout, idle)
 	defer cancel()
-	c, err := st.Recv(rctx)
+	c, err := read(rctx)
 	if err != nil && ctx.Err() == nil && context.Cause(rctx) == idle {
 		return c, fmt.Errorf("%w after %s: %w", ErrIdleTimeout, s.eng.idleTimeout, idle)
 	}
@@ -373,7 +376,8 @@ func (s *Session) runTool(r *run, c ToolCall, step int) (msg Message) {
 	if err != nil {
 		return Message{Role: RoleTool, ToolCallID: c.ID, Text: err.Error(), IsError: true}
 	}
-	res, err := safeRun(r.ctx, tool, c, &Env{session: s, run: r, call: c, step: step})
+	env := &Env{session: s, run: r, call: c, step: step}
+	res, err := protect("tool "+c.Name, func() (Result, error) { return tool.Run(r.ctx, c, env) })
 	if r.ctx.Err() != nil {
 		if se, ok := tool.(SideEffecter); ok && se.HasSideEffects(c) {
 			s.mu.Lock()
@@ -388,15 +392,15 @@ func (s *Session) runTool(r *run, c ToolCall, step int) (msg Message) {
 	return Message{Role: RoleTool, ToolCallID: c.ID, Text: res.Output, IsError: res.IsError}
 }
 
-// safeRun turns a tool's panic into a tool error: one bad tool must not take
-// the process (and the Node app hosting it) down.
-func safeRun(ctx context.Context, t Tool, c ToolCall, env *Env) (res Result, err error) {
+// protect runs f and turns its panic into an error: a bad tool, provider or
+// task function must not take the process (and the Node app hosting it) down.
+func protect[T any](what string, f func() (T, error)) (v T, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("tool %s panicked: %v", c.Name, p)
+			err = fmt.Errorf("%s panicked: %v", what, p)
 		}
 	}()
-	return t.Run(ctx, c, env)
+	return f()
 }
 
 func providerName(p Provider) string {

@@ -791,3 +791,41 @@ func TestCallerContextEndingStopsLikeInterrupt(t *testing.T) {
 		assert.Equal(t, engine.StatusInterrupted, s.Status())
 	})
 }
+
+// panicky is a provider that panics in Stream or, once streaming, in Recv.
+type panicky struct{ inRecv bool }
+
+func (p panicky) Stream(context.Context, engine.ModelRequest) (engine.Stream, error) {
+	if !p.inRecv {
+		panic("stream boom")
+	}
+	return p, nil
+}
+func (panicky) Recv(context.Context) (engine.Chunk, error) { panic("recv boom") }
+func (panicky) Close() error                               { return nil }
+
+func TestProviderPanicsFailTheRunNotTheProcess(t *testing.T) {
+	t.Parallel()
+	for _, inRecv := range []bool{false, true} {
+		e := engine.New(engine.WithProvider(panicky{inRecv: inRecv}))
+		t.Cleanup(func() { e.Close() })
+		s, err := e.NewSession(engine.SessionOptions{})
+		require.NoError(t, err)
+		_, err = s.Prompt(t.Context(), "go")
+		require.ErrorContains(t, err, "panicked")
+		assert.Equal(t, engine.StatusIdle, s.Status(), "the session takes a new prompt")
+	}
+}
+
+func TestTaskFuncPanicFailsTheTaskNotTheProcess(t *testing.T) {
+	t.Parallel()
+	tl, _ := newLoop(t, []engine.Task{
+		{Title: "bad", Func: func(context.Context, *engine.Session) error { panic("task boom") }},
+		{Title: "good", Func: func(context.Context, *engine.Session) error { return nil }},
+	})
+	require.NoError(t, tl.Run(t.Context()))
+	st := tl.State()
+	assert.Equal(t, engine.TaskFailed, st.Tasks[0].Status)
+	assert.Contains(t, st.Tasks[0].Error, `task "bad" panicked: task boom`)
+	assert.Equal(t, engine.TaskCompleted, st.Tasks[1].Status)
+}

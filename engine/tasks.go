@@ -302,7 +302,8 @@ func (tl *TaskLoop) setTask(i int, st TaskStatus, errText string, ev TaskEventTy
 // last tool result it produced is an error (e.g. a command exited non-zero).
 func (tl *TaskLoop) runTask(r *run, t Task) error {
 	if t.Func != nil {
-		return t.Func(r.ctx, tl.s)
+		_, err := protect(fmt.Sprintf("task %q", t.Title), func() (struct{}, error) { return struct{}{}, t.Func(r.ctx, tl.s) })
+		return err
 	}
 	tl.s.record(Message{Role: RoleUser, Text: t.Prompt})
 	r.provider = tl.s.provider
