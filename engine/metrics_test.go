@@ -2,12 +2,8 @@ package engine_test
 
 import (
 	"context"
-	"encoding/json"
 	"math"
-	"os"
-	"path/filepath"
 	"runtime"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -16,60 +12,34 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/interlock-dev/interlock/engine"
+	"github.com/interlock-dev/interlock/internal/benchmetrics"
 )
-
-type metric struct {
-	Value float64 `json:"value"`
-	Unit  string  `json:"unit"`
-}
 
 // TestMetrics measures the engine and writes $INTERLOCK_METRICS_DIR/engine.json
 // (make bench). It is skipped unless that is set.
 func TestMetrics(t *testing.T) {
-	dir := os.Getenv("INTERLOCK_METRICS_DIR")
-	if dir == "" {
-		t.Skip("set INTERLOCK_METRICS_DIR to measure")
+	dir := benchmetrics.Dir(t)
+	us := func(ds []time.Duration, p float64) benchmetrics.Metric {
+		return benchmetrics.Micros(benchmetrics.Percentile(ds, p))
 	}
-	m := map[string]metric{}
+	m := benchmetrics.Set{}
 
 	interrupt := interruptLatencies(t, 2000)
-	m["engine_interrupt_p50_us"] = metric{percentile(interrupt, 50), "us"}
-	m["engine_interrupt_p99_us"] = metric{percentile(interrupt, 99), "us"}
+	m["engine_interrupt_p50_us"] = us(interrupt, 50)
+	m["engine_interrupt_p99_us"] = us(interrupt, 99)
 
 	notify, answer := pauseLatencies(t, 2000)
-	m["engine_pause_notify_p50_us"] = metric{percentile(notify, 50), "us"}
-	m["engine_pause_notify_p99_us"] = metric{percentile(notify, 99), "us"}
-	m["engine_pause_answer_p50_us"] = metric{percentile(answer, 50), "us"}
-	m["engine_pause_answer_p99_us"] = metric{percentile(answer, 99), "us"}
+	m["engine_pause_notify_p50_us"] = us(notify, 50)
+	m["engine_pause_notify_p99_us"] = us(notify, 99)
+	m["engine_pause_answer_p50_us"] = us(answer, 50)
+	m["engine_pause_answer_p99_us"] = us(answer, 99)
 
 	bytes, answerAll := parkedSessions(t, 10_000)
-	m["engine_parked_session_bytes"] = metric{math.Round(bytes), "bytes"}
-	m["engine_answer_all_10k_ms"] = metric{round2(answerAll.Seconds() * 1000), "ms"}
+	m["engine_parked_session_bytes"] = benchmetrics.Metric{Value: math.Round(bytes), Unit: "bytes"}
+	m["engine_answer_all_10k_ms"] = benchmetrics.Millis(answerAll)
 
-	m["engine_event_deliveries_per_s"] = metric{math.Round(eventDeliveries(t, 100, 100_000)), "deliveries/s"}
-
-	for _, k := range slices.Sorted(func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
-		t.Logf("%s = %v %s", k, m[k].Value, m[k].Unit)
-	}
-	data, err := json.MarshalIndent(m, "", "  ")
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "engine.json"), append(data, '\n'), 0o644))
-}
-
-func round2(v float64) float64 { return math.Round(v*100) / 100 }
-
-// percentile of samples in microseconds, nearest rank.
-func percentile(samples []time.Duration, p float64) float64 {
-	s := slices.Clone(samples)
-	slices.Sort(s)
-	i := int(math.Ceil(p/100*float64(len(s)))) - 1
-	return round2(float64(s[max(i, 0)].Nanoseconds()) / 1000)
+	m["engine_event_deliveries_per_s"] = benchmetrics.Metric{Value: math.Round(eventDeliveries(t, 100, 100_000)), Unit: "deliveries/s"}
+	m.Write(t, dir, "engine.json")
 }
 
 // interruptLatencies: Interrupt() until the status reads interrupted, while

@@ -1,11 +1,6 @@
 package bash
 
 import (
-	"encoding/json"
-	"math"
-	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,30 +8,26 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/interlock-dev/interlock/engine"
+	"github.com/interlock-dev/interlock/internal/benchmetrics"
 )
 
 // TestMetrics measures interrupt latency and classifier speed and writes
 // $INTERLOCK_METRICS_DIR/bash.json. It is skipped unless that is set.
 func TestMetrics(t *testing.T) {
-	dir := os.Getenv("INTERLOCK_METRICS_DIR")
-	if dir == "" {
-		t.Skip("set INTERLOCK_METRICS_DIR to measure")
+	dir := benchmetrics.Dir(t)
+	ms := func(ds []time.Duration, p float64) benchmetrics.Metric {
+		return benchmetrics.Millis(benchmetrics.Percentile(ds, p))
 	}
-	type metric struct {
-		Value float64 `json:"value"`
-		Unit  string  `json:"unit"`
-	}
-	metrics := map[string]metric{}
+	metrics := benchmetrics.Set{}
 
 	// Interrupt -> status interrupted with the process group gone: a child
-	// and a grandchild that honour SIGTERM. "started" is printed once the
-	// grandchild is forked (and SIGTERM ignored, in the second case).
+	// and a grandchild that honour SIGTERM.
 	honour := interruptLatencies(t, 50, "sh -c 'sleep 30 & echo started; sleep 30; wait'")
-	metrics["bash_interrupt_p50_ms"] = metric{percentile(honour, 50), "ms"}
-	metrics["bash_interrupt_p99_ms"] = metric{percentile(honour, 99), "ms"}
+	metrics["bash_interrupt_p50_ms"] = ms(honour, 50)
+	metrics["bash_interrupt_p99_ms"] = ms(honour, 99)
 	// The same with SIGTERM ignored: SIGKILL after the default grace.
 	ignore := interruptLatencies(t, 20, "sh -c \"trap '' TERM; sleep 30 & echo started; sleep 30; wait\"")
-	metrics["bash_interrupt_sigterm_ignored_p99_ms"] = metric{percentile(ignore, 99), "ms"}
+	metrics["bash_interrupt_sigterm_ignored_p99_ms"] = ms(ignore, 99)
 
 	corpus := loadCorpus(t)
 	const rounds = 20
@@ -47,23 +38,17 @@ func TestMetrics(t *testing.T) {
 		}
 	}
 	perCommand := time.Since(start) / time.Duration(rounds*len(corpus))
-	metrics["classifier_us_per_command"] = metric{math.Round(float64(perCommand.Nanoseconds())/10) / 100, "us"}
-
-	for name, m := range metrics {
-		t.Logf("%s = %v %s", name, m.Value, m.Unit)
-	}
-	data, err := json.MarshalIndent(metrics, "", "  ")
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "bash.json"), append(data, '\n'), 0o644))
+	metrics["classifier_us_per_command"] = benchmetrics.Micros(perCommand)
+	metrics.Write(t, dir, "bash.json")
 }
 
 // interruptLatencies runs command n times in a session, interrupts it once
 // it printed "started", and measures Interrupt until the interrupted event,
 // checking each time that the process group is gone.
-func interruptLatencies(t *testing.T, n int, command string) []float64 {
+func interruptLatencies(t *testing.T, n int, command string) []time.Duration {
 	groups := make(chan int, 1)
 	h := newHarness(t, New(tracked(func(pgid int) { groups <- pgid })))
-	var ms []float64
+	var took []time.Duration
 	for range n {
 		a := h.session(command)
 		out := a.start()
@@ -72,18 +57,10 @@ func interruptLatencies(t *testing.T, n int, command string) []float64 {
 		start := time.Now()
 		require.NoError(t, a.s.Interrupt(engine.ReasonUserStop))
 		a.waitFor(engine.EventInterrupted, nil)
-		ms = append(ms, float64(time.Since(start).Microseconds())/1000)
+		took = append(took, time.Since(start))
 		requireGroupGone(t, pgid)
 		require.ErrorIs(t, a.finish(out).Err, engine.ErrInterrupted)
 		require.NoError(t, a.s.Close())
 	}
-	return ms
-}
-
-// percentile is the nearest-rank percentile p of vs, rounded to 0.01.
-func percentile(vs []float64, p float64) float64 {
-	s := slices.Clone(vs)
-	slices.Sort(s)
-	i := int(math.Ceil(p/100*float64(len(s)))) - 1
-	return math.Round(s[max(i, 0)]*100) / 100
+	return took
 }

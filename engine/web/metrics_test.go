@@ -1,33 +1,24 @@
 package web
 
 import (
-	"encoding/json"
-	"math"
-	"os"
-	"path/filepath"
-	"slices"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/interlock-dev/interlock/engine"
+	"github.com/interlock-dev/interlock/internal/benchmetrics"
 )
-
-type metric struct {
-	Value float64 `json:"value"`
-	Unit  string  `json:"unit"`
-}
 
 // TestMetrics measures the browser tool and writes
 // $INTERLOCK_METRICS_DIR/web.json. It runs only when that variable is set.
 func TestMetrics(t *testing.T) {
-	dir := os.Getenv("INTERLOCK_METRICS_DIR")
-	if dir == "" {
-		t.Skip("set INTERLOCK_METRICS_DIR to measure the web tool and write web.json")
+	dir := benchmetrics.Dir(t)
+	ms := func(ds []time.Duration, p float64) benchmetrics.Metric {
+		return benchmetrics.Millis(benchmetrics.Percentile(ds, p))
 	}
 	site := newSite(t)
-	metrics := map[string]metric{}
+	metrics := benchmetrics.Set{}
 
 	// Browser start: fresh headless browsers, one at a time.
 	var starts []time.Duration
@@ -38,7 +29,7 @@ func TestMetrics(t *testing.T) {
 		starts = append(starts, b.startTook)
 		require.NoError(t, h.bs.Close())
 	}
-	metrics["web_browser_start_ms"] = ms(percentile(starts, 50))
+	metrics["web_browser_start_ms"] = ms(starts, 50)
 
 	// Navigation and a whole open_page call on one warm browser.
 	h := newHarness(t)
@@ -59,8 +50,8 @@ func TestMetrics(t *testing.T) {
 		calls = append(calls, time.Since(began))
 		require.NoError(t, err)
 	}
-	metrics["web_navigation_ms"] = ms(percentile(navs, 50))
-	metrics["web_open_page_ms"] = ms(percentile(calls, 50))
+	metrics["web_navigation_ms"] = ms(navs, 50)
+	metrics["web_open_page_ms"] = ms(calls, 50)
 
 	// Interrupt during a navigation that never ends, through a session:
 	// from Session.Interrupt to the run's end (status interrupted).
@@ -79,24 +70,8 @@ func TestMetrics(t *testing.T) {
 			stops = append(stops, took)
 		}
 	}
-	metrics["web_interrupt_p50_ms"] = ms(percentile(stops, 50))
-	metrics["web_interrupt_p99_ms"] = ms(percentile(stops, 99))
+	metrics["web_interrupt_p50_ms"] = ms(stops, 50)
+	metrics["web_interrupt_p99_ms"] = ms(stops, 99)
 
-	data, err := json.MarshalIndent(metrics, "", "  ")
-	require.NoError(t, err)
-	require.NoError(t, os.MkdirAll(dir, 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "web.json"), append(data, '\n'), 0o644))
-	t.Logf("web.json: %s", data)
-}
-
-// percentile is the nearest-rank percentile p of ds.
-func percentile(ds []time.Duration, p float64) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	rank := int(math.Ceil(p / 100 * float64(len(s))))
-	return s[max(rank-1, 0)]
-}
-
-func ms(d time.Duration) metric {
-	return metric{Value: math.Round(float64(d)/float64(time.Millisecond)*100) / 100, Unit: "ms"}
+	metrics.Write(t, dir, "web.json")
 }
