@@ -244,7 +244,9 @@ func (s *Session) nextStep() int {
 func (s *Session) modelTurn(r *run) ([]ToolCall, error) {
 	step := s.nextStep()
 	s.mu.Lock()
-	req := ModelRequest{Messages: append([]Message(nil), s.history...), Tools: s.eng.tools.Names()}
+	// History is append-only, so a view capped at its length is a stable
+	// snapshot; copying it every turn made long sessions quadratic.
+	req := ModelRequest{Messages: s.history[:len(s.history):len(s.history)], Tools: s.eng.tools.Names()}
 	s.mu.Unlock()
 	if r.provider == nil {
 		return nil, fmt.Errorf("session %s: %w: no model provider configured (engine.WithProvider or SessionOptions.Provider)", s.id, ErrInvalidArgument)

@@ -31,6 +31,8 @@ type Usage struct {
 
 // ModelRequest is what the loop sends the provider for one turn.
 type ModelRequest struct {
+	// Messages is the session's history so far. It shares the session's
+	// (append-only) storage: read it, never modify it.
 	Messages []Message
 	Tools    []string
 }
