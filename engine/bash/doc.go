@@ -24,7 +24,9 @@
 // Commands run with bash -c in their own process group. Stopping one (an
 // interrupt, a timeout) sends SIGTERM to the group, SIGKILL after a grace,
 // and returns only once every process of the group is gone; what a command
-// leaves running in the background is ended too.
+// leaves running in the background is ended too, and so is a process that
+// left the group (setsid, a daemon): each command's processes carry a mark
+// in their environment (INTERLOCK_BASH_RUN) that finds them.
 //
 // The shortest use:
 //

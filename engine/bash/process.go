@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -44,7 +46,10 @@ func (r runner) run(ctx context.Context, command, dir string, env []string, time
 	defer pr.Close()
 	cmd := exec.Command(r.shell, "-c", command)
 	cmd.Dir = dir
-	cmd.Env = env
+	// Every process of this command inherits the mark, also one that leaves
+	// the process group (setsid, a daemon): sweepEscaped finds those by it.
+	mark := fmt.Sprintf("%s=%d.%d", runMarkVar, os.Getpid(), runSeq.Add(1))
+	cmd.Env = append(slices.Clip(env), mark)
 	cmd.Stdout, cmd.Stderr = pw, pw // one pipe: output keeps its order, like a terminal
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	err = cmd.Start()
@@ -88,6 +93,7 @@ func (r runner) run(ctx context.Context, command, dir string, env []string, time
 	// in the background, so nothing outlives the call.
 	killErr := r.killGroup(pgid)
 	<-exited
+	sweepEscaped(mark)
 	// The group is gone, so nobody but a process that escaped it (setsid)
 	// can still hold the pipe: don't wait for those.
 	pr.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
@@ -159,6 +165,35 @@ func (r runner) killGroup(pgid int) error {
 		return nil
 	}
 	return fmt.Errorf("bash: process group %d still has live members 5s after SIGKILL (stuck in the kernel?)", pgid)
+}
+
+// runMarkVar names the environment variable that marks a command's
+// processes; runSeq makes each command's mark unique in this process.
+const runMarkVar = "INTERLOCK_BASH_RUN"
+
+var runSeq atomic.Uint64
+
+// sweepEscaped kills the processes that carry mark in their environment:
+// those that left the command's process group (setsid, daemons) and so
+// outlived killGroup. Only a process that also cleared its environment
+// (env -i) escapes this.
+func sweepEscaped(mark string) {
+	needle := []byte("\x00" + mark + "\x00")
+	names, err := os.ReadDir("/proc")
+	if err != nil {
+		return // no /proc: the process group is all we can end
+	}
+	self := os.Getpid()
+	for _, e := range names {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == self {
+			continue
+		}
+		environ, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if err == nil && bytes.Contains(append([]byte{0}, environ...), needle) {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
 }
 
 // groupWatch tells when a process group has no live member left.
