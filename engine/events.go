@@ -68,7 +68,7 @@ var ErrSubscriptionClosed = errors.New("subscription closed")
 // their own pace. Publishing never blocks and costs the same with one
 // observer or a hundred. A subscription that falls more than the ring behind
 // is coalesced, never blocking the publisher: it gets, in order, every
-// terminal event it missed (the last few per key) and the latest event of
+// terminal event it missed (up to keptTerminals per key) and the latest event of
 // each key (each session's latest snapshot), then reads on from the ring.
 type eventLog[T logItem] struct {
 	mu  sync.Mutex
@@ -99,7 +99,11 @@ type logEntry[T logItem] struct {
 }
 
 const (
-	keptTerminals = 4    // per key
+	// keptTerminals bounds, per key, the terminal events kept for a reader
+	// that fell behind (one per run): only a reader more runs behind than
+	// this, on one session, loses the oldest. Events every reader has
+	// passed are dropped at once, so keeping up costs nothing.
+	keptTerminals = 1024
 	pruneEvery    = 1024 // appends between prunes of the per-key entries
 )
 
@@ -123,8 +127,9 @@ func (l *eventLog[T]) append(ev T) {
 	l.latest[k] = e
 	if ev.terminal() {
 		ts := l.terms[k]
-		if len(ts) == keptTerminals {
-			ts = append(ts[:0], ts[1:]...)
+		low := l.lowLocked()
+		for len(ts) > 0 && (ts[0].seq < low || len(ts) >= keptTerminals) {
+			ts = ts[1:]
 		}
 		l.terms[k] = append(ts, e)
 	}
@@ -137,16 +142,22 @@ func (l *eventLog[T]) append(ev T) {
 // pruneLocked drops the per-key entries that every subscription has read
 // past: nobody can need them any more.
 func (l *eventLog[T]) pruneLocked() {
-	low := l.seq
-	for s := range l.subs {
-		low = min(low, s.next)
-	}
+	low := l.lowLocked()
 	for k, e := range l.latest {
 		if e.seq < low {
 			delete(l.latest, k)
 			delete(l.terms, k)
 		}
 	}
+}
+
+// lowLocked is the oldest sequence number a subscription may still read.
+func (l *eventLog[T]) lowLocked() uint64 {
+	low := l.seq
+	for s := range l.subs {
+		low = min(low, s.next)
+	}
+	return low
 }
 
 func (l *eventLog[T]) wakeLocked() {

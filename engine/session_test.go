@@ -438,6 +438,36 @@ func TestSlowObserverIsCoalescedNeverBlocks(t *testing.T) {
 // TestSlowEngineObserverKeepsEverySession: a reader of every session's
 // events that falls far behind still ends with each session's latest state
 // and each terminal transition, in log order.
+func TestSlowObserverGetsEveryRunsTerminalEvent(t *testing.T) {
+	t.Parallel()
+	chatty := engine.ToolFunc(func(ctx context.Context, c engine.ToolCall, env *engine.Env) (engine.Result, error) {
+		for i := range 20 {
+			env.Progress(fmt.Sprint(i))
+		}
+		return engine.Result{Output: "ok"}, nil
+	})
+	_, s := newEngine(t, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("chatty", nil)}}, {Text: "done"}}, engine.WithTool("chatty", chatty))
+	slow := s.Subscribe() // never reads until every run is over
+	defer slow.Close()
+	const runs = 60 // over 1,000 events: far more than the ring keeps
+	for range runs {
+		_, err := s.Prompt(t.Context(), "go")
+		require.NoError(t, err)
+	}
+	finished, n := 0, 0
+	for last := uint64(0); last < s.Version(); n++ {
+		ev, err := slow.Next(t.Context())
+		require.NoError(t, err)
+		require.Greater(t, ev.Version, last, "versions only grow")
+		last = ev.Version
+		if ev.Type == engine.EventRunFinished {
+			finished++
+		}
+	}
+	assert.Equal(t, runs, finished, "no run's terminal event is coalesced away")
+	assert.Less(t, n, int(s.Version()), "the rest was coalesced")
+}
+
 func TestSlowEngineObserverKeepsEverySession(t *testing.T) {
 	t.Parallel()
 	flood := engine.ToolFunc(func(ctx context.Context, c engine.ToolCall, env *engine.Env) (engine.Result, error) {
