@@ -53,6 +53,7 @@ tui/dist/index.js: $(TUI_SRC) tui/tsconfig.json node_modules/.installed
 test: build
 	$(GO) vet ./...
 	xvfb-run -a $(GO) test -race -count=1 ./...
+	$(GO) test -run '^$$' -fuzz '^FuzzCheckCommand$$' -fuzztime 10s ./engine/bash
 	$(NODE) --test node/test/*.test.js
 	npx tsc -p tui/tsconfig.check.json
 	$(NODE) --import tsx --test $(TUI_UNIT)
