@@ -61,7 +61,8 @@ test: build
 
 bench: build
 	rm -rf $(METRICS) && mkdir -p $(METRICS)
-	INTERLOCK_METRICS_DIR=$(METRICS) $(GO) test -run '^TestMetrics$$' -count=1 ./engine ./engine/bash
+	# -p 1: one package at a time, so no measurement shares the 2 cores with another
+	INTERLOCK_METRICS_DIR=$(METRICS) $(GO) test -p 1 -run '^TestMetrics$$' -count=1 ./engine ./engine/bash
 	INTERLOCK_METRICS_DIR=$(METRICS) xvfb-run -a $(GO) test -run '^TestMetrics$$' -count=1 ./engine/web
 	$(NODE) node/bench/bench.js
 	INTERLOCK_METRICS_DIR=$(METRICS) INTERLOCK_REQUIRE_DEMO=1 $(NODE) --import tsx --test tui/test/idle-cpu.test.ts
