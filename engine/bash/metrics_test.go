@@ -1,6 +1,9 @@
 package bash
 
 import (
+	"os"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -54,6 +57,7 @@ func interruptLatencies(t *testing.T, n int, command string) []time.Duration {
 		out := a.start()
 		a.waitFor(engine.EventToolProgress, func(ev engine.Event) bool { return strings.Contains(ev.Text, "started") })
 		pgid := <-groups
+		waitForSleeps(t, pgid, 2)
 		start := time.Now()
 		require.NoError(t, a.s.Interrupt(engine.ReasonUserStop))
 		a.waitFor(engine.EventInterrupted, nil)
@@ -63,4 +67,28 @@ func interruptLatencies(t *testing.T, n int, command string) []time.Duration {
 		require.NoError(t, a.s.Close())
 	}
 	return took
+}
+
+// waitForSleeps waits until n sleep processes run in group pgid: the child
+// and grandchild the metric is about. Interrupting while sh still forks
+// measures something else: on this kernel a process forked just as the
+// group gets SIGTERM can miss it and live until the SIGKILL after the grace.
+func waitForSleeps(t *testing.T, pgid, n int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		live, err := liveMembers(pgid)
+		require.NoError(t, err)
+		sleeps := 0
+		for _, pid := range live {
+			if comm, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm"); string(comm) == "sleep\n" {
+				sleeps++
+			}
+		}
+		if sleeps >= n {
+			return
+		}
+		require.True(t, time.Now().Before(deadline), "%d sleep processes in group %d after 5 s: %v", n, pgid, live)
+		runtime.Gosched()
+	}
 }
