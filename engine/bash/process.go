@@ -182,18 +182,14 @@ var runSeq atomic.Uint64
 // (env -i) escapes this.
 func sweepEscaped(mark string) {
 	needle := []byte("\x00" + mark + "\x00")
-	names, err := os.ReadDir("/proc")
-	if err != nil {
-		return // no /proc: the process group is all we can end
-	}
 	self := os.Getpid()
-	for _, e := range names {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == self {
+	pids, _ := processIDs() // no /proc: the process group is all we can end
+	for _, pid := range pids {
+		if pid == self {
 			continue
 		}
-		environ, err := os.ReadFile("/proc/" + e.Name() + "/environ")
-		if err == nil && bytes.Contains(append([]byte{0}, environ...), needle) {
+		environ, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+		if err == nil && (bytes.HasPrefix(environ, needle[1:]) || bytes.Contains(environ, needle)) {
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
@@ -255,6 +251,21 @@ func (w *groupWatch) wait(d time.Duration) bool {
 // liveMembers lists the processes of group pgid that are not zombies,
 // from /proc.
 func liveMembers(pgid int) ([]int, error) {
+	pids, err := processIDs()
+	if err != nil {
+		return nil, err
+	}
+	var live []int
+	for _, pid := range pids {
+		if state, group, ok := readStat(pid); ok && group == pgid && state != 'Z' && state != 'X' {
+			live = append(live, pid)
+		}
+	}
+	return live, nil
+}
+
+// processIDs lists the processes in /proc.
+func processIDs() ([]int, error) {
 	d, err := os.Open("/proc")
 	if err != nil {
 		return nil, err
@@ -264,17 +275,13 @@ func liveMembers(pgid int) ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
-	var live []int
+	pids := make([]int, 0, len(names))
 	for _, name := range names {
-		pid, err := strconv.Atoi(name)
-		if err != nil {
-			continue
-		}
-		if state, group, ok := readStat(pid); ok && group == pgid && state != 'Z' && state != 'X' {
-			live = append(live, pid)
+		if pid, err := strconv.Atoi(name); err == nil {
+			pids = append(pids, pid)
 		}
 	}
-	return live, nil
+	return pids, nil
 }
 
 // readStat reads the state and process group of pid; ok is false once the
