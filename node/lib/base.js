@@ -1,0 +1,153 @@
+// What Session and TaskLoop share: the native handle, the closed state, the
+// listeners and the runs in flight (each a promise settled by the run's end
+// event). Symbol-keyed members are the package's internal protocol between
+// these objects and the Engine that routes events to them; they are not API.
+
+import { closedError } from './errors.js';
+import { Listeners } from './listeners.js';
+
+/** The token internal constructors require (objects come from Engine methods). */
+export const kInternal = Symbol('interlock.internal');
+/** Delivers one event to the object's listeners. */
+export const kEmit = Symbol('interlock.emit');
+/** Settles the run an end event names. */
+export const kSettle = Symbol('interlock.settle');
+/** The event stream ended: pending runs end as closed. */
+export const kEnd = Symbol('interlock.end');
+/** Marks the object closed (its engine closed). */
+export const kClosed = Symbol('interlock.closed');
+/** Whether no more events can concern the object. */
+export const kRetired = Symbol('interlock.retired');
+/** The handle of an open object; ERR_CLOSED after close. */
+export const kHandle = Symbol('interlock.handle');
+/** The handle, also after close. */
+export const kRawHandle = Symbol('interlock.rawHandle');
+/** Whether the object is closed. */
+export const kIsClosed = Symbol('interlock.isClosed');
+/** Tracks a run number: a promise settled by its end event. */
+export const kTrack = Symbol('interlock.track');
+/** Number of runs not yet settled. */
+export const kPendingRuns = Symbol('interlock.pendingRuns');
+/** The value a run's end event resolves to (subclasses override). */
+export const kRunResult = Symbol('interlock.runResult');
+/** The value a run pending when the stream ended resolves to (subclasses override). */
+export const kEndResult = Symbol('interlock.endResult');
+
+/** The base of Session and TaskLoop. */
+export class EngineObject {
+  #engine;
+  #h;
+  #id;
+  #what;
+  #instead;
+  #closeNative;
+  #closed = false;
+  #listeners;
+  #runs = new Map(); // run number -> resolve
+
+  /**
+   * @param {object} o
+   * @param {object} o.engine the owning Engine (its kInternal hooks count runs)
+   * @param {number} o.handle the library handle
+   * @param {string} o.id
+   * @param {Set<string>} o.types accepted listener types
+   * @param {string} o.owner name in messages ('session')
+   * @param {string} o.what what is closed, in messages ('session s1')
+   * @param {string} o.instead what to do after close, in messages
+   * @param {(h: number) => void} o.closeNative closes the handle
+   */
+  constructor({ engine, handle, id, types, owner, what, instead, closeNative }) {
+    this.#engine = engine;
+    this.#h = handle;
+    this.#id = id;
+    this.#what = what;
+    this.#instead = instead;
+    this.#closeNative = closeNative;
+    this.#listeners = new Listeners(types, owner);
+  }
+
+  get id() {
+    return this.#id;
+  }
+
+  on(type, fn) {
+    this.#listeners.add(type, fn);
+    return this;
+  }
+
+  off(type, fn) {
+    this.#listeners.remove(type, fn);
+    return this;
+  }
+
+  /** Closes the object (idempotent). */
+  close() {
+    if (this.#closed) return;
+    this.#closeNative(this.#h);
+    this.#closed = true;
+  }
+
+  /** Whether close() ran or the engine closed. */
+  get [kIsClosed]() {
+    return this.#closed;
+  }
+
+  /** The handle, even after close (for getters that report 'closed' themselves). */
+  get [kRawHandle]() {
+    return this.#h;
+  }
+
+  /** The handle of an open object; ERR_CLOSED after close. */
+  [kHandle]() {
+    if (this.#closed) throw closedError(this.#what, this.#instead);
+    return this.#h;
+  }
+
+  /** A promise for run, settled by its end event (kSettle) or the stream's end (kEnd). */
+  [kTrack](run) {
+    return new Promise((resolve) => {
+      this.#runs.set(run, resolve);
+      this.#engine[kInternal].runStarted();
+    });
+  }
+
+  /** Runs not yet settled. */
+  get [kPendingRuns]() {
+    return this.#runs.size;
+  }
+
+  /** The value a run's end event resolves to (subclasses say). */
+  [kRunResult](ev) {
+    return ev;
+  }
+
+  /** The value a run still pending when the stream ended resolves to. */
+  [kEndResult](why) {
+    return { error: why, code: 'ERR_CLOSED' };
+  }
+
+  [kEmit](ev) {
+    this.#listeners.emit(ev);
+  }
+
+  [kClosed]() {
+    this.#closed = true;
+  }
+
+  [kSettle](ev) {
+    const resolve = this.#runs.get(ev.run);
+    if (!resolve) return;
+    this.#runs.delete(ev.run);
+    this.#engine[kInternal].runEnded();
+    resolve(this[kRunResult](ev));
+  }
+
+  [kEnd](why) {
+    this.#closed = true;
+    for (const [run, resolve] of this.#runs) {
+      this.#runs.delete(run);
+      this.#engine[kInternal].runEnded();
+      resolve(this[kEndResult](why));
+    }
+  }
+}

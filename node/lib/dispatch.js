@@ -1,0 +1,84 @@
+// Routes the engine's event stream (one JSON string per event from the
+// addon) to the Session and TaskLoop objects it concerns and to the
+// engine's own listeners, and turns end events into settled promises.
+
+import { kEmit, kEnd, kRetired, kSettle } from './base.js';
+
+/** The routing table of one engine: its sessions and task loops by id. */
+export class Dispatcher {
+  #sessions = new Map(); // id -> Session (closed ones until the stream ends or the id is reused)
+  #loops = new Map(); // id -> TaskLoop
+  #engineListeners;
+  #onEnded;
+
+  /**
+   * @param {import('./listeners.js').Listeners} engineListeners every session event goes here too
+   * @param {() => void} onEnded called once the stream ended
+   */
+  constructor(engineListeners, onEnded) {
+    this.#engineListeners = engineListeners;
+    this.#onEnded = onEnded;
+  }
+
+  /** Registers a new session; an older one with the same id gets no more events. */
+  adoptSession(session) {
+    const old = this.#sessions.get(session.id);
+    if (old) old[kEnd](`session ${session.id} was closed and its id reused`);
+    this.#sessions.set(session.id, session);
+    return session;
+  }
+
+  adoptLoop(loop) {
+    this.#loops.set(loop.id, loop);
+    return loop;
+  }
+
+  session(id) {
+    return this.#sessions.get(id);
+  }
+
+  /** Every object still routed to. */
+  *objects() {
+    yield* this.#sessions.values();
+    yield* this.#loops.values();
+  }
+
+  /** One event from the addon (undefined: the stream ended). */
+  onEvent(json) {
+    if (json === undefined) {
+      this.#ended();
+      return;
+    }
+    const ev = JSON.parse(json);
+    switch (ev.type) {
+      case 'prompt_done':
+        this.#forSession(ev.session, (s) => s[kSettle](ev));
+        return;
+      case 'taskloop_done':
+        this.#loops.get(ev.loop)?.[kSettle](ev);
+        return;
+    }
+    if (ev.loop !== undefined) {
+      this.#loops.get(ev.loop)?.[kEmit](ev);
+      return;
+    }
+    this.#forSession(ev.session, (s) => s[kEmit](ev));
+    this.#engineListeners.emit(ev);
+  }
+
+  #forSession(id, fn) {
+    const s = this.#sessions.get(id);
+    if (!s) return;
+    fn(s);
+    if (s[kRetired]()) this.#sessions.delete(id);
+  }
+
+  /** The last event was delivered (engine closed). */
+  #ended() {
+    for (const s of this.#sessions.values()) s[kEnd]('engine closed before the run ended');
+    for (const l of this.#loops.values()) l[kEnd]('engine closed before the loop ended');
+    this.#sessions.clear();
+    this.#loops.clear();
+    this.#onEnded();
+  }
+}

@@ -1,0 +1,161 @@
+// Engine: owns sessions and task loops; one event stream from Go.
+
+import process from 'node:process';
+
+import { noExtra, stringArg, taskLoopOptions, toJSONArg } from './args.js';
+import { closedError, InterlockError } from './errors.js';
+import { kClosed, kInternal } from './base.js';
+import { Dispatcher } from './dispatch.js';
+import { Listeners } from './listeners.js';
+import { native } from './native.js';
+import { Session, SESSION_EVENTS } from './session.js';
+import { TaskLoop } from './task-loop.js';
+
+// Engines still open, closed at process exit so their tools (bash process
+// groups, browsers) do not outlive Node and Go stops calling into JS.
+const openEngines = new Set();
+process.on('exit', () => {
+  for (const engine of [...openEngines]) {
+    try {
+      engine.close();
+    } catch {
+      // exiting anyway
+    }
+  }
+});
+
+/** How many engines are open (internals.openEngines). */
+export function openEngineCount() {
+  return openEngines.size;
+}
+
+/** Judges a shell command as the bash tool would (before rules and remembered approvals). */
+export function checkCommand(...args) {
+  return JSON.parse(native.checkCommand(...args));
+}
+
+/** The engine: owns sessions and task loops; one event stream from Go. */
+export class Engine {
+  #h;
+  #closed = false;
+  #listeners = new Listeners(SESSION_EVENTS, 'engine');
+  #dispatch;
+  #pendingRuns = 0;
+  #refMode = 'auto'; // 'auto': only pending runs keep the process alive; 'ref': always; 'unref': never
+  #refd = false;
+
+  constructor(config, ...extra) {
+    const usage = 'new Engine(config?: EngineConfig | string)';
+    noExtra(extra, usage, '0 to 1 arguments');
+    const json = toJSONArg(config, 'config', usage);
+    this.#dispatch = new Dispatcher(this.#listeners, () => {
+      this.#closed = true;
+      openEngines.delete(this);
+    });
+    this.#h = native.engineCreate(json, (msg) => this.#dispatch.onEvent(msg));
+    openEngines.add(this);
+    native.fixSignals();
+    // Internal hooks for Session and TaskLoop (not part of the API).
+    Object.defineProperty(this, kInternal, {
+      value: Object.freeze({
+        runStarted: () => {
+          this.#pendingRuns++;
+          this.#updateRef();
+        },
+        runEnded: () => {
+          this.#pendingRuns--;
+          this.#updateRef();
+        },
+      }),
+    });
+  }
+
+  createSession(opts, ...extra) {
+    const usage = 'engine.createSession(opts?: SessionOptions | string)';
+    noExtra(extra, usage, '0 to 1 arguments');
+    const json = toJSONArg(opts, 'opts', usage);
+    const h = native.sessionCreate(this.#handle(), json);
+    return this.#dispatch.adoptSession(new Session(kInternal, this, h));
+  }
+
+  /** The session with id created through this engine. */
+  session(id, ...extra) {
+    const usage = 'engine.session(id: string)';
+    noExtra(extra, usage, '1 argument');
+    stringArg(id, 'id', usage);
+    this.#handle();
+    const s = this.#dispatch.session(id);
+    if (!s || s.status === 'closed') throw new InterlockError(`session ${JSON.stringify(id)}: unknown session`, 'ERR_UNKNOWN_SESSION');
+    return s;
+  }
+
+  /** Snapshots of every open session, in creation order. */
+  sessions(...args) {
+    return JSON.parse(native.engineSessions(this.#handle(), ...args));
+  }
+
+  createTaskLoop(opts, ...extra) {
+    const usage = 'engine.createTaskLoop(opts: {tasks: TaskSpec[], pauseMode?: boolean})';
+    noExtra(extra, usage, '1 argument');
+    const json = taskLoopOptions(opts, usage);
+    const [loopH, sessionH] = native.taskLoopCreate(this.#handle(), json);
+    const session = this.#dispatch.adoptSession(new Session(kInternal, this, sessionH));
+    return this.#dispatch.adoptLoop(new TaskLoop(kInternal, this, loopH, session));
+  }
+
+  /** Judges a shell command as the bash tool would (before rules). */
+  checkCommand(...args) {
+    this.#handle();
+    return checkCommand(...args);
+  }
+
+  /** Interrupts every running session (reason emergency_stop); returns how many. */
+  emergencyStop(...args) {
+    return native.engineEmergencyStop(this.#handle(), ...args);
+  }
+
+  on(type, fn) {
+    this.#listeners.add(type, fn);
+    return this;
+  }
+
+  off(type, fn) {
+    this.#listeners.remove(type, fn);
+    return this;
+  }
+
+  /** The engine keeps the process alive until close() or unref(), also with no run pending. */
+  ref() {
+    this.#refMode = 'ref';
+    this.#updateRef();
+    return this;
+  }
+
+  /** The engine never keeps the process alive, not even for pending runs. */
+  unref() {
+    this.#refMode = 'unref';
+    this.#updateRef();
+    return this;
+  }
+
+  /** Closes every task loop and session (interrupting runs) and the engine. Idempotent. */
+  close() {
+    if (this.#closed) return;
+    this.#closed = true;
+    openEngines.delete(this);
+    for (const o of this.#dispatch.objects()) o[kClosed]();
+    native.engineClose(this.#h); // delivers the last events, then the stream ends
+  }
+
+  #handle() {
+    if (this.#closed) throw closedError('engine', 'create a new Engine');
+    return this.#h;
+  }
+
+  #updateRef() {
+    const ref = !this.#closed && (this.#refMode === 'ref' || (this.#refMode === 'auto' && this.#pendingRuns > 0));
+    if (ref === this.#refd) return;
+    this.#refd = ref;
+    native.engineRef(this.#h, ref);
+  }
+}

@@ -1,0 +1,116 @@
+// Session: one agent session. Methods forward their arguments as given: the
+// addon checks types and counts and throws a TypeError naming the usage
+// (see index.d.ts).
+
+import { argError } from './errors.js';
+import { EngineObject, kClosed, kEmit, kEndResult, kHandle, kInternal, kIsClosed, kPendingRuns, kRawHandle, kRetired, kRunResult, kTrack } from './base.js';
+import { native } from './native.js';
+
+/** Status names by C enum value (il_session_get_status). */
+export const STATUS_NAMES = Object.freeze(['idle', 'running', 'interrupted', 'paused', 'stopping', 'closed']);
+/** C enum values of Status. */
+export const StatusCode = Object.freeze(Object.fromEntries(STATUS_NAMES.map((name, code) => [name, code])));
+const CLOSED = StatusCode.closed;
+
+/** Event types a Session's on() accepts. */
+export const SESSION_EVENTS = new Set([
+  'run_started', 'text', 'tool_started', 'tool_progress', 'tool_finished', 'paused', 'pause_answered',
+  'pause_requested', 'stopping', 'interrupted', 'run_finished', 'run_failed', 'closed', 'event',
+]);
+
+/** One agent session. Get one from engine.createSession(). */
+export class Session extends EngineObject {
+  #closedEventSeen = false;
+
+  constructor(token, engine, handle) {
+    if (token !== kInternal) throw argError('Session objects come from engine.createSession(opts)', 'ERR_ILLEGAL_CONSTRUCTOR');
+    const id = native.sessionId(handle);
+    super({
+      engine, handle, id, types: SESSION_EVENTS, owner: 'session',
+      what: `session ${id}`, instead: 'create a new session', closeNative: native.sessionClose,
+    });
+  }
+
+  /** The status: one addon call returning the C enum, mapped to a cached name. */
+  get status() {
+    return this[kIsClosed] ? 'closed' : STATUS_NAMES[native.sessionStatus(this[kRawHandle])];
+  }
+
+  get statusCode() {
+    return this[kIsClosed] ? CLOSED : native.sessionStatus(this[kRawHandle]);
+  }
+
+  get version() {
+    return native.sessionVersion(this[kHandle]());
+  }
+
+  get pauseState() {
+    return this[kIsClosed] ? null : JSON.parse(native.sessionPauseState(this[kRawHandle]));
+  }
+
+  snapshot() {
+    return JSON.parse(native.sessionSnapshot(this[kHandle]()));
+  }
+
+  history() {
+    return JSON.parse(native.sessionHistory(this[kHandle]()));
+  }
+
+  prompt(...args) {
+    try {
+      native.fixSignals(); // a run starts tools: last net for the signal guard
+      return this[kTrack](native.sessionPrompt(this[kHandle](), ...args));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  continue(...args) {
+    try {
+      native.fixSignals(); // a run starts tools: last net for the signal guard
+      return this[kTrack](native.sessionContinue(this[kHandle](), ...args));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  resume(...args) {
+    native.sessionResume(this[kHandle](), ...args);
+  }
+
+  confirm(...args) {
+    native.sessionConfirm(this[kHandle](), ...args);
+  }
+
+  interrupt(...args) {
+    native.sessionInterrupt(this[kHandle](), ...args);
+  }
+
+  signal(...args) {
+    native.sessionSignal(this[kHandle](), ...args);
+  }
+
+  [kEmit](ev) {
+    if (ev.type === 'closed') {
+      this.#closedEventSeen = true;
+      this[kClosed]();
+    }
+    super[kEmit](ev);
+  }
+
+  /** No more events for it: closed, 'closed' delivered, no run pending. */
+  [kRetired]() {
+    return this.#closedEventSeen && this[kPendingRuns] === 0;
+  }
+
+  [kRunResult](ev) {
+    const res = { ...ev.result };
+    if (ev.error !== undefined) res.error = ev.error;
+    if (ev.code !== undefined) res.code = ev.code;
+    return res;
+  }
+
+  [kEndResult](why) {
+    return { status: 'closed', error: why, code: 'ERR_CLOSED' };
+  }
+}

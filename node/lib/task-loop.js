@@ -1,0 +1,78 @@
+// TaskLoop: a task loop (tasks run one after another in one session, with a
+// pause mode that stops after each task until the user continues).
+
+import { argError } from './errors.js';
+import { EngineObject, kEndResult, kHandle, kInternal, kRunResult, kTrack } from './base.js';
+import { native } from './native.js';
+
+/** Event types a TaskLoop's on() accepts. */
+export const TASK_EVENTS = new Set([
+  'started', 'task_begin', 'task_end', 'failed', 'completed', 'paused', 'resumed', 'pause_mode_changed', 'event',
+]);
+
+/** A task loop and the session it runs in. Get one from engine.createTaskLoop(). */
+export class TaskLoop extends EngineObject {
+  #session;
+
+  constructor(token, engine, handle, session) {
+    if (token !== kInternal) throw argError('TaskLoop objects come from engine.createTaskLoop(opts)', 'ERR_ILLEGAL_CONSTRUCTOR');
+    const id = JSON.parse(native.taskLoopState(handle)).id;
+    super({
+      engine, handle, id, types: TASK_EVENTS, owner: 'taskLoop',
+      what: `task loop ${id}`, instead: 'create a new task loop', closeNative: native.taskLoopClose,
+    });
+    this.#session = session;
+  }
+
+  get session() {
+    return this.#session;
+  }
+
+  state() {
+    return JSON.parse(native.taskLoopState(this[kHandle]()));
+  }
+
+  /** Runs the loop; resolves with the final state when it ends (taskloop_done). */
+  run(...args) {
+    try {
+      native.fixSignals(); // a run starts tools: last net for the signal guard
+      return this[kTrack](native.taskLoopRun(this[kHandle](), ...args));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  setPauseMode(...args) {
+    native.taskLoopSetPauseMode(this[kHandle](), ...args);
+  }
+
+  isPauseMode(...args) {
+    return native.taskLoopIsPauseMode(this[kHandle](), ...args);
+  }
+
+  continue(...args) {
+    native.taskLoopContinue(this[kHandle](), ...args);
+  }
+
+  next(...args) {
+    native.taskLoopNext(this[kHandle](), ...args);
+  }
+
+  continueAll(...args) {
+    native.taskLoopContinueAll(this[kHandle](), ...args);
+  }
+
+  [kRunResult](ev) {
+    const state = { ...ev.state };
+    if (ev.error !== undefined) state.error = ev.error;
+    if (ev.code !== undefined) state.code = ev.code;
+    return state;
+  }
+
+  [kEndResult](why) {
+    return {
+      id: this.id, tasks: [], current: -1, pause_mode: false, paused: false, completed: 0, failed: 0, done: true, version: 0,
+      error: why, code: 'ERR_CLOSED',
+    };
+  }
+}
