@@ -15,7 +15,7 @@ METRICS := $(CURDIR)/bench/out
 # Programs the tests need, as command:Debian-package.
 SYSTEM_DEPS := chromium:chromium xvfb-run:xvfb tmux:tmux gcc:gcc g++:g++ python3:python3
 
-.PHONY: deps system-deps build test bench demo demo-tasks clean
+.PHONY: deps system-deps build prebuild test bench demo demo-tasks clean
 
 deps: system-deps node_modules/.installed
 	$(GO) mod download
@@ -47,10 +47,18 @@ $(LIB): $(GO_SRC)
 $(ADDON): $(LIB) binding.gyp $(wildcard node/src/*)
 	$(NODE) node/build.js --addon
 
+# The prebuilt binaries npm pack carries: the addon and everything in lib/
+# (the Go library, helper executables) in prebuilds/<platform>/.
+PREBUILD := prebuilds/linux-x64/interlock.node
+prebuild: deps $(PREBUILD)
+
+$(PREBUILD): $(LIB) $(ADDON)
+	$(NODE) node/build.js --prebuild --copy
+
 tui/dist/index.js: $(TUI_SRC) tui/tsconfig.json node_modules/.installed
 	npx tsc -p tui/tsconfig.json
 
-test: build
+test: build prebuild
 	$(GO) vet ./...
 	xvfb-run -a $(GO) test -race -count=1 ./...
 	$(GO) test -run '^$$' -fuzz '^FuzzCheckCommand$$' -fuzztime 10s ./engine/bash
@@ -75,4 +83,4 @@ demo-tasks: build
 	$(NODE) --import tsx tui/demo/main.tsx --tasks
 
 clean:
-	rm -rf lib build tui/dist bench/out node_modules
+	rm -rf lib build prebuilds tui/dist bench/out node_modules

@@ -7,10 +7,11 @@
 #    Napi::TypeError and Go status codes as Napi::Error; node-addon-api turns
 #    them into JS exceptions at the boundary. The two callbacks Go triggers
 #    (event forwarding) are plain C and never throw.
-#  - The Go library is linked by its soname and found at run time through an
-#    $ORIGIN-relative rpath: build/Release/interlock.node and
-#    prebuilds/<platform>-<arch>/interlock.node both sit two folders below the
-#    package root, so ../../lib works wherever the package is installed.
+#  - The Go library is linked by its soname and found at run time through
+#    $ORIGIN-relative rpaths: $ORIGIN first (a prebuild carries the library
+#    beside the addon in prebuilds/<platform>/), then $ORIGIN/../../lib (a
+#    build from source: build/Release/ sits two folders below the package
+#    root and the library is in lib/), wherever the package is installed.
 {
   "variables": {
     "interlock_lib": "libinterlock.so.0.1",
@@ -39,7 +40,7 @@
         "-l:<(interlock_lib)",
       ],
       "ldflags": [
-        "-Wl,-rpath,'$$ORIGIN/../../lib'",
+        "-Wl,-rpath,'$$ORIGIN:$$ORIGIN/../../lib'",
       ],
     },
   ],

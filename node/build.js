@@ -1,20 +1,31 @@
 #!/usr/bin/env node
 // Builds Interlock from source: the Go library (lib/libinterlock.so.0.1, cgo
 // c-shared) and then the N-API addon (build/Release/interlock.node) with the
-// node-gyp that ships with npm. This is the package's install script.
+// node-gyp that ships with npm.
 //
 //   node node/build.js            both
 //   node node/build.js --lib      only the Go library
 //   node node/build.js --addon    only the addon (the library must exist)
 //   node node/build.js --debug    addon in build/Debug
+//   node node/build.js --prebuild both, then copies the addon and everything in
+//                                 lib/ (the library, helper executables) into
+//                                 prebuilds/<platform>/ for npm pack; with --copy
+//                                 only copies the existing build (make prebuild)
+//   node node/build.js --install  the package's install script: does nothing when
+//                                 a prebuild ships for this platform, unless a build
+//                                 from source is asked for (npm rebuild interlock
+//                                 --build-from-source, or INTERLOCK_BUILD_FROM_SOURCE=1)
 //
 // Go modules come from the module cache when it has them (offline), else from
 // GOPROXY. Every failure names what failed and what to install.
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+import { loadAdvice, platformName, prebuildDir } from './load.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** The library's file name is its soname: two copies of the addon with the same soname would share one Go runtime. */
@@ -93,7 +104,18 @@ export function findNodeDir(env = process.env) {
   return undefined;
 }
 
+/** node-addon-api's folder, resolved from the package up (a devDependency here; a consumer building from source installs it). */
+function requireNodeAddonApi() {
+  try {
+    return path.dirname(createRequire(path.join(root, 'package.json')).resolve('node-addon-api/package.json'));
+  } catch {
+    throw new BuildError('node-addon-api not found: it is needed only to build from source. Install it in your project' +
+      ' (npm install --save-dev node-addon-api@8) and run the build again.');
+  }
+}
+
 export function buildAddon({ debug = false } = {}) {
+  requireNodeAddonApi();
   if (!existsSync(path.join(root, 'lib', LIB_NAME))) {
     throw new BuildError(`lib/${LIB_NAME} is missing: build the Go library first (node node/build.js --lib).`);
   }
@@ -115,7 +137,64 @@ export function buildAddon({ debug = false } = {}) {
   return path.join(root, 'build', debug ? 'Debug' : 'Release', 'interlock.node');
 }
 
+/** Whether a build from source was asked for (npm --build-from-source sets npm_config_build_from_source). */
+export function fromSourceRequested(env = process.env) {
+  const on = (v) => v !== undefined && v !== '' && v !== 'false' && v !== '0';
+  return on(env.INTERLOCK_BUILD_FROM_SOURCE) || on(env.npm_config_build_from_source);
+}
+
+/** Builds both and copies the addon and every file of lib/ but headers into prebuilds/<platform>/. */
+export function buildPrebuild({ copyOnly = false } = {}) {
+  const addon = path.join(root, 'build', 'Release', 'interlock.node');
+  if (!copyOnly) {
+    buildLibrary();
+    buildAddon();
+  } else if (!existsSync(addon)) {
+    throw new BuildError(`${path.relative(root, addon)} is missing: build it first (node node/build.js).`);
+  }
+  const dir = prebuildDir(root);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  copyFileSync(addon, path.join(dir, 'interlock.node'));
+  const libDir = path.join(root, 'lib');
+  for (const name of readdirSync(libDir)) {
+    const file = path.join(libDir, name);
+    if (name.endsWith('.h') || !statSync(file).isFile()) continue;
+    copyFileSync(file, path.join(dir, name)); // keeps the mode: helper executables stay executable
+  }
+  return dir;
+}
+
+/** The install script: a prebuild needs nothing; otherwise (or on request) build from source. */
+function install() {
+  const prebuilt = existsSync(path.join(prebuildDir(root), 'interlock.node'));
+  if (prebuilt && !fromSourceRequested()) {
+    log(`using the prebuilt binary for ${platformName()}`);
+    return;
+  }
+  log(prebuilt ? 'building from source as asked' : `no prebuilt binary for ${platformName()}: building from source`);
+  try {
+    requireNodeAddonApi();
+    buildLibrary();
+    buildAddon();
+  } catch (err) {
+    if (err instanceof BuildError && !prebuilt) err.message += `\n${loadAdvice()}`;
+    throw err;
+  }
+}
+
 function main(argv) {
+  if (argv.includes('--install') || argv.includes('--prebuild')) {
+    try {
+      if (argv.includes('--install')) install();
+      else log(`prebuilt ${path.relative(root, buildPrebuild({ copyOnly: argv.includes('--copy') }))}`);
+    } catch (err) {
+      if (!(err instanceof BuildError)) throw err;
+      log(`error: ${err.message}`);
+      process.exitCode = 1;
+    }
+    return;
+  }
   const lib = argv.includes('--lib');
   const addon = argv.includes('--addon');
   const debug = argv.includes('--debug');

@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 
-import { addonCandidates, loadAddon, packageRoot } from '../load.js';
+import { addonCandidates, loadAddon, loadAdvice, packageRoot, prebuildDir } from '../load.js';
 import { tempDir } from './helpers.js';
 
 test('candidates: build/Release, build/Debug, prebuilds, with $INTERLOCK_ADDON first', () => {
@@ -34,7 +34,7 @@ test('when nothing loads, one error lists every path and why', () => {
     assert.equal(err.tried.length, 2);
     assert.match(err.message, new RegExp(`${missing}: not found`));
     assert.match(err.message, new RegExp(`${broken}: .*(invalid ELF header|file too short)`));
-    assert.match(err.message, /node node\/build\.js/);
+    assert.match(err.message, /npm rebuild interlock --build-from-source/);
     return true;
   });
 });
@@ -48,4 +48,27 @@ test('the library soname carries the version, and the addon needs exactly that s
   const addon = execFileSync('readelf', ['-d', path.join(packageRoot, 'build', 'Release', 'interlock.node')], { encoding: 'utf8' });
   const needed = [...addon.matchAll(/\(NEEDED\)\s+Shared library: \[(libinterlock[^\]]*)\]/g)].map((m) => m[1]);
   assert.deepEqual(needed, [soname]);
+});
+
+test('a platform without a prebuild gets one error saying how to build, naming skipped install scripts', () => {
+  const advice = loadAdvice('darwin-arm64');
+  assert.match(advice, /no prebuilt binary for darwin-arm64 \(prebuilt: linux-x64\)/);
+  assert.match(advice, /npm rebuild interlock --build-from-source/);
+  assert.match(advice, /Go 1\.26.*node-addon-api/);
+  assert.match(advice, /install scripts were skipped.*npm 12 or pnpm 10/);
+  assert.match(loadAdvice('linux-x64-musl'), /no prebuilt binary for linux-x64-musl/);
+  assert.match(loadAdvice('linux-x64'), /glibc 2\.34 or newer/);
+});
+
+test('the prebuild needs no newer glibc than the load error says (2.34)', (t) => {
+  const dir = prebuildDir();
+  let out;
+  try {
+    out = execFileSync('objdump', ['-T', path.join(dir, 'interlock.node'), path.join(dir, 'libinterlock.so.0.1')], { encoding: 'utf8' });
+  } catch (err) {
+    assert.fail(`objdump of ${dir} failed (run make prebuild): ${err.message}`);
+  }
+  const versions = [...out.matchAll(/GLIBC_(\d+)\.(\d+)/g)].map((m) => [Number(m[1]), Number(m[2])]);
+  assert.ok(versions.length > 0);
+  for (const [major, minor] of versions) assert.ok(major < 2 || (major === 2 && minor <= 34), `needs GLIBC_${major}.${minor}`);
 });

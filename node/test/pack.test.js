@@ -1,28 +1,56 @@
-// The package as a consumer gets it: npm pack, install the tarball into a
-// fresh Node project (its install script builds the Go library and the
-// addon there), then drive a session from that project: a scripted prompt
-// hits a confirm pause (bash `rm -rf ./scratch`), the 'paused' listener
-// approves it, the run finishes and the command really ran.
+// The package as a consumer gets it: npm pack (after make prebuild), then
+// install the tarball into fresh projects with no Go, no C/C++ compiler, no
+// python3 and no make on PATH — once with install scripts disabled (npm 12,
+// pnpm 10 default) and once with them enabled — and drive a session from
+// each: a scripted prompt hits a confirm pause (bash `rm -rf ./scratch` in
+// a temp dir), the 'paused' listener approves it, the run finishes and the
+// command really ran. Building from source on request is tested too.
 
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { test } from 'node:test';
+import { before, describe, test } from 'node:test';
 
-import { packageRoot } from '../load.js';
+import { packageRoot, prebuildDir } from '../load.js';
 import { tempDir } from './helpers.js';
 
-const npmCli = path.join(path.dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'bin', 'npm-cli.js');
-const npm = (args, cwd) =>
-  spawnSync(process.execPath, [npmCli, ...args], { cwd, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } });
+const npmCli = process.env.npm_execpath && process.env.npm_execpath.endsWith('.js')
+  ? process.env.npm_execpath
+  : path.join(path.dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'bin', 'npm-cli.js');
+
+/** Build tools a consumer must not need. */
+const TOOLCHAIN = /^(go|gofmt|gcc.*|g\+\+.*|cc|c\+\+|cpp.*|clang.*|tcc|ld|ld\..*|python.*|make|gmake|node-gyp|.*-linux-gnu-.*)$/;
+
+/** One folder with every program on PATH except the toolchain (and this node as node). */
+function bareBin() {
+  const bin = path.join(tempDir('interlock-bin-'), 'bin');
+  mkdirSync(bin);
+  symlinkSync(process.execPath, path.join(bin, 'node'));
+  for (const d of (process.env.PATH ?? '').split(':')) {
+    if (!d || !existsSync(d)) continue;
+    for (const name of readdirSync(d)) {
+      if (TOOLCHAIN.test(name) || existsSync(path.join(bin, name))) continue;
+      symlinkSync(path.join(d, name), path.join(bin, name));
+    }
+  }
+  return bin;
+}
+
+function npm(args, cwd, env = {}) {
+  return spawnSync(process.execPath, [npmCli, ...args], {
+    cwd, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false', ...env },
+  });
+}
 
 const consumerScript = `
-import { mkdirSync, existsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, existsSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Engine } from 'interlock';
 
-const work = new URL('./work/', import.meta.url).pathname;
-mkdirSync(work + 'scratch', { recursive: true });
+const work = mkdtempSync(path.join(tmpdir(), 'interlock-consumer-'));
+mkdirSync(path.join(work, 'scratch'));
 const engine = new Engine({ work_dir: work });
 const session = engine.createSession({
   script: [
@@ -42,45 +70,15 @@ console.log(JSON.stringify({
   status: session.status,
   pauses,
   tool: history.find((m) => m.role === 'tool'),
-  scratchExists: existsSync(work + 'scratch'),
+  scratchExists: existsSync(path.join(work, 'scratch')),
 }));
 engine.close();
+rmSync(work, { recursive: true });
 `;
 
-test('npm pack -> install in a fresh project -> confirm pause approved, command ran', { timeout: 15 * 60_000 }, () => {
-  const dir = tempDir('interlock-pack-');
-
-  // --ignore-scripts: prepack builds tui/dist with tsc; the addon does not
-  // need it (tui/dist is packed when it was built).
-  const packed = npm(['pack', '--ignore-scripts', '--json', '--pack-destination', dir], packageRoot);
-  assert.equal(packed.status, 0, packed.stderr);
-  const [{ filename, files }] = JSON.parse(packed.stdout);
-  const names = files.map((f) => f.path);
-  for (const want of ['binding.gyp', 'go.mod', 'go.sum', 'capi/interlock.h', 'capi/main.go', 'engine/session.go',
-    'node/index.js', 'node/index.d.ts', 'node/load.js', 'node/build.js', 'node/src/addon.cc', 'package.json']) {
-    assert.ok(names.includes(want), `tarball lacks ${want}`);
-  }
-  for (const name of names) {
-    assert.doesNotMatch(name, /_test\.go$|\/testdata\/|^node\/test\/|^node\/bench\/|^build\/|^lib\//, `tarball has ${name}`);
-  }
-
-  const project = path.join(dir, 'consumer');
-  mkdirSync(project);
-  writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-  const tarball = path.join(dir, filename);
-  let installed = npm(['install', '--offline', '--no-audit', '--no-fund', tarball], project);
-  if (installed.status !== 0) installed = npm(['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], project);
-  assert.equal(installed.status, 0, `npm install failed:\n${installed.stdout}\n${installed.stderr}`);
-
-  const pkgDir = path.join(project, 'node_modules', 'interlock');
-  assert.ok(existsSync(path.join(pkgDir, 'lib', 'libinterlock.so.0.1')), 'install built the Go library');
-  assert.ok(existsSync(path.join(pkgDir, 'build', 'Release', 'interlock.node')), 'install built the addon');
-  const dynamic = execFileSync('readelf', ['-d', path.join(pkgDir, 'build', 'Release', 'interlock.node')], { encoding: 'utf8' });
-  assert.match(dynamic, /RUNPATH.*\$ORIGIN\/\.\.\/\.\.\/lib/);
-  assert.match(dynamic, /NEEDED.*libinterlock\.so\.0\.1/);
-
+function runConsumer(project, env) {
   writeFileSync(path.join(project, 'main.js'), consumerScript);
-  const run = spawnSync(process.execPath, ['main.js'], { cwd: project, encoding: 'utf8', timeout: 60_000 });
+  const run = spawnSync(process.execPath, ['main.js'], { cwd: project, encoding: 'utf8', timeout: 60_000, env });
   assert.equal(run.status, 0, `consumer failed:\n${run.stdout}\n${run.stderr}`);
   const out = JSON.parse(run.stdout.trim().split('\n').at(-1));
   assert.equal(out.result.status, 'idle');
@@ -90,5 +88,101 @@ test('npm pack -> install in a fresh project -> confirm pause approved, command 
   assert.match(out.pauses[0].details, /rm -rf \.\/scratch/);
   assert.ok(out.tool && !out.tool.is_error, `the command ran: ${JSON.stringify(out.tool)}`);
   assert.equal(out.scratchExists, false);
-  assert.ok(readFileSync(path.join(pkgDir, 'package.json'), 'utf8').includes('"name": "interlock"'));
+}
+
+describe('npm pack and install from the tarball', { timeout: 10 * 60_000 }, () => {
+  let dir;
+  let tarball;
+  let names;
+  const bin = bareBin();
+  const bareEnv = { ...process.env, PATH: bin };
+
+  before(() => {
+    assert.ok(existsSync(path.join(prebuildDir(), 'interlock.node')), 'run `make prebuild` first: prebuilds/ is missing');
+    dir = tempDir('interlock-pack-');
+    // --ignore-scripts: prepack would rebuild everything; make prebuild did.
+    const packed = npm(['pack', '--ignore-scripts', '--json', '--pack-destination', dir], packageRoot);
+    assert.equal(packed.status, 0, packed.stderr);
+    const [{ filename, files }] = JSON.parse(packed.stdout);
+    tarball = path.join(dir, filename);
+    names = files.map((f) => f.path);
+  });
+
+  test('the bare PATH has no build tools', () => {
+    for (const tool of ['go', 'gcc', 'cc', 'g++', 'c++', 'python3', 'make']) {
+      const r = spawnSync('/bin/sh', ['-c', `command -v ${tool}`], { env: bareEnv, encoding: 'utf8' });
+      assert.notEqual(r.status, 0, `${tool} is reachable: ${r.stdout}`);
+    }
+  });
+
+  test('the tarball carries the prebuilds (addon, library, every helper in lib/), sources and LICENSE; no tests or build output', () => {
+    const want = ['LICENSE', 'README.md', 'binding.gyp', 'go.mod', 'go.sum', 'capi/interlock.h', 'capi/main.go', 'engine/session.go',
+      'node/index.js', 'node/index.d.ts', 'node/load.js', 'node/build.js', 'node/lib/base.js', 'node/src/addon.cc', 'package.json',
+      'prebuilds/linux-x64/interlock.node'];
+    for (const f of readdirSync(path.join(packageRoot, 'lib'))) {
+      if (!f.endsWith('.h')) want.push(`prebuilds/linux-x64/${f}`);
+    }
+    for (const w of want) assert.ok(names.includes(w), `tarball lacks ${w}`);
+    for (const name of names) {
+      assert.doesNotMatch(name, /_test\.go$|\/testdata\/|^node\/test\/|^node\/bench\/|^build\/|^lib\/|^prebuilds\/.*\.h$/, `tarball has ${name}`);
+    }
+  });
+
+  test('install scripts disabled, no toolchain: the prebuild loads and a session runs', () => {
+    const project = path.join(dir, 'no-scripts');
+    mkdirSync(project);
+    writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+    const installed = npm(['install', '--offline', '--ignore-scripts', '--no-audit', '--no-fund', tarball], project, { PATH: bin });
+    assert.equal(installed.status, 0, `npm install failed:\n${installed.stdout}\n${installed.stderr}`);
+    const pkgDir = path.join(project, 'node_modules', 'interlock');
+    assert.ok(!existsSync(path.join(pkgDir, 'build')), 'nothing was built');
+    assert.ok(!existsSync(path.join(project, 'node_modules', 'ink')), 'optional peers are not installed');
+    assert.ok(!existsSync(path.join(project, 'node_modules', 'node-addon-api')), 'build-only packages are not installed');
+    runConsumer(project, bareEnv);
+  });
+
+  test('install scripts enabled, no toolchain: the install script uses the prebuild and builds nothing', () => {
+    const project = path.join(dir, 'scripts');
+    mkdirSync(project);
+    writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+    const installed = npm(['install', '--offline', '--foreground-scripts', '--no-audit', '--no-fund', tarball], project, { PATH: bin });
+    assert.equal(installed.status, 0, `npm install failed:\n${installed.stdout}\n${installed.stderr}`);
+    assert.match(installed.stdout + installed.stderr, /using the prebuilt binary for linux-x64/);
+    const pkgDir = path.join(project, 'node_modules', 'interlock');
+    assert.ok(!existsSync(path.join(pkgDir, 'build')), 'nothing was built');
+    runConsumer(project, bareEnv);
+  });
+
+  test('npm rebuild --build-from-source builds the addon and the library, and the build is loaded', () => {
+    const project = path.join(dir, 'from-source');
+    mkdirSync(project);
+    writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+    let r = npm(['install', '--offline', '--ignore-scripts', '--no-audit', '--no-fund', tarball], project);
+    assert.equal(r.status, 0, r.stderr);
+
+    // Without node-addon-api (a build-only package) it says what to install.
+    r = npm(['rebuild', 'interlock', '--build-from-source', '--foreground-scripts'], project);
+    assert.notEqual(r.status, 0);
+    assert.match(r.stdout + r.stderr, /node-addon-api not found.*npm install --save-dev node-addon-api@8/s);
+
+    // As a user's npm install -D node-addon-api@8 would (the test runs offline).
+    cpSync(path.join(packageRoot, 'node_modules', 'node-addon-api'), path.join(project, 'node_modules', 'node-addon-api'), { recursive: true });
+    r = npm(['rebuild', 'interlock', '--build-from-source', '--foreground-scripts'], project);
+    assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
+    assert.match(r.stdout + r.stderr, /building from source as asked/);
+    const pkgDir = path.join(project, 'node_modules', 'interlock');
+    const addon = path.join(pkgDir, 'build', 'Release', 'interlock.node');
+    assert.ok(statSync(addon).isFile(), 'the addon was built');
+    assert.ok(existsSync(path.join(pkgDir, 'lib', 'libinterlock.so.0.1')), 'the library was built');
+    const dynamic = execFileSync('readelf', ['-d', addon], { encoding: 'utf8' });
+    assert.match(dynamic, /RUNPATH.*\$ORIGIN:\$ORIGIN\/\.\.\/\.\.\/lib/);
+    const which = spawnSync(process.execPath, ['-e',
+      "import('interlock/package.json', { with: { type: 'json' } }).then(() => import('interlock')).then(() => { const fs = require('node:fs'); console.log(fs.readFileSync('/proc/self/maps', 'utf8').split('\\n').filter((l) => /interlock\\.node|libinterlock/.test(l)).map((l) => l.split(/\\s+/).at(-1)).join('\\n')); })"],
+    { cwd: project, encoding: 'utf8' });
+    assert.equal(which.status, 0, which.stderr);
+    assert.match(which.stdout, /build\/Release\/interlock\.node/);
+    assert.match(which.stdout, /node_modules\/interlock\/lib\/libinterlock\.so\.0\.1/);
+    assert.doesNotMatch(which.stdout, /prebuilds/);
+    runConsumer(project, process.env);
+  });
 });
