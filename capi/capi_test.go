@@ -69,10 +69,11 @@ func newEngine(t *testing.T, config string) uint64 {
 
 // events records what the C callback got and waits for events.
 type events struct {
-	t    *testing.T
-	sink *sink
-	mu   sync.Mutex
-	all  []map[string]any
+	t       *testing.T
+	sink    *sink
+	mu      sync.Mutex
+	all     []map[string]any
+	batches int // callback calls
 }
 
 // listen registers a recording C callback on engine.
@@ -94,9 +95,11 @@ func (e *events) collect() []map[string]any {
 	defer e.mu.Unlock()
 	text, _ := e.sink.take()
 	for line := range strings.Lines(text) {
-		var m map[string]any
-		require.NoError(e.t, json.Unmarshal([]byte(line), &m), line)
-		e.all = append(e.all, m)
+		var batch []map[string]any
+		require.NoError(e.t, json.Unmarshal([]byte(line), &batch), line)
+		require.NotEmpty(e.t, batch, "a callback call carries at least one event")
+		e.all = append(e.all, batch...)
+		e.batches++
 	}
 	return append([]map[string]any(nil), e.all...)
 }

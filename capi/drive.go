@@ -11,8 +11,9 @@ package main
 #include <time.h>
 #include "interlock.h"
 
-// il_capi_sink records the events passed to il_capi_sink_cb: a C callback
-// like the Node addon's, with an optional delay inside each call.
+// il_capi_sink records the event batches passed to il_capi_sink_cb (one JSON
+// array per line): a C callback like the Node addon's, with an optional
+// delay inside each call.
 typedef struct {
 	pthread_mutex_t mu;
 	char *buf;          // events, each followed by '\n'
@@ -38,7 +39,7 @@ static inline void il_capi_sink_free(il_capi_sink *s) {
 	free(s);
 }
 
-static inline void il_capi_sink_cb(void *user, const char *json, size_t len) {
+static inline int il_capi_sink_cb(void *user, const char *json, size_t len) {
 	il_capi_sink *s = user;
 	pthread_mutex_lock(&s->mu);
 	s->in_call = 1;
@@ -71,6 +72,7 @@ static inline void il_capi_sink_cb(void *user, const char *json, size_t len) {
 	s->calls++;
 	s->in_call = 0;
 	pthread_mutex_unlock(&s->mu);
+	return 0;
 }
 
 // il_capi_sink_take moves the recorded events out (free with free).

@@ -5,8 +5,8 @@ package main
 #include <stdint.h>
 #include "interlock.h"
 
-static inline void il_capi_invoke_event_cb(il_event_cb cb, void *user, const char *json, size_t len) {
-	cb(user, json, len);
+static inline int il_capi_invoke_event_cb(il_event_cb cb, void *user, const char *json, size_t len) {
+	return cb(user, json, len);
 }
 
 static inline uint64_t il_capi_thread_id(void) { return (uint64_t)(uintptr_t)pthread_self(); }
@@ -14,9 +14,9 @@ static inline uint64_t il_capi_thread_id(void) { return (uint64_t)(uintptr_t)pth
 import "C"
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -27,14 +27,23 @@ import (
 )
 
 // dispatcher delivers one engine's events to its C callback from one
-// goroutine, in engine order. It reads the engine's event log at its own
-// pace, so a slow callback never blocks the engine (the log coalesces for
-// it), and merges in the events this layer makes itself: task-loop events
-// and the completion events of background runs (prompt_done,
-// taskloop_done). A completion event waits until its session's terminal
-// event has been delivered.
+// goroutine, in engine order, in batches: each callback call carries
+// everything queued since the previous one, as one JSON array. The first
+// event after a quiet period goes at once, alone; while the consumer is
+// busy with a batch, events queue in the engine's feed (which merges text
+// and progress deltas and keeps everything else), so a burst of thousands
+// costs a handful of calls and a slow consumer costs bounded memory.
+//
+// A consumer that hands batches on to another thread (Node's thread-safe
+// function) returns IL_EVENTS_HELD and calls il_engine_events_done when it
+// is done: the next batch waits for that, except while the engine closes
+// (its closer may be the very thread that would call done).
+//
+// Events this layer makes itself (task-loop events, prompt_done,
+// taskloop_done) are added to the same feed, so they keep engine order: a
+// run's completion comes after its terminal event.
 type dispatcher struct {
-	sub      *engine.Subscription[engine.Event]
+	feed     *engine.Feed
 	reportTo func(msg string) // records a recovered panic as the engine's last error
 
 	// cbMu is held across every callback call, so unregistering (which
@@ -45,31 +54,21 @@ type dispatcher struct {
 	cbThread atomic.Uint64 // OS thread running the callback, 0 when none
 	hasCb    atomic.Bool   // a callback is registered: skip encoding when not
 
-	mu            sync.Mutex
-	queue         []queuedEvent
-	wake          context.CancelFunc // ends the dispatcher's wait; nil when it does not wait
-	producersDone chan struct{}      // closed once nothing will be queued any more
+	done          chan struct{} // il_engine_events_done or a callback change: end a hold
+	producersDone chan struct{} // closed once nothing will be added any more
 	exited        chan struct{}
 
-	delivered map[string]uint64 // session id -> last version delivered; dispatcher goroutine only
-}
-
-// queuedEvent is an event made by this layer. It is ready once the
-// dispatcher has delivered version after of session (or has caught up with
-// the engine's log since it was queued).
-type queuedEvent struct {
-	json    []byte
-	session string
-	after   uint64
+	items []engine.FeedItem // the batch being delivered; dispatcher goroutine only
+	batch bytes.Buffer      // its JSON; dispatcher goroutine only
 }
 
 func newDispatcher(e *engine.Engine, reportTo func(string)) *dispatcher {
 	d := &dispatcher{
-		sub:           e.Subscribe(),
+		feed:          e.NewFeed(),
 		reportTo:      reportTo,
+		done:          make(chan struct{}, 1),
 		producersDone: make(chan struct{}),
 		exited:        make(chan struct{}),
-		delivered:     make(map[string]uint64),
 	}
 	go d.run()
 	return d
@@ -85,7 +84,16 @@ func (d *dispatcher) setCallback(cb C.il_event_cb, user unsafe.Pointer) error {
 	defer d.cbMu.Unlock()
 	d.cb, d.cbUser = cb, user
 	d.hasCb.Store(cb != nil)
+	d.batchDone() // a batch held by the previous callback will never be done
 	return nil
+}
+
+// batchDone ends a hold (see dispatcher): il_engine_events_done.
+func (d *dispatcher) batchDone() {
+	select {
+	case d.done <- struct{}{}:
+	default:
+	}
 }
 
 // inCallback reports whether the calling thread is running the callback:
@@ -95,142 +103,114 @@ func (d *dispatcher) inCallback() bool {
 	return t != 0 && t == uint64(C.il_capi_thread_id())
 }
 
-// enqueue adds an event made by this layer (see queuedEvent).
-func (d *dispatcher) enqueue(v any, session string, after uint64) {
+// enqueue adds an event made by this layer after everything queued so far.
+func (d *dispatcher) enqueue(v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		d.reportTo(fmt.Sprintf("event callback: encoding %T as JSON: %v (event dropped)", v, err))
 		return
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.queue = append(d.queue, queuedEvent{json: b, session: session, after: after})
-	if d.wake != nil {
-		d.wake()
-		d.wake = nil
-	}
+	d.feed.Add(json.RawMessage(b))
 }
 
 // close waits until every event was delivered and the dispatcher stopped.
-// The engine must be closed (its log ends) and nothing may enqueue any more.
+// The engine must be closed (its feed ends) and nothing may enqueue any more.
 func (d *dispatcher) close() {
 	close(d.producersDone)
 	<-d.exited
-	d.sub.Close()
+	d.feed.Close()
 }
 
 func (d *dispatcher) run() {
 	defer close(d.exited)
-	poll, cancel := context.WithCancel(context.Background())
-	cancel() // an ended context makes Next return at once when nothing is there
-	for !d.step(poll) {
+	for {
+		items, err := d.feed.Next(context.Background(), d.items)
+		if err != nil { // the engine closed and everything was taken
+			<-d.producersDone
+			items, _ = d.feed.Next(context.Background(), items) // what was added meanwhile
+			d.deliverBatch(items)
+			return
+		}
+		d.items = items
+		d.deliverBatch(items)
 	}
 }
 
-// step delivers what is available, then waits for more. It reports true
-// when the engine's log has ended and every queued event was delivered.
-func (d *dispatcher) step(poll context.Context) (finished bool) {
+// deliverBatch encodes items as one JSON array and calls the callback with
+// it, then waits if the callback holds the batch.
+func (d *dispatcher) deliverBatch(items []engine.FeedItem) {
 	defer func() {
 		if p := recover(); p != nil {
-			d.reportTo(fmt.Sprintf("event dispatcher: internal error (panic: %v); an event may have been lost. This is a bug in libinterlock %s: please report it", p, version))
+			d.reportTo(fmt.Sprintf("event dispatcher: internal error (panic: %v); events may have been lost. This is a bug in libinterlock %s: please report it", p, version))
 		}
 	}()
-	before := d.queued()
-	ev, err := d.sub.Next(poll)
-	if err == nil {
-		d.deliverEngineEvent(ev)
-		d.flush(0)
-		return false
-	}
-	// Caught up with the log: every event queued before the poll is ready.
-	d.flush(before)
-	logEnded := errors.Is(err, engine.ErrSubscriptionClosed)
-
-	d.mu.Lock()
-	if len(d.queue) > 0 {
-		d.mu.Unlock()
-		return false
-	}
-	// Nothing to do: wait for an engine event or an enqueue (which cancels wait).
-	wait, stop := context.WithCancel(context.Background())
-	d.wake = stop
-	d.mu.Unlock()
-	defer func() {
-		d.mu.Lock()
-		d.wake = nil
-		d.mu.Unlock()
-		stop()
-	}()
-	if logEnded {
-		select {
-		case <-wait.Done():
-			return false
-		case <-d.producersDone:
-			d.flush(d.queued()) // a last enqueue may have raced with the wait
-			return true
-		}
-	}
-	if ev, err := d.sub.Next(wait); err == nil {
-		d.deliverEngineEvent(ev)
-		d.flush(0)
-	}
-	return false
-}
-
-func (d *dispatcher) queued() int {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return len(d.queue)
-}
-
-// flush delivers queued events in order while they are ready; the first
-// caughtUp of them are ready in any case.
-func (d *dispatcher) flush(caughtUp int) {
-	for ; ; caughtUp-- {
-		d.mu.Lock()
-		if len(d.queue) == 0 {
-			d.mu.Unlock()
-			return
-		}
-		q := d.queue[0]
-		if caughtUp <= 0 && q.session != "" && d.delivered[q.session] < q.after {
-			d.mu.Unlock()
-			return
-		}
-		d.queue[0] = queuedEvent{}
-		d.queue = d.queue[1:]
-		d.mu.Unlock()
-		d.deliver(q.json)
-	}
-}
-
-func (d *dispatcher) deliverEngineEvent(ev engine.Event) {
-	d.delivered[ev.Session] = ev.Version
-	if !d.hasCb.Load() {
+	if len(items) == 0 || !d.hasCb.Load() {
 		return
 	}
-	b, err := json.Marshal(ev)
-	if err != nil {
-		d.reportTo(fmt.Sprintf("event callback: encoding a %s event of session %s as JSON: %v (event dropped)", ev.Type, ev.Session, err))
+	b := d.encode(items)
+	if b == nil {
 		return
 	}
-	d.deliver(b)
+	select { // a done left over from a callback change is not for this batch
+	case <-d.done:
+	default:
+	}
+	if d.deliver(b) != C.IL_EVENTS_HELD {
+		return
+	}
+	select {
+	case <-d.done:
+	case <-d.producersDone: // closing: the closer may be the consumer's thread
+	}
 }
 
-// deliver calls the callback, if one is registered, holding cbMu.
-func (d *dispatcher) deliver(b []byte) {
-	b = append(b, 0) // NUL-terminated for C, not counted in len
+// encode returns items as a NUL-terminated JSON array (the NUL not counted
+// in a C len), nil when none could be encoded.
+func (d *dispatcher) encode(items []engine.FeedItem) []byte {
+	buf := &d.batch
+	buf.Reset()
+	buf.WriteByte('[')
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	n := 0
+	for i := range items {
+		it := &items[i]
+		mark := buf.Len()
+		if n > 0 {
+			buf.WriteByte(',')
+		}
+		if raw, ok := it.Extra.(json.RawMessage); ok {
+			buf.Write(raw)
+		} else if err := enc.Encode(&it.Event); err != nil {
+			buf.Truncate(mark)
+			d.reportTo(fmt.Sprintf("event callback: encoding a %s event of session %s as JSON: %v (event dropped)", it.Event.Type, it.Event.Session, err))
+			continue
+		} else {
+			buf.Truncate(buf.Len() - 1) // Encode's newline
+		}
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	buf.WriteString("]\x00")
+	return buf.Bytes()
+}
+
+// deliver calls the callback, if one is registered, holding cbMu, and
+// returns what it returned (0 when none is registered).
+func (d *dispatcher) deliver(b []byte) C.int {
 	d.cbMu.Lock()
 	defer d.cbMu.Unlock()
 	if d.cb == nil {
-		return
+		return 0
 	}
 	// Pin the goroutine so the thread recorded is the one that calls.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	d.cbThread.Store(uint64(C.il_capi_thread_id()))
 	defer d.cbThread.Store(0)
-	C.il_capi_invoke_event_cb(d.cb, d.cbUser, (*C.char)(unsafe.Pointer(&b[0])), C.size_t(len(b)-1))
+	return C.il_capi_invoke_event_cb(d.cb, d.cbUser, (*C.char)(unsafe.Pointer(&b[0])), C.size_t(len(b)-1))
 }
 
 // completion is the JSON of a prompt_done or taskloop_done event.
@@ -256,5 +236,13 @@ func (c *completion) setError(err error) {
 func il_engine_set_event_callback(h C.il_handle, cb C.il_event_cb, user unsafe.Pointer) C.il_status {
 	return call("il_engine_set_event_callback", h, func(ee *engineEntry) error {
 		return ee.events.setCallback(cb, user)
+	})
+}
+
+//export il_engine_events_done
+func il_engine_events_done(h C.il_handle) C.il_status {
+	return call("il_engine_events_done", h, func(ee *engineEntry) error {
+		ee.events.batchDone()
+		return nil
 	})
 }

@@ -83,16 +83,28 @@ enum {
 };
 
 /*
- * The event callback. json is a UTF-8 JSON object of len bytes (followed by
- * a NUL that len does not count). It is valid only during the call: copy it.
- * Called on a library thread — never the thread that registered it — one
- * call at a time per engine, in engine order. The callback must return
+ * The event callback. json is a UTF-8 JSON array of one or more events, in
+ * engine order, of len bytes (followed by a NUL that len does not count):
+ * everything that happened since the previous call, so a burst costs a few
+ * calls and a lone event comes at once, alone. It is valid only during the
+ * call: copy it. Called on a library thread — never the thread that
+ * registered it — one call at a time per engine. The callback must return
  * promptly and must not block on the thread that calls
  * il_engine_set_event_callback or il_engine_close (that would deadlock:
- * both wait for a call in progress). In Node: queue to a thread-safe
- * function with napi_tsfn_nonblocking (or an unlimited queue).
+ * both wait for a call in progress).
+ *
+ * Return 0 when done with the batch. Return IL_EVENTS_HELD to take the next
+ * batch only after il_engine_events_done (e.g. once a Node thread-safe
+ * function has delivered this one on the JS thread): meanwhile events queue
+ * in the library, where a session's text and tool-progress deltas are
+ * merged ("coalesced": how many were merged into the one delivered) and
+ * nothing else is dropped, so a slow consumer costs bounded memory. While
+ * the engine closes the library does not wait for il_engine_events_done.
  */
-typedef void (*il_event_cb)(void *user, const char *json, size_t len);
+typedef int (*il_event_cb)(void *user, const char *json, size_t len);
+
+/* What an event callback returns to hold the next batch (see il_event_cb). */
+#define IL_EVENTS_HELD 1
 
 #ifndef IL_CAPI_TYPES_ONLY /* defined only by the library's own cgo preamble */
 
@@ -176,10 +188,10 @@ il_status il_engine_emergency_stop(il_handle engine, int32_t *out_count);
  * freed. Calling it from inside the callback is IL_ERR_INVALID_ARGUMENT.
  * Events that happen while no callback is registered are dropped.
  *
- * JSON shapes (every event is one object with a "type"):
+ * JSON shapes (each callback gets an array of these objects, each with a "type"):
  *  - session events (have "session"): {"session","version","type","status",
  *    "pause"?,"answered"?,"answer"?,"reason"?,"step","at","tool"?,"call_id"?,
- *    "text"?}; type is run_started, text, tool_started, tool_progress,
+ *    "text"?,"coalesced"?}; type is run_started, text, tool_started, tool_progress,
  *    tool_finished, paused, pause_answered, pause_requested, stopping,
  *    interrupted, run_finished, run_failed or closed.
  *  - task-loop events (have "loop"): {"loop","version","type","task",
@@ -196,6 +208,10 @@ il_status il_engine_emergency_stop(il_handle engine, int32_t *out_count);
  * "code" is an il_status_name; "error"/"code" are absent on success.
  */
 il_status il_engine_set_event_callback(il_handle engine, il_event_cb cb, void *user);
+
+/* The consumer is done with the batch its callback held (returned
+ * IL_EVENTS_HELD for): the next batch may come. Safe from any thread. */
+il_status il_engine_events_done(il_handle engine);
 
 /* ------------------------------------------------------------------------ */
 /* Sessions                                                                 */

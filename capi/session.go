@@ -64,7 +64,7 @@ func (ee *engineEntry) newSession(o engine.SessionOptions) (*sessionEntry, C.il_
 func (se *sessionEntry) finish(run uint64, res engine.RunResult, err error) {
 	c := completion{Type: "prompt_done", Session: se.s.ID(), Run: run, Result: &res}
 	c.setError(err)
-	se.eng.events.enqueue(c, se.s.ID(), se.s.Version())
+	se.eng.events.enqueue(c)
 }
 
 //export il_session_create

@@ -43,7 +43,7 @@ func (le *loopEntry) forward(sub *engine.Subscription[engine.TaskEvent]) {
 		if err != nil {
 			return
 		}
-		le.eng.events.enqueue(ev, "", 0)
+		le.eng.events.enqueue(ev)
 	}
 }
 
@@ -106,8 +106,7 @@ func il_taskloop_run(h C.il_handle, out *C.uint64_t) C.il_status {
 				st := le.tl.State()
 				c := completion{Type: "taskloop_done", Loop: le.tl.ID(), Run: run, State: &st}
 				c.setError(err)
-				s := le.tl.Session()
-				le.eng.events.enqueue(c, s.ID(), s.Version())
+				le.eng.events.enqueue(c)
 			})
 			*out = C.uint64_t(run)
 			return nil

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -24,6 +25,10 @@ type Engine struct {
 	seq      uint64
 	closed   bool
 	log      eventLog[Event] // every session's events, in one order
+
+	feeds      atomic.Pointer[feedList] // read without a lock when publishing
+	feedMu     sync.Mutex               // serializes changes of feeds
+	feedsEnded bool
 }
 
 // Option configures an Engine.
@@ -139,6 +144,7 @@ func (e *Engine) Close() error {
 		}
 	}
 	e.log.close()
+	e.endFeeds()
 	return errors.Join(errs...)
 }
 

@@ -58,6 +58,9 @@ type Event struct {
 	Tool     string    `json:"tool,omitempty"`
 	CallID   string    `json:"call_id,omitempty"`
 	Text     string    `json:"text,omitempty"`
+	// Coalesced counts the earlier deltas (text, tool_progress) merged into
+	// this one for a reader that had not taken them yet (see Feed).
+	Coalesced int `json:"coalesced,omitempty"`
 }
 
 // ErrSubscriptionClosed is returned by Next after Close, or once the source
@@ -71,10 +74,11 @@ var ErrSubscriptionClosed = errors.New("subscription closed")
 // terminal event it missed (up to keptTerminals per key) and the latest event of
 // each key (each session's latest snapshot), then reads on from the ring.
 type eventLog[T logItem] struct {
-	mu  sync.Mutex
-	max int
-	buf []logEntry[T] // ring; entry with seq n lives at n % max
-	seq uint64        // sequence number of the next event
+	mu   sync.Mutex
+	max  int
+	buf  []logEntry[T] // ring; entry with seq n lives at (n-base) % max
+	base uint64        // seq of buf[0] while the ring fills (reset when nobody reads)
+	seq  uint64        // sequence number of the next event
 	// For lagging readers, per key: the latest event and the recent
 	// terminal ones. Pruned of what every subscription has passed.
 	latest  map[string]logEntry[T]
@@ -113,14 +117,20 @@ func (l *eventLog[T]) append(ev T) {
 	if l.closed {
 		return
 	}
-	if l.latest == nil {
-		l.latest, l.terms, l.subs = map[string]logEntry[T]{}, map[string][]logEntry[T]{}, map[*Subscription[T]]struct{}{}
+	if len(l.subs) == 0 {
+		// Nobody reads: a later subscription starts after this event, so
+		// keep nothing (a parked session or an engine read only through a
+		// Feed holds no history here).
+		l.seq++
+		l.base = l.seq
+		l.buf, l.latest, l.terms = nil, nil, nil
+		return
 	}
 	e := logEntry[T]{seq: l.seq, ev: ev}
 	if len(l.buf) < l.max {
 		l.buf = append(l.buf, e)
 	} else {
-		l.buf[l.seq%uint64(l.max)] = e
+		l.buf[(l.seq-l.base)%uint64(l.max)] = e
 	}
 	l.seq++
 	k := ev.key()
@@ -180,7 +190,10 @@ func (l *eventLog[T]) subscribe() *Subscription[T] {
 	defer l.mu.Unlock()
 	s := &Subscription[T]{log: l, next: l.seq, done: make(chan struct{})}
 	if l.subs == nil {
-		l.latest, l.terms, l.subs = map[string]logEntry[T]{}, map[string][]logEntry[T]{}, map[*Subscription[T]]struct{}{}
+		l.subs = map[*Subscription[T]]struct{}{}
+	}
+	if l.latest == nil {
+		l.latest, l.terms = map[string]logEntry[T]{}, map[string][]logEntry[T]{}
 	}
 	l.subs[s] = struct{}{}
 	return s
@@ -257,7 +270,7 @@ func (s *Subscription[T]) takeLocked() T {
 		s.backlog = s.backlog[1:]
 		return e.ev
 	}
-	e := l.buf[s.next%uint64(l.max)]
+	e := l.buf[(s.next-l.base)%uint64(l.max)]
 	s.next++
 	return e.ev
 }

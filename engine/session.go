@@ -216,6 +216,7 @@ func (s *Session) emitLocked(ev Event) {
 	ev.At = time.Now()
 	s.log.append(ev)
 	s.eng.log.append(ev)
+	s.eng.publishFeeds(ev)
 }
 
 func (s *Session) emitProgress(call ToolCall, step int, chunk string) {

@@ -54,6 +54,10 @@ export interface EngineEvent {
   call_id?: string;
   text?: string;         // text delta, progress chunk, or error message
   answer?: Answer;
+  /** text / tool_progress only: how many earlier deltas of this session were
+   *  merged into this one because JS had not taken them yet (their text is
+   *  joined, up to the newest 64 KiB); `version` then grows by coalesced + 1. */
+  coalesced?: number;
 }
 
 export interface Tokens { input: number; output: number; }
@@ -224,8 +228,9 @@ export declare class Engine {
   createTaskLoop(opts: { tasks: TaskSpec[]; pauseMode?: boolean }): TaskLoop;
   checkCommand(cmd: string): Decision;
   emergencyStop(): number;
-  /** Every session's events, in engine order. A slow reader is coalesced by
-   *  the engine (e.g. text deltas skipped under a flood). */
+  /** Every session's events, in engine order. Nothing is dropped: only text
+   *  and tool_progress deltas that JS had not taken yet are merged (see
+   *  EngineEvent.coalesced). */
   on(type: EventType | 'event', fn: (ev: EngineEvent) => void): this;
   off(type: EventType | 'event', fn: (ev: EngineEvent) => void): this;
   /**

@@ -12,8 +12,8 @@ export interface Native {
   init(errorClass: new (message: string, code: string) => Error): void;
   version(): string;
 
-  /** Creates the engine and its event stream: onEvent gets one JSON string per
-   *  event, then is called once with no argument when the stream has ended. */
+  /** Creates the engine and its event stream: onEvent gets one JSON array string per batch of
+   *  events (engine order), then once with no argument when the stream has ended. */
   engineCreate(configJson: string | undefined, onEvent: (json?: string) => void): Handle;
   /** il_engine_close, then ends the event stream (queued events are still delivered). */
   engineClose(engine: Handle): void;

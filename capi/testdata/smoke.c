@@ -1,6 +1,8 @@
 /* smoke.c drives libinterlock through interlock.h only, as the Node addon
  * does: a confirm pause answered by id, the prompt_done event through a C
- * callback, last-error truncation, unregister, close. capi_test.go builds
+ * callback that holds each batch until the main thread is done with it
+ * (IL_EVENTS_HELD, il_engine_events_done), last-error truncation,
+ * unregister, close. capi_test.go builds
  * the library and this program and runs it; it exits 0 when all is well. */
 #include <pthread.h>
 #include <stdio.h>
@@ -26,9 +28,13 @@ static int prompt_done;
 static int events;
 static pthread_t registering_thread;
 static int called_on_registering_thread;
+static int held; /* a batch waits for il_engine_events_done */
+static int calls_while_held;
 
-static void on_event(void *user, const char *json, size_t len) {
+static int on_event(void *user, const char *json, size_t len) {
   pthread_mutex_lock(&mu);
+  if (held) calls_while_held++;
+  held = 1;
   events++;
   if (pthread_equal(pthread_self(), registering_thread)) called_on_registering_thread = 1;
   if (json[len] == '\0' && strstr(json, "\"type\":\"prompt_done\"") &&
@@ -36,6 +42,16 @@ static void on_event(void *user, const char *json, size_t len) {
     prompt_done = 1;
   pthread_mutex_unlock(&mu);
   (void)user;
+  return IL_EVENTS_HELD;
+}
+
+/* The main thread is done with a held batch: the next may come. */
+static void release_batch(il_handle eng) {
+  pthread_mutex_lock(&mu);
+  int was_held = held;
+  held = 0;
+  pthread_mutex_unlock(&mu);
+  if (was_held) CHECK(il_engine_events_done(eng) == IL_OK);
 }
 
 static void sleep_ms(int ms) {
@@ -89,6 +105,7 @@ int main(void) {
     pthread_mutex_lock(&mu);
     done = prompt_done;
     pthread_mutex_unlock(&mu);
+    release_batch(eng);
     if (!done) sleep_ms(1);
   }
   CHECK(done);
@@ -97,6 +114,7 @@ int main(void) {
   pthread_mutex_lock(&mu);
   int seen = events;
   CHECK(!called_on_registering_thread);
+  CHECK(calls_while_held == 0);
   pthread_mutex_unlock(&mu);
 
   char *decision = NULL;

@@ -1,5 +1,5 @@
-// Routes the engine's event stream (one JSON string per event from the
-// addon) to the Session and TaskLoop objects it concerns and to the
+// Routes the engine's event stream (batches of events from the addon, each
+// a JSON array in engine order) to the Session and TaskLoop objects it concerns and to the
 // engine's own listeners, and turns end events into settled promises.
 
 import { kEmit, kEnd, kRetired, kSettle } from './base.js';
@@ -43,13 +43,16 @@ export class Dispatcher {
     yield* this.#loops.values();
   }
 
-  /** One event from the addon (undefined: the stream ended). */
-  onEvent(json) {
+  /** One batch of events from the addon, a JSON array (undefined: the stream ended). */
+  onEvents(json) {
     if (json === undefined) {
       this.#ended();
       return;
     }
-    const ev = JSON.parse(json);
+    for (const ev of JSON.parse(json)) this.#route(ev);
+  }
+
+  #route(ev) {
     switch (ev.type) {
       case 'prompt_done':
         this.#forSession(ev.session, (s) => s[kSettle](ev));

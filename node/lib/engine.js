@@ -52,7 +52,7 @@ export class Engine {
       this.#closed = true;
       openEngines.delete(this);
     });
-    this.#h = native.engineCreate(json, (msg) => this.#dispatch.onEvent(msg));
+    this.#h = native.engineCreate(json, (batch) => this.#dispatch.onEvents(batch));
     openEngines.add(this);
     native.fixSignals();
     // Internal hooks for Session and TaskLoop (not part of the API).

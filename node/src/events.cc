@@ -23,16 +23,18 @@ struct Sink {
   bool registered = false;                // the library callback points here (JS thread only)
 };
 
-// One event's JSON, copied off the library's buffer. malloc'ed, so the
-// copy in OnEvent cannot throw into Go's stack.
+// One batch of events (a JSON array), copied off the library's buffer.
+// malloc'ed, so the copy in OnEvent cannot throw into Go's stack.
 struct EventCopy {
+  il_handle engine;  // told when the batch was delivered
   size_t len;
   char json[1];  // len bytes
 };
 
-EventCopy* CopyEvent(const char* json, size_t len) {
+EventCopy* CopyEvent(il_handle engine, const char* json, size_t len) {
   auto* copy = static_cast<EventCopy*>(std::malloc(sizeof(EventCopy) + len));
   if (copy == nullptr) return nullptr;
+  copy->engine = engine;
   copy->len = len;
   std::memcpy(copy->json, json, len);
   queued_events.fetch_add(1, std::memory_order_relaxed);
@@ -55,22 +57,29 @@ Sink* FindSink(il_handle engine) {
   return it == sinks.end() ? nullptr : it->second;
 }
 
-// Library thread: copy and queue. Never blocks: the queue is unlimited.
-void OnEvent(void* user, const char* json, size_t len) {
+// Library thread: copy and queue one batch, and hold the next until the JS
+// thread has delivered this one (CallJs calls il_engine_events_done), so
+// at most one batch waits in the function's queue and the library merges
+// deltas meanwhile. Never blocks.
+int OnEvent(void* user, const char* json, size_t len) {
   auto* sink = static_cast<Sink*>(user);
   std::lock_guard<std::mutex> lock(sink->mu);
-  if (sink->tsfn == nullptr) return;
-  EventCopy* copy = CopyEvent(json, len);
-  if (copy == nullptr) return;  // out of memory: drop this event rather than crash
+  if (sink->tsfn == nullptr) return 0;
+  EventCopy* copy = CopyEvent(sink->engine, json, len);
+  if (copy == nullptr) return 0;  // out of memory: drop this batch rather than crash
   napi_status st = napi_call_threadsafe_function(sink->tsfn, copy, napi_tsfn_nonblocking);
   if (st != napi_ok) {  // napi_closing: the environment is going away
     FreeEvent(copy);
     if (st == napi_closing) sink->tsfn = nullptr;
+    return 0;
   }
+  return IL_EVENTS_HELD;
 }
 
 // JS thread (or, with env == nullptr, the function's teardown): deliver one
-// item and free it. ctx must not be used: the sink may already be gone.
+// batch, free it and let the library send the next (after teardown the
+// library no longer waits: the finalizer unregistered the callback). ctx
+// must not be used: the sink may already be gone.
 void CallJs(napi_env env, napi_value fn, void* /*ctx*/, void* data) {
   auto* copy = static_cast<EventCopy*>(data);
   if (env == nullptr || fn == nullptr) {
@@ -81,7 +90,11 @@ void CallJs(napi_env env, napi_value fn, void* /*ctx*/, void* data) {
   size_t argc = 0;
   if (copy != nullptr) {
     napi_status st = napi_create_string_utf8(env, copy->json, copy->len, &arg);
+    il_handle engine = copy->engine;
     FreeEvent(copy);
+    // The string is made: the next batch may be copied meanwhile. After
+    // il_engine_close this fails harmlessly (IL_ERR_INVALID_HANDLE).
+    il_engine_events_done(engine);
     if (st != napi_ok) return;
     argc = 1;
   }

@@ -1,9 +1,14 @@
 // Go -> JS events: one thread-safe function per engine.
 //
-// The library calls OnEvent on its own threads. OnEvent copies the JSON to
-// the heap and queues it (non-blocking, unlimited queue); the JS thread turns
-// it into a string for the engine's JS listener and frees the copy. A null
-// item, queued last when the engine closes, tells JS the stream has ended.
+// The library calls OnEvent on its own threads with a batch of events (a
+// JSON array of everything queued since the last call). OnEvent copies it
+// to the heap, queues it (non-blocking) and returns IL_EVENTS_HELD; the JS
+// thread turns it into a string for the engine's JS listener, frees the
+// copy and calls il_engine_events_done, which lets the library send the
+// next batch. So at most one batch waits here however slow JS is; the
+// library merges text and progress deltas meanwhile and keeps the rest. A
+// null item, queued last when the engine closes, tells JS the stream has
+// ended.
 //
 // Teardown, in every order:
 //  - engine.close(): il_engine_close delivers the last events and returns
@@ -29,8 +34,8 @@
 namespace interlock {
 
 // AttachEvents creates engine's thread-safe function around fn (called with
-// one JSON string per event, then once with no argument when the stream
-// ends) and registers the library callback. The function starts unref'd.
+// one JSON array string per batch of events, then once with no argument
+// when the stream ends) and registers the library callback. The function starts unref'd.
 void AttachEvents(Napi::Env env, il_handle engine, Napi::Function fn);
 
 // DetachEvents ends engine's event stream: unregisters the callback if the

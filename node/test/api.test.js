@@ -50,7 +50,7 @@ test('prompt resolves when the run finishes; events arrive in version order', as
   assert.equal(s.status, 'idle');
   assert.equal(seen[0].type, 'run_started');
   assert.equal(seen.at(-1).type, 'run_finished');
-  for (let i = 1; i < seen.length; i++) assert.equal(seen[i].version, seen[i - 1].version + 1);
+  for (let i = 1; i < seen.length; i++) assert.equal(seen[i].version, seen[i - 1].version + 1 + (seen[i].coalesced ?? 0));
   assert.equal(seen.at(-1).version, s.version);
   assert.deepEqual(s.history().map((m) => m.role), ['user', 'assistant']);
   s.close();

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A slow consumer used to fall behind the engine's event ring and lose
+// pause_answered and tool_finished events. Now it gets every event that is
+// not a delta, per session in version order, in a few batches.
+func TestSlowCallbackGetsEveryDecisionInBatches(t *testing.T) {
+	t.Parallel()
+	const n = 1000
+	e := newEngine(t, `{}`)
+	ev := listen(t, e, 2) // 2 ms per callback call
+	sessions := make([]uint64, n)
+	for i := range sessions {
+		sessions[i] = newSession(t, e, fmt.Sprintf(`{"id": "s%d", "script": [{"tool_calls": [{"name": "ask", "args": {"kind": "confirm", "message": "ok?"}}]}, {"text": "done"}]}`, i))
+		_, st, msg := drivePrompt(sessions[i], "go")
+		require.Equal(t, ilOK, st, msg)
+	}
+	for _, s := range sessions {
+		waitStatus(t, s, statusPaused)
+	}
+	for _, s := range sessions {
+		st, msg := driveConfirm(s, nil, true, nil, nil)
+		require.Equal(t, ilOK, st, msg)
+	}
+	require.Eventually(t, func() bool {
+		done := 0
+		for _, m := range ev.collect() {
+			if m["type"] == "prompt_done" {
+				done++
+			}
+		}
+		return done == n
+	}, 30*time.Second, 5*time.Millisecond, "every run's prompt_done arrives")
+
+	all := ev.collect()
+	types := map[string][]string{}
+	last := map[string]float64{}
+	for _, m := range all {
+		id, _ := m["session"].(string)
+		typ := m["type"].(string)
+		if typ == "prompt_done" {
+			require.Equal(t, "run_finished", types[id][len(types[id])-1], "session %s: prompt_done after its terminal event", id)
+			continue
+		}
+		v := m["version"].(float64)
+		merged, _ := m["coalesced"].(float64)
+		if prev, ok := last[id]; ok {
+			require.Equal(t, prev+1+merged, v, "session %s: %s out of order", id, typ)
+		}
+		last[id] = v
+		types[id] = append(types[id], typ)
+	}
+	require.Len(t, types, n)
+	for id, ts := range types {
+		for _, want := range []string{"run_started", "tool_started", "paused", "pause_answered", "tool_finished", "run_finished"} {
+			assert.Contains(t, ts, want, "session %s", id)
+		}
+	}
+	ev.mu.Lock()
+	batches := ev.batches
+	ev.mu.Unlock()
+	assert.Less(t, batches, len(all)/4, "%d events came in %d callback calls", len(all), batches)
+	t.Logf("%d events in %d callback calls", len(all), batches)
+}
+
+// Batching merges only what is already queued: with a callback waiting,
+// one change comes alone and at once.
+func TestLoneEventComesAloneAndAtOnce(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t, `{}`)
+	ev := listen(t, e, 0)
+	s := newSession(t, e, `{"id": "lone"}`)
+	for i := range 50 {
+		before := len(ev.collect())
+		ev.mu.Lock()
+		batches := ev.batches
+		ev.mu.Unlock()
+		st, msg := driveSignal(s, ptr([]string{"pause", "resume"}[i%2]))
+		require.Equal(t, ilOK, st, msg)
+		ev.waitFor(map[string]any{"session": "lone", "version": float64(i + 1)})
+		ev.mu.Lock()
+		assert.Equal(t, batches+1, ev.batches, "one call for one event")
+		ev.mu.Unlock()
+		assert.Len(t, ev.collect(), before+1)
+	}
+}

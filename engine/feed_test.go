@@ -1,0 +1,150 @@
+package engine_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/interlock-dev/interlock/engine"
+)
+
+// chatty is a tool that streams n progress chunks of size bytes, then
+// releases its result.
+func chatty(n, size int) engine.ToolFunc {
+	return func(ctx context.Context, c engine.ToolCall, env *engine.Env) (engine.Result, error) {
+		chunk := strings.Repeat("x", size)
+		for range n {
+			env.Progress(chunk)
+		}
+		return engine.Result{Output: "done"}, nil
+	}
+}
+
+// drain reads f until the engine closed and returns what it got.
+func drain(t *testing.T, f *engine.Feed) []engine.FeedItem {
+	t.Helper()
+	var all, buf []engine.FeedItem
+	for {
+		items, err := f.Next(t.Context(), buf)
+		if err != nil {
+			require.ErrorIs(t, err, engine.ErrSubscriptionClosed)
+			return all
+		}
+		all = append(all, items...)
+		buf = items
+	}
+}
+
+func TestFeedMergesOnlyUntakenDeltasAndCountsThem(t *testing.T) {
+	t.Parallel()
+	const chunks, size = 2000, 100
+	e, s := newEngine(t, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("chatty", nil)}}, {Text: "end"}},
+		engine.WithTool("chatty", chatty(chunks, size)))
+	f := e.NewFeed()
+	defer f.Close()
+	o := <-start(t, s, "go") // nobody reads while the tool streams
+	require.NoError(t, o.Err)
+	assert.Less(t, f.Pending(), 10, "2,000 chunks taken by nobody are one queued delta")
+	require.NoError(t, e.Close())
+
+	var progress, merged, bytes int
+	var types []engine.EventType
+	var last uint64
+	for _, it := range drain(t, f) {
+		ev := it.Event
+		assert.Equal(t, last+1+uint64(ev.Coalesced), ev.Version, "%s: versions grow by one plus what was merged", ev.Type)
+		last = ev.Version
+		if ev.Type == engine.EventToolProgress {
+			progress++
+			merged += ev.Coalesced
+			bytes += len(ev.Text)
+			continue
+		}
+		assert.Zero(t, ev.Coalesced, "only deltas are merged")
+		types = append(types, ev.Type)
+	}
+	assert.Equal(t, chunks, progress+merged, "every chunk delivered or counted")
+	assert.LessOrEqual(t, bytes, 64<<10, "a merged delta keeps at most 64 KiB of text")
+	assert.Equal(t, []engine.EventType{engine.EventRunStarted, engine.EventToolStarted, engine.EventToolFinished,
+		engine.EventText, engine.EventRunFinished, engine.EventClosed}, types)
+}
+
+func TestFeedKeepsEveryDecisionOfThousandsOfSessions(t *testing.T) {
+	t.Parallel()
+	const n = 1000 // 6,000 events: more than the engine's and every session's ring
+	turns := []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{ask(engine.PauseConfirm, "ok?")}}, {Text: "done"}}
+	e := engine.New(engine.WithProvider(engine.NewScriptedProvider(turns)))
+	t.Cleanup(func() { e.Close() })
+	f := e.NewFeed() // not read until every run ended: far more than any ring
+	defer f.Close()
+	sessions := make([]*engine.Session, n)
+	outs := make([]<-chan engine.Outcome, n)
+	parked := e.Subscribe()
+	defer parked.Close()
+	for i := range sessions {
+		s, err := e.NewSession(engine.SessionOptions{})
+		require.NoError(t, err)
+		sessions[i], outs[i] = s, start(t, s, "go")
+	}
+	for range n {
+		waitEvent(t, parked, isType(engine.EventPaused))
+	}
+	for _, s := range sessions {
+		require.NoError(t, s.Confirm(true, ""))
+	}
+	for _, out := range outs {
+		require.NoError(t, (<-out).Err)
+	}
+	require.NoError(t, e.Close())
+	count := map[engine.EventType]int{}
+	for _, it := range drain(t, f) {
+		count[it.Event.Type]++
+	}
+	for _, tp := range []engine.EventType{engine.EventPaused, engine.EventPauseAnswered, engine.EventToolStarted,
+		engine.EventToolFinished, engine.EventRunFinished, engine.EventClosed} {
+		assert.Equal(t, n, count[tp], "%s events", tp)
+	}
+}
+
+func TestFeedAddKeepsOrderAndIsNeverMergedAcross(t *testing.T) {
+	t.Parallel()
+	e, s := newEngine(t, []engine.ScriptTurn{{Text: "a"}})
+	f := e.NewFeed()
+	defer f.Close()
+	require.NoError(t, (<-start(t, s, "go")).Err)
+	f.Add("after the run")
+	require.NoError(t, (<-start(t, s, "again")).Err)
+	require.NoError(t, e.Close())
+	var order []string
+	for _, it := range drain(t, f) {
+		if it.Extra != nil {
+			order = append(order, it.Extra.(string))
+			continue
+		}
+		order = append(order, string(it.Event.Type))
+	}
+	assert.Equal(t, []string{"run_started", "text", "run_finished", "after the run", "run_started", "text", "run_finished", "closed"}, order)
+}
+
+func TestFeedCloseAndEnd(t *testing.T) {
+	t.Parallel()
+	e, s := newEngine(t, []engine.ScriptTurn{{Text: "a"}})
+	closed := e.NewFeed()
+	closed.Close()
+	closed.Close() // idempotent
+	_, err := closed.Next(t.Context(), nil)
+	require.ErrorIs(t, err, engine.ErrSubscriptionClosed)
+
+	f := e.NewFeed()
+	defer f.Close()
+	require.NoError(t, (<-start(t, s, "go")).Err)
+	assert.Equal(t, 3, f.Pending(), "a closed feed is not published to; this one is")
+	require.NoError(t, e.Close())
+	assert.NotEmpty(t, drain(t, f), "what was queued is still read after the engine closed")
+	late := e.NewFeed()
+	_, err = late.Next(t.Context(), nil)
+	require.ErrorIs(t, err, engine.ErrSubscriptionClosed, "a feed made after close has ended")
+}

@@ -1,0 +1,106 @@
+// Event delivery from Go to JS under load: every decision and state change
+// reaches the listeners, in engine order, with bounded memory however slow
+// the listener; batching never delays a lone event.
+
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+
+import { Engine, internals } from '../index.js';
+import { askConfirm, call, nextEvent, settledCounters, tempDir } from './helpers.js';
+
+const engine = new Engine({ work_dir: tempDir(), bash: { rules: [{ prefix: 'sh -c', action: 'allow' }] } });
+after(async () => {
+  engine.close();
+  assert.equal(internals.counters().openHandles, 0, 'the library handle table is empty');
+  const c = await settledCounters();
+  assert.deepEqual([c.sinks, c.queuedEvents], [0, 0], 'event sinks and copies freed');
+});
+
+/** Parks n sessions at a confirm pause; resolves with them and their prompt promises. */
+async function parkAll(n) {
+  const sessions = [];
+  const runs = [];
+  let parked = 0;
+  let allParked;
+  const parkedAll = new Promise((resolve) => (allParked = resolve));
+  for (let i = 0; i < n; i++) {
+    const s = engine.createSession({ script: askConfirm });
+    s.on('paused', () => {
+      if (++parked === n) allParked();
+    });
+    sessions.push(s);
+    runs.push(s.prompt('go'));
+  }
+  await parkedAll;
+  return { sessions, runs };
+}
+
+test('3,000 sessions approved at once: every listener gets every decision and tool event, in order', async () => {
+  const n = 3000;
+  const { sessions, runs } = await parkAll(n);
+  const seen = new Map(); // session id -> event types after the approval
+  const versions = new Map();
+  for (const s of sessions) {
+    seen.set(s.id, []);
+    versions.set(s.id, s.version);
+    s.on('event', (ev) => {
+      seen.get(s.id).push(ev.type);
+      // engine order per session: versions grow by one, or by what was merged into a delta
+      assert.equal(ev.version, versions.get(s.id) + 1 + (ev.coalesced ?? 0), `session ${s.id}: ${ev.type} out of order`);
+      versions.set(s.id, ev.version);
+    });
+  }
+  for (const s of sessions) s.confirm(true);
+  const results = await Promise.all(runs);
+  assert.ok(results.every((r) => r.status === 'idle'), 'every run finished');
+  const count = (type) => [...seen.values()].filter((types) => types.includes(type)).length;
+  assert.equal(count('pause_answered'), n, 'pause_answered reached every session listener');
+  assert.equal(count('tool_finished'), n, 'tool_finished reached every session listener');
+  assert.equal(count('run_finished'), n, 'run_finished reached every session listener');
+  for (const s of sessions) s.close();
+});
+
+test('a lone event is delivered at once, also right after a burst', async () => {
+  const s = engine.createSession();
+  for (let round = 0; round < 20; round++) {
+    const got = nextEvent(s, 'pause_requested', { timeoutMs: 2_000 });
+    s.signal('pause');
+    await got; // no timer, no later event needed to flush it
+    const resumed = nextEvent(s, 'pause_answered', { timeoutMs: 2_000 });
+    s.signal('resume');
+    await resumed;
+  }
+  s.close();
+});
+
+test('a slow listener on a large tool output: memory stays bounded, text deltas are counted, nothing else is lost', async () => {
+  const mb = 256;
+  const s = engine.createSession({
+    script: [call('bash', { command: `sh -c 'head -c ${mb * 1024 * 1024} /dev/zero | tr "\\0" x'` }), { text: 'done' }],
+  });
+  let progress = 0;
+  let merged = 0;
+  const types = [];
+  s.on('event', (ev) => {
+    types.push(ev.type);
+    if (ev.type !== 'tool_progress') return;
+    progress++;
+    merged += ev.coalesced ?? 0;
+    const until = performance.now() + 2; // a listener that takes 2 ms per chunk
+    while (performance.now() < until);
+  });
+  global.gc?.();
+  const rss0 = process.memoryUsage.rss();
+  let peak = rss0;
+  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 5);
+  const res = await s.prompt('go');
+  clearInterval(timer);
+  peak = Math.max(peak, process.memoryUsage.rss());
+  assert.equal(res.status, 'idle', JSON.stringify(res));
+  const grewMB = (peak - rss0) / 2 ** 20;
+  assert.ok(grewMB < mb / 4, `RSS grew ${grewMB.toFixed(0)} MB for ${mb} MB of output`);
+  assert.ok(merged > 0, 'deltas were merged for the slow listener, and counted');
+  assert.deepEqual(types.filter((t) => t !== 'tool_progress' && t !== 'text'),
+    ['run_started', 'tool_started', 'tool_finished', 'run_finished'], 'every other event delivered');
+  s.close();
+});
