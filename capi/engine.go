@@ -216,7 +216,7 @@ func il_engine_sessions(h C.il_handle, out **C.char) C.il_status {
 //export il_engine_emergency_stop
 func il_engine_emergency_stop(h C.il_handle, out *C.int32_t) C.il_status {
 	return call("il_engine_emergency_stop", h, func(ee *engineEntry) error {
-		n := ee.e.EmergencyStop()
+		n := len(ee.e.EmergencyStop().Stopped)
 		if out != nil {
 			*out = C.int32_t(n)
 		}

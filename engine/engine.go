@@ -119,18 +119,6 @@ func (e *Engine) Sessions() []*Session {
 // Subscribe returns a reader of every session's events from now on.
 func (e *Engine) Subscribe() *Subscription[Event] { return e.log.subscribe() }
 
-// EmergencyStop interrupts every running session with reason emergency_stop
-// and returns how many it stopped. Idle sessions are not touched.
-func (e *Engine) EmergencyStop() int {
-	n := 0
-	for _, s := range e.Sessions() {
-		if s.Interrupt(ReasonEmergencyStop) == nil {
-			n++
-		}
-	}
-	return n
-}
-
 // Close closes every session (interrupting runs and waiting for them) and
 // the engine. It is idempotent.
 func (e *Engine) Close() error {

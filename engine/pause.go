@@ -60,6 +60,9 @@ type Pause struct {
 	Step    int         `json:"step"`
 	Task    int         `json:"task,omitempty"`
 	At      time.Time   `json:"at"`
+	// Version is the session version at which the pause was raised: an
+	// answer from a client that had not yet seen that version is stale.
+	Version uint64 `json:"version"`
 }
 
 // PauseResult is the answer a tool gets back from Env.Pause.

@@ -72,6 +72,8 @@ type Snapshot struct {
 	Model          string        `json:"model"`
 	PauseRequested bool          `json:"pause_requested"`
 	LastError      string        `json:"last_error,omitempty"`
+	RunState       RunState      `json:"run_state"`
+	Eligibility    Eligibility   `json:"eligibility"`
 }
 
 // RunResult is how a run ended.
@@ -130,7 +132,9 @@ func (s *Session) Snapshot() Snapshot {
 		Model:          providerName(s.provider),
 		PauseRequested: s.pauseRequested,
 		LastError:      s.lastError,
+		Eligibility:    s.eligibilityLocked(),
 	}
+	snap.RunState = RunStateOf(snap.Status)
 	if s.interruption != nil {
 		in := *s.interruption
 		snap.Interruption = &in
@@ -267,6 +271,7 @@ func (s *Session) raisePauseLocked(ctx context.Context, r *run, req PauseRequest
 		Pause: Pause{
 			ID: fmt.Sprintf("p%d", s.pauseSeq), Kind: req.Kind, Source: src, Tool: req.Tool,
 			Message: req.Message, Details: req.Details, Reasons: req.Reasons, Step: step, Task: task, At: time.Now(),
+			Version: s.version.Load() + 1, // the version emitLocked gives the paused event
 		},
 		answered: make(chan PauseResult, 1),
 	}

@@ -624,7 +624,7 @@ func TestEmergencyStopStopsOnlyRunningSessions(t *testing.T) {
 	defer sub.Close()
 	out := start(t, a, "go")
 	waitEvent(t, sub, isType(engine.EventToolStarted))
-	assert.Equal(t, 1, e.EmergencyStop())
+	assert.Equal(t, []string{a.ID()}, e.EmergencyStop().Stopped)
 	o := <-out
 	assert.Equal(t, engine.ReasonEmergencyStop, o.Result.Interruption.Reason)
 	assert.Equal(t, "Stopped by emergency stop", o.Result.Interruption.Label)
