@@ -1,0 +1,318 @@
+package webui
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"time"
+
+	"github.com/interlock-dev/interlock/engine"
+)
+
+//go:embed static
+var staticFiles embed.FS
+
+// SessionView is a session as the page sees it: the engine's snapshot.
+type SessionView = engine.Snapshot
+
+// State is the whole picture a tab starts from (GET /api/state and the
+// first SSE message).
+type State struct {
+	Epoch    string            `json:"epoch"`
+	Counts   engine.Counts     `json:"counts"`
+	Sessions []SessionView     `json:"sessions"`
+	Labels   map[string]string `json:"labels"` // interruption reason → label
+}
+
+// Change is one SSE message after the first: the event and the session's
+// snapshot and the counts after it.
+type Change struct {
+	Event   engine.Event  `json:"event"`
+	Session SessionView   `json:"session"`
+	Counts  engine.Counts `json:"counts"`
+}
+
+// Refusal codes in JSON error answers ({"error", "code"}).
+const (
+	CodeAlreadyAnswered = "already_answered" // the pause is no longer pending
+	CodeStale           = "stale"            // the tab's state is older than the engine's
+	CodeNotEligible     = "not_eligible"
+	CodeNotRunning      = "not_running"
+	CodeBadRequest      = "bad_request"
+	CodeUnknownSession  = "unknown_session"
+)
+
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	static, _ := fs.Sub(staticFiles, "static")
+	mux.Handle("GET /", http.FileServerFS(static))
+	mux.HandleFunc("GET /api/state", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, http.StatusOK, s.state()) })
+	mux.HandleFunc("GET /api/events", s.events)
+	mux.HandleFunc("GET /api/sessions/{id}/history", s.history)
+	mux.HandleFunc("POST /api/sessions/{id}/prompt", s.prompt)
+	mux.HandleFunc("POST /api/sessions/{id}/stop", s.stop)
+	mux.HandleFunc("POST /api/sessions/{id}/continue", s.continueRun)
+	mux.HandleFunc("POST /api/sessions/{id}/answer", s.answer)
+	mux.HandleFunc("POST /api/emergency-stop", func(w http.ResponseWriter, r *http.Request) {
+		rep := s.eng.EmergencyStop()
+		writeJSON(w, http.StatusOK, map[string]any{"stopped": rep.Stopped, "counts": s.eng.Counts()})
+	})
+	mux.HandleFunc("POST /api/resume-all", func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Epoch string `json:"epoch"`
+		}
+		if !s.decode(w, r, &req) || !s.sameEpoch(w, req.Epoch) {
+			return
+		}
+		rep := s.eng.ResumeAll(r.Context())
+		writeJSON(w, http.StatusOK, map[string]any{"resumed": rep.Resumed, "skipped": rep.Skipped, "counts": s.eng.Counts()})
+	})
+	return mux
+}
+
+func (s *Server) state() State {
+	sessions := s.eng.Sessions()
+	st := State{Epoch: s.epoch, Counts: s.eng.Counts(), Sessions: make([]SessionView, len(sessions)), Labels: labels()}
+	for i, ss := range sessions {
+		st.Sessions[i] = ss.Snapshot()
+	}
+	return st
+}
+
+func labels() map[string]string {
+	m := map[string]string{}
+	for _, r := range []engine.Reason{engine.ReasonUserStop, engine.ReasonEmergencyStop, engine.ReasonServerRestart, engine.ReasonSystemStop, engine.ReasonTimeout} {
+		m[string(r)] = engine.ReasonLabel(r)
+	}
+	return m
+}
+
+// events streams the state, then one Change per engine event, until the
+// client leaves or the server closes. A slow tab is coalesced by the
+// engine's subscription (latest snapshot per session, terminal events kept).
+func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
+		return
+	}
+	sub := s.eng.Subscribe()
+	defer sub.Close()
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("X-Accel-Buffering", "no")
+	// retry: reconnect fast after a server restart.
+	if !sendEvent(w, flusher, "state", s.state(), "retry: 500\n") {
+		return
+	}
+	ctx := r.Context()
+	events := make(chan engine.Event)
+	go func() {
+		defer close(events)
+		for {
+			ev, err := sub.Next(ctx)
+			if err != nil {
+				return
+			}
+			select {
+			case events <- ev:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	heartbeat := time.NewTicker(20 * time.Second)
+	defer heartbeat.Stop()
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				return
+			}
+			ch := Change{Event: ev, Counts: s.eng.Counts()}
+			if ss, err := s.eng.Session(ev.Session); err == nil {
+				ch.Session = ss.Snapshot()
+			} else { // closed and forgotten: the event says what is left
+				ch.Session = SessionView{ID: ev.Session, Status: ev.Status, Version: ev.Version, RunState: engine.RunStateOf(ev.Status),
+					Eligibility: engine.Eligibility{Reason: engine.NotEligibleTerminal}}
+			}
+			if !sendEvent(w, flusher, "change", ch, "") {
+				return
+			}
+		case <-heartbeat.C:
+			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil {
+				return
+			}
+			flusher.Flush()
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+func sendEvent(w http.ResponseWriter, f http.Flusher, name string, v any, prefix string) bool {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return false
+	}
+	if _, err := fmt.Fprintf(w, "%sevent: %s\ndata: %s\n\n", prefix, name, b); err != nil {
+		return false
+	}
+	f.Flush()
+	return true
+}
+
+func (s *Server) session(w http.ResponseWriter, r *http.Request) (*engine.Session, bool) {
+	ss, err := s.eng.Session(r.PathValue("id"))
+	if err != nil {
+		refuse(w, http.StatusNotFound, CodeUnknownSession, fmt.Sprintf("session %q does not exist (closed, or from before a restart)", r.PathValue("id")))
+		return nil, false
+	}
+	return ss, true
+}
+
+func (s *Server) history(w http.ResponseWriter, r *http.Request) {
+	ss, ok := s.session(w, r)
+	if !ok {
+		return
+	}
+	v := ss.Version()
+	writeJSON(w, http.StatusOK, map[string]any{"version": v, "messages": ss.History()})
+}
+
+// runContext is the context of runs started from the page: they belong to
+// the engine, not to the request (or the server) that started them.
+func runContext(r *http.Request) context.Context { return context.WithoutCancel(r.Context()) }
+
+func (s *Server) prompt(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Text string `json:"text"`
+	}
+	ss, ok := s.session(w, r)
+	if !ok || !s.decode(w, r, &req) {
+		return
+	}
+	if _, err := ss.Start(runContext(r), req.Text); err != nil {
+		refuse(w, http.StatusConflict, codeOf(err), fmt.Sprintf("send to session %s: %v", ss.ID(), err))
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
+}
+
+func (s *Server) stop(w http.ResponseWriter, r *http.Request) {
+	ss, ok := s.session(w, r)
+	if !ok {
+		return
+	}
+	if err := ss.Interrupt(engine.ReasonUserStop); err != nil {
+		refuse(w, http.StatusConflict, codeOf(err), fmt.Sprintf("stop session %s: %v", ss.ID(), err))
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
+}
+
+// continueRun resumes an interrupted session. The tab names the epoch and
+// version it saw: Continue is only offered for what the tab shows.
+func (s *Server) continueRun(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Epoch   string `json:"epoch"`
+		Version uint64 `json:"version"`
+	}
+	ss, ok := s.session(w, r)
+	if !ok || !s.decode(w, r, &req) || !s.sameEpoch(w, req.Epoch) {
+		return
+	}
+	if v := ss.Version(); req.Version != v {
+		refuse(w, http.StatusConflict, CodeStale, fmt.Sprintf("session %s changed since this tab saw it (version %d, now %d): look at the current state and try again", ss.ID(), req.Version, v))
+		return
+	}
+	if _, err := ss.StartContinue(runContext(r)); err != nil {
+		refuse(w, http.StatusConflict, codeOf(err), fmt.Sprintf("continue session %s: %v", ss.ID(), err))
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
+}
+
+// answer answers one pause by id. The engine applies an answer once: a
+// second client (or a stale tab) gets "already answered". A tab whose
+// version is older than the pause's never saw it and is refused.
+func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Epoch   string        `json:"epoch"`
+		Version uint64        `json:"version"`
+		PauseID string        `json:"pause_id"`
+		Answer  engine.Answer `json:"answer"`
+		Reason  string        `json:"reason"`
+	}
+	ss, ok := s.session(w, r)
+	if !ok || !s.decode(w, r, &req) || !s.sameEpoch(w, req.Epoch) {
+		return
+	}
+	if req.PauseID == "" {
+		refuse(w, http.StatusBadRequest, CodeBadRequest, "answer: pause_id is required (the id of the pause the tab shows)")
+		return
+	}
+	for _, p := range ss.Pauses() {
+		if p.ID == req.PauseID && req.Version < p.Version {
+			refuse(w, http.StatusConflict, CodeStale, fmt.Sprintf("pause %s of session %s was raised at version %d; this tab is at %d and never saw it: look again", p.ID, ss.ID(), p.Version, req.Version))
+			return
+		}
+	}
+	if err := ss.Answer(req.PauseID, req.Answer, engine.WithReason(req.Reason)); err != nil {
+		status := http.StatusConflict
+		if errors.Is(err, engine.ErrInvalidArgument) || errors.Is(err, engine.ErrWrongPauseKind) {
+			status = http.StatusBadRequest
+		}
+		msg := err.Error()
+		if code := codeOf(err); code == CodeAlreadyAnswered {
+			msg = fmt.Sprintf("Already answered: pause %s of session %s is no longer pending (another client answered it)", req.PauseID, ss.ID())
+		}
+		refuse(w, status, codeOf(err), msg)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"ok": true})
+}
+
+func (s *Server) sameEpoch(w http.ResponseWriter, epoch string) bool {
+	if epoch != s.epoch {
+		refuse(w, http.StatusConflict, CodeStale, "the server restarted since this tab loaded its state: the page reloads the current state; try again")
+		return false
+	}
+	return true
+}
+
+func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	r.Body = http.MaxBytesReader(w, r.Body, 1<<20)
+	if err := json.NewDecoder(r.Body).Decode(v); err != nil {
+		refuse(w, http.StatusBadRequest, CodeBadRequest, fmt.Sprintf("%s %s: body is not the expected JSON: %v", r.Method, r.URL.Path, err))
+		return false
+	}
+	return true
+}
+
+func codeOf(err error) string {
+	switch {
+	case errors.Is(err, engine.ErrUnknownPause), errors.Is(err, engine.ErrNotPaused):
+		return CodeAlreadyAnswered
+	case errors.Is(err, engine.ErrNotResumable), errors.Is(err, engine.ErrRunning):
+		return CodeNotEligible
+	case errors.Is(err, engine.ErrNotRunning):
+		return CodeNotRunning
+	case errors.Is(err, engine.ErrUnknownSession), errors.Is(err, engine.ErrClosed):
+		return CodeUnknownSession
+	}
+	return CodeBadRequest
+}
+
+func refuse(w http.ResponseWriter, status int, code, msg string) {
+	writeJSON(w, status, map[string]string{"error": msg, "code": code})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}

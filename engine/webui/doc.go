@@ -1,0 +1,18 @@
+// Package webui serves a local web page that watches and controls every
+// session of an engine: a session list with badges, the selected session's
+// history, Send ↔ Stop, Continue with its reason, pause dialogs, and the
+// global Emergency stop and Resume all with their counts. Changes are pushed
+// with Server-Sent Events; every tab converges on the engine's state.
+//
+// The page is embedded (no build step). By default the server listens on
+// loopback only; every request needs the random token printed in the URL
+// (then kept in a cookie), and the Host and Origin headers are checked so
+// neither DNS rebinding nor another site can drive it. Answers name the
+// pause and the session version the tab saw, so a stale tab can't answer a
+// newer pause, and two clients answering at once are applied exactly once.
+//
+//	srv, err := webui.Serve(ctx, eng)
+//	if err != nil { ... }
+//	defer srv.Close()
+//	fmt.Println("web UI:", srv.URL())
+package webui

@@ -1,0 +1,227 @@
+package webui_test
+
+import (
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/interlock-dev/interlock/engine"
+	"github.com/interlock-dev/interlock/engine/webui"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func TestEveryRequestNeedsTheToken(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t)
+	srv := serve(t, e)
+	base := strings.Split(srv.URL(), "/?")[0]
+	for _, path := range []string{"/", "/app.js", "/api/state", "/api/events", "/api/sessions/s1/history", "/?token=wrong-token-0000000000"} {
+		res, err := http.Get(base + path)
+		require.NoError(t, err)
+		res.Body.Close()
+		assert.Equal(t, http.StatusUnauthorized, res.StatusCode, path)
+	}
+	res, err := http.Get(base + "/api/state?token=" + tokenOf(t, srv)[:10])
+	require.NoError(t, err)
+	res.Body.Close()
+	assert.Equal(t, http.StatusUnauthorized, res.StatusCode, "a prefix of the token is not the token")
+
+	// The printed URL sets an HttpOnly, SameSite=Strict cookie per port.
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err = noRedirect.Get(srv.URL())
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Equal(t, http.StatusSeeOther, res.StatusCode)
+	require.Len(t, res.Cookies(), 1)
+	ck := res.Cookies()[0]
+	assert.True(t, ck.HttpOnly)
+	assert.Equal(t, http.SameSiteStrictMode, ck.SameSite)
+	assert.Equal(t, "/", res.Header.Get("Location"))
+
+	c := newClient(t, srv)
+	assert.Equal(t, http.StatusOK, c.do(http.MethodGet, "/api/state", nil, nil).Status)
+	// A bearer token works without the cookie (scripts), a wrong one does not.
+	bare := &client{t: t, http: &http.Client{}, base: base}
+	assert.Equal(t, http.StatusOK, bare.do(http.MethodGet, "/api/state", nil, map[string]string{"Authorization": "Bearer " + tokenOf(t, srv)}).Status)
+	assert.Equal(t, http.StatusUnauthorized, bare.do(http.MethodGet, "/api/state", nil, map[string]string{"Authorization": "Bearer nope"}).Status)
+}
+
+func TestForeignHostOrOriginIsRefused(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t)
+	s := newSession(t, e, "busy", engine.ScriptTurn{ToolCalls: []engine.ScriptCall{sleepFor(600000)}})
+	sub := s.Subscribe()
+	defer sub.Close()
+	_, err := s.Start(t.Context(), "go")
+	require.NoError(t, err)
+	waitEvent(t, sub, isType(engine.EventToolStarted))
+	srv := serve(t, e)
+	c := newClient(t, srv)
+	port := srv.Addr().String()[strings.LastIndex(srv.Addr().String(), ":"):]
+
+	tests := []struct {
+		name    string
+		method  string
+		headers map[string]string
+	}{
+		{"DNS rebinding: a foreign Host", http.MethodGet, map[string]string{"Host": "evil.example" + port}},
+		{"foreign Host on a POST", http.MethodPost, map[string]string{"Host": "evil.example" + port}},
+		{"right name, other port", http.MethodGet, map[string]string{"Host": "127.0.0.1:1"}},
+		{"foreign Origin", http.MethodPost, map[string]string{"Origin": "http://evil.example"}},
+		{"foreign Origin on a GET", http.MethodGet, map[string]string{"Origin": "https://evil.example"}},
+		{"null Origin", http.MethodPost, map[string]string{"Origin": "null"}},
+		{"cross-site fetch metadata", http.MethodPost, map[string]string{"Sec-Fetch-Site": "cross-site"}},
+		{"POST with the cookie but no Origin", http.MethodPost, map[string]string{"Origin": ""}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := "/api/state"
+			if tt.method == http.MethodPost {
+				path = "/api/emergency-stop"
+			}
+			r := c.do(tt.method, path, map[string]any{}, tt.headers)
+			assert.Equal(t, http.StatusForbidden, r.Status, "%v", r.Body)
+		})
+	}
+	assert.Equal(t, engine.RunProceeding, s.RunState(), "no refused request stopped anything")
+	r := c.do(http.MethodGet, "/api/state", nil, map[string]string{"Host": "localhost" + port, "Authorization": "Bearer " + tokenOf(t, srv)})
+	assert.Equal(t, http.StatusOK, r.Status, "localhost is this server too: %v", r.Body)
+}
+
+func TestNonLoopbackNeedsAnExplicitOptionAndWarns(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t)
+	_, err := webui.Serve(t.Context(), e, webui.WithAddr("0.0.0.0:0"))
+	require.ErrorIs(t, err, webui.ErrNonLoopback)
+	_, err = webui.Serve(t.Context(), e, webui.WithToken("short"))
+	require.ErrorIs(t, err, webui.ErrWeakToken)
+
+	var mu sync.Mutex
+	var logged []string
+	srv := serve(t, e, webui.WithAddr("0.0.0.0:0"), webui.AllowRemote(), webui.WithLogf(func(f string, a ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		logged = append(logged, f)
+	}))
+	mu.Lock()
+	require.Len(t, logged, 1)
+	assert.Contains(t, logged[0], "WARNING")
+	mu.Unlock()
+	assert.Equal(t, http.StatusOK, newClient(t, srv).do(http.MethodGet, "/api/state", nil, nil).Status)
+}
+
+func TestAnswerFromTwoClientsAtOnceIsAppliedOnce(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t)
+	s := newSession(t, e, "s", engine.ScriptTurn{ToolCalls: []engine.ScriptCall{ask(engine.PauseConfirm, "Run it?", "rm -rf build")}}, engine.ScriptTurn{Text: "ok"})
+	sub := s.Subscribe()
+	defer sub.Close()
+	out, err := s.Start(t.Context(), "go")
+	require.NoError(t, err)
+	ev := waitEvent(t, sub, isType(engine.EventPaused))
+	srv := serve(t, e)
+	a, b := newClient(t, srv), newClient(t, srv)
+	epoch := a.state().Epoch
+	body := map[string]any{"epoch": epoch, "version": ev.Version, "pause_id": ev.Pause.ID, "answer": "approved"}
+
+	var wg sync.WaitGroup
+	replies := make([]reply, 2)
+	for i, c := range []*client{a, b} {
+		wg.Go(func() { replies[i] = c.do(http.MethodPost, "/api/sessions/s/answer", body, nil) })
+	}
+	wg.Wait()
+	statuses := []int{replies[0].Status, replies[1].Status}
+	assert.ElementsMatch(t, []int{http.StatusOK, http.StatusConflict}, statuses)
+	for _, r := range replies {
+		if r.Status == http.StatusConflict {
+			assert.Equal(t, webui.CodeAlreadyAnswered, r.Body["code"])
+			assert.Contains(t, r.Body["error"], "Already answered")
+		}
+	}
+	o := <-out
+	require.NoError(t, o.Err)
+	answered := 0
+	for _, m := range s.History() {
+		if m.Role == engine.RoleTool && strings.Contains(m.Text, "approved") {
+			answered++
+		}
+	}
+	assert.Equal(t, 1, answered, "the tool got exactly one answer: %v", s.History())
+}
+
+func TestStaleTabCannotAnswerANewerPause(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t)
+	s := newSession(t, e, "s",
+		engine.ScriptTurn{ToolCalls: []engine.ScriptCall{ask(engine.PauseConfirm, "first", "echo 1")}},
+		engine.ScriptTurn{ToolCalls: []engine.ScriptCall{ask(engine.PauseConfirm, "second", "rm -rf /")}},
+		engine.ScriptTurn{Text: "done"})
+	sub := s.Subscribe()
+	defer sub.Close()
+	out, err := s.Start(t.Context(), "go")
+	require.NoError(t, err)
+	first := waitEvent(t, sub, isType(engine.EventPaused))
+	srv := serve(t, e)
+	c := newClient(t, srv)
+	epoch := c.state().Epoch
+	answer := func(version uint64, pauseID, epoch string) reply {
+		return c.do(http.MethodPost, "/api/sessions/s/answer", map[string]any{"epoch": epoch, "version": version, "pause_id": pauseID, "answer": "approved"}, nil)
+	}
+	require.Equal(t, http.StatusOK, answer(first.Version, first.Pause.ID, epoch).Status)
+	second := waitEvent(t, sub, isType(engine.EventPaused))
+
+	tests := []struct {
+		name    string
+		version uint64
+		pauseID string
+		epoch   string
+		code    string
+	}{
+		{"the old pause id again", second.Version, first.Pause.ID, epoch, webui.CodeAlreadyAnswered},
+		{"a tab that has not seen the new pause", first.Version, second.Pause.ID, epoch, webui.CodeStale},
+		{"a tab from before a server restart", second.Version, second.Pause.ID, "old-epoch", webui.CodeStale},
+		{"no pause id", second.Version, "", epoch, webui.CodeBadRequest},
+	}
+	for _, tt := range tests {
+		r := answer(tt.version, tt.pauseID, tt.epoch)
+		assert.NotEqual(t, http.StatusOK, r.Status, tt.name)
+		assert.Equal(t, tt.code, r.Body["code"], "%s: %v", tt.name, r.Body)
+	}
+	p, ok := s.Pause()
+	require.True(t, ok, "the newer pause is still pending")
+	assert.Equal(t, second.Pause.ID, p.ID)
+	require.Equal(t, http.StatusOK, answer(second.Version, second.Pause.ID, epoch).Status)
+	require.NoError(t, (<-out).Err)
+}
+
+func TestContinueNeedsTheVersionTheTabSaw(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t)
+	s := newSession(t, e, "s", engine.ScriptTurn{ToolCalls: []engine.ScriptCall{sleepFor(600000)}}, engine.ScriptTurn{Text: "resumed"})
+	sub := s.Subscribe()
+	defer sub.Close()
+	srv := serve(t, e)
+	c := newClient(t, srv)
+	epoch := c.state().Epoch
+	assert.Equal(t, webui.CodeNotRunning, c.do(http.MethodPost, "/api/sessions/s/stop", nil, nil).Body["code"])
+	require.Equal(t, http.StatusOK, c.do(http.MethodPost, "/api/sessions/s/prompt", map[string]any{"text": "go"}, nil).Status)
+	waitEvent(t, sub, isType(engine.EventToolStarted))
+	require.Equal(t, http.StatusOK, c.do(http.MethodPost, "/api/sessions/s/stop", nil, nil).Status)
+	ev := waitEvent(t, sub, isType(engine.EventInterrupted))
+	assert.Equal(t, engine.ReasonUserStop, ev.Reason)
+
+	r := c.do(http.MethodPost, "/api/sessions/s/continue", map[string]any{"epoch": epoch, "version": ev.Version - 1}, nil)
+	assert.Equal(t, webui.CodeStale, r.Body["code"], "%v", r.Body)
+	r = c.do(http.MethodPost, "/api/sessions/s/continue", map[string]any{"epoch": epoch, "version": ev.Version}, nil)
+	require.Equal(t, http.StatusOK, r.Status, "%v", r.Body)
+	waitEvent(t, sub, isType(engine.EventRunFinished))
+	r = c.do(http.MethodPost, "/api/sessions/s/continue", map[string]any{"epoch": epoch, "version": s.Version()}, nil)
+	assert.Equal(t, webui.CodeNotEligible, r.Body["code"], "continue twice: %v", r.Body)
+	assert.Equal(t, webui.CodeUnknownSession, c.do(http.MethodPost, "/api/sessions/nope/stop", nil, nil).Body["code"])
+}

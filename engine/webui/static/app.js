@@ -1,0 +1,271 @@
+// Interlock web UI: renders what the engine says (state, then one change per
+// event over SSE) and sends what the user pressed. It never decides state:
+// every control follows the session's run_state and eligibility, and while
+// the connection is down the state is unknown, so Continue and answers are
+// disabled until the server has sent the state again.
+'use strict';
+
+const BADGES = { proceeding: 'Proceeding', interrupted: 'Interrupted', blocked: 'Needs input', idle: 'Idle', terminal: 'Done' };
+
+const state = {
+  epoch: '',
+  counts: { proceeding: 0, eligible: 0, needs_input: 0 },
+  sessions: new Map(), // id -> snapshot
+  order: [],
+  labels: {},
+  selected: '',
+  history: { id: '', version: -1, messages: [] },
+  historyLoading: false,
+  authoritative: false, // the last state came from a live connection
+  stopRequested: new Set(), // ids this tab asked to stop, until the engine reports
+  notice: '',
+};
+
+// Measurement hook for the benchmarks: how long from the engine's event to
+// the DOM showing it, in ms. Bounded.
+window.__interlock = { latencies: [], changes: 0 };
+
+const $ = (id) => document.getElementById(id);
+
+function nowMs() { return performance.timeOrigin + performance.now(); }
+
+// RFC 3339 with nanoseconds -> ms since the epoch, keeping sub-ms digits.
+function eventMs(at) {
+  const m = /^(.*T\d\d:\d\d:\d\d)(\.\d+)?(.*)$/.exec(at);
+  if (!m) return Date.parse(at);
+  return Date.parse(m[1] + (m[3] || 'Z')) + (m[2] ? Number('0' + m[2]) * 1000 : 0);
+}
+
+function label(reason) { return state.labels[reason] || 'Interrupted'; }
+
+function applySnapshot(snap) {
+  const old = state.sessions.get(snap.id);
+  if (old && old.version >= snap.version) return;
+  if (!old) state.order.push(snap.id);
+  state.sessions.set(snap.id, snap);
+  if (snap.run_state !== 'proceeding') state.stopRequested.delete(snap.id);
+}
+
+function onState(st) {
+  state.epoch = st.epoch;
+  state.counts = st.counts;
+  state.labels = st.labels;
+  state.sessions = new Map();
+  state.order = [];
+  for (const s of st.sessions) applySnapshot(s);
+  if (!state.sessions.has(state.selected)) state.selected = state.order[0] || '';
+  state.history = { id: '', version: -1, messages: [] };
+  state.authoritative = true;
+  render();
+  loadHistory();
+}
+
+function onChange(ch) {
+  applySnapshot(ch.session);
+  state.counts = ch.counts;
+  if (!state.selected) state.selected = ch.session.id;
+  render();
+  const lat = window.__interlock;
+  lat.changes++;
+  lat.latencies.push(nowMs() - eventMs(ch.event.at));
+  if (lat.latencies.length > 10000) lat.latencies.splice(0, 5000);
+  if (ch.session.id === state.selected) loadHistory();
+}
+
+async function loadHistory() {
+  const id = state.selected;
+  const snap = state.sessions.get(id);
+  if (!id || !snap || state.historyLoading) return;
+  if (state.history.id === id && state.history.version >= snap.version) return;
+  state.historyLoading = true;
+  try {
+    const res = await fetch(`/api/sessions/${encodeURIComponent(id)}/history`);
+    if (res.ok) {
+      const h = await res.json();
+      if (state.selected === id) state.history = { id, version: h.version, messages: h.messages };
+      renderHistory();
+    }
+  } catch { /* the connection state shows it */ }
+  state.historyLoading = false;
+  const now = state.sessions.get(state.selected);
+  if (now && (state.history.id !== state.selected || state.history.version < now.version)) loadHistory();
+}
+
+async function post(path, body) {
+  try {
+    const res = await fetch(path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body || {}) });
+    const data = await res.json().catch(() => ({}));
+    if (!res.ok) showNotice(data.error || `${path}: HTTP ${res.status}`);
+    return { ok: res.ok, data };
+  } catch (err) {
+    showNotice(`${path}: ${err.message}: the server is not reachable`);
+    return { ok: false, data: {} };
+  }
+}
+
+function showNotice(text) {
+  state.notice = text;
+  const n = $('notice');
+  n.textContent = text;
+  n.hidden = !text;
+}
+
+function el(tag, attrs, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k === 'class') e.className = v;
+    else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v);
+  }
+  for (const c of children) if (c != null) e.append(c);
+  return e;
+}
+
+function render() {
+  const live = state.authoritative;
+  document.body.classList.toggle('stale', !live);
+  const conn = $('connection');
+  conn.textContent = live ? 'Connected' : 'Disconnected — state unknown';
+  conn.className = live ? 'connected' : 'disconnected';
+  const es = $('emergency-stop');
+  es.textContent = `Emergency stop (${state.counts.proceeding} proceeding)`;
+  es.disabled = !live || state.counts.proceeding === 0;
+  const ra = $('resume-all');
+  ra.textContent = `Resume all (${state.counts.eligible} eligible)`;
+  ra.disabled = !live || state.counts.eligible === 0;
+  if (!live) $('resume-confirm').hidden = true;
+
+  const list = $('sessions');
+  list.replaceChildren(...state.order.map((id) => {
+    const s = state.sessions.get(id);
+    let detail = '';
+    if (s.run_state === 'interrupted' && s.interruption) detail = label(s.interruption.reason);
+    if (s.run_state === 'blocked' && s.pause) detail = `Waiting for: ${s.pause.message}`;
+    return el('li', { class: id === state.selected ? 'selected' : '', 'data-session': id, onclick: () => select(id) },
+      el('span', {}, el('span', { class: 'name' }, id), el('br'), el('span', { class: 'detail' }, detail)),
+      el('span', { class: `badge ${s.run_state}` }, BADGES[s.run_state] || s.run_state));
+  }));
+  renderSession();
+}
+
+function renderSession() {
+  const live = state.authoritative;
+  const s = state.sessions.get(state.selected);
+  const primary = $('primary');
+  const pause = $('pause');
+  if (!s) {
+    primary.disabled = true;
+    pause.hidden = true;
+    $('continue-row').hidden = true;
+    $('waiting').hidden = true;
+    return;
+  }
+  const proceeding = s.run_state === 'proceeding';
+  const stopping = s.status === 'stopping' || (proceeding && state.stopRequested.has(s.id));
+  primary.textContent = stopping ? 'Stopping…' : proceeding ? 'Stop' : 'Send';
+  primary.dataset.action = stopping ? 'none' : proceeding ? 'stop' : 'send';
+  primary.disabled = !live || stopping || s.run_state === 'terminal' || s.run_state === 'blocked';
+
+  const eligible = live && s.eligibility && s.eligibility.eligible;
+  $('continue-row').hidden = !eligible;
+  if (eligible) {
+    const reason = s.interruption ? label(s.interruption.reason) : '';
+    $('reason-label').textContent = s.eligibility.repeats_side_effect ? `${reason} (continuing may repeat an action; it asks first)` : reason;
+  }
+  $('waiting').hidden = s.run_state !== 'blocked';
+
+  const p = s.pause;
+  pause.hidden = !p;
+  if (p) {
+    const disabled = !live;
+    const answer = (a) => answerPause(s, p, a);
+    const buttons = p.kind === 'confirm'
+      ? [el('button', { type: 'button', 'data-answer': 'approved', onclick: () => answer('approved') }, 'Approve'),
+        el('button', { type: 'button', 'data-answer': 'denied', onclick: () => answer('denied') }, 'Deny')]
+      : [el('button', { type: 'button', 'data-answer': 'resumed', onclick: () => answer('resumed') }, 'Continue')];
+    for (const b of buttons) b.disabled = disabled;
+    const stop = el('button', { type: 'button', onclick: () => post(`/api/sessions/${encodeURIComponent(s.id)}/stop`) }, 'Stop');
+    stop.disabled = disabled;
+    pause.replaceChildren(
+      el('p', { class: 'pause-message' }, `${p.tool ? p.tool + ': ' : ''}${p.message}`),
+      p.details ? el('pre', { class: 'pause-details' }, p.details) : null,
+      ...buttons, stop);
+    pause.dataset.pause = p.id;
+  }
+  renderHistory();
+}
+
+function renderHistory() {
+  const h = $('history');
+  const msgs = state.history.id === state.selected ? state.history.messages : [];
+  h.replaceChildren(...msgs.map((m) => {
+    let text = m.text || '';
+    if (m.role === 'assistant' && m.tool_calls) text += m.tool_calls.map((c) => `\n→ ${c.name} ${JSON.stringify(c.args)}`).join('');
+    return el('div', { class: `msg ${m.role}` }, m.role === 'marker' ? `— ${text} —` : text);
+  }));
+  h.scrollTop = h.scrollHeight;
+}
+
+function select(id) {
+  state.selected = id;
+  render();
+  loadHistory();
+}
+
+async function answerPause(s, p, answer) {
+  const { ok } = await post(`/api/sessions/${encodeURIComponent(s.id)}/answer`, { epoch: state.epoch, version: s.version, pause_id: p.id, answer });
+  if (ok) showNotice('');
+}
+
+$('input').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const s = state.sessions.get(state.selected);
+  if (!s || !state.authoritative) return;
+  const action = $('primary').dataset.action;
+  if (action === 'stop') {
+    state.stopRequested.add(s.id);
+    renderSession();
+    const { ok } = await post(`/api/sessions/${encodeURIComponent(s.id)}/stop`);
+    if (!ok) { state.stopRequested.delete(s.id); renderSession(); }
+  } else if (action === 'send') {
+    const text = $('prompt').value;
+    if (!text.trim()) return;
+    const { ok } = await post(`/api/sessions/${encodeURIComponent(s.id)}/prompt`, { text });
+    if (ok) $('prompt').value = '';
+  }
+});
+
+$('continue').addEventListener('click', async () => {
+  const s = state.sessions.get(state.selected);
+  if (!s || !state.authoritative) return;
+  const { ok } = await post(`/api/sessions/${encodeURIComponent(s.id)}/continue`, { epoch: state.epoch, version: s.version });
+  if (ok) showNotice('');
+});
+
+$('emergency-stop').addEventListener('click', () => post('/api/emergency-stop')); // no confirmation: it only stops
+
+$('resume-all').addEventListener('click', () => {
+  const ids = state.order.filter((id) => state.sessions.get(id).eligibility?.eligible);
+  $('resume-confirm-text').textContent = `Resume all will continue ${ids.length} session${ids.length === 1 ? '' : 's'}: ${ids.join(', ')}`;
+  $('resume-confirm').hidden = false;
+});
+$('resume-confirm-no').addEventListener('click', () => { $('resume-confirm').hidden = true; });
+$('resume-confirm-yes').addEventListener('click', async () => {
+  $('resume-confirm').hidden = true;
+  await post('/api/resume-all', { epoch: state.epoch });
+});
+
+function connect() {
+  const es = new EventSource('/api/events');
+  es.addEventListener('state', (e) => onState(JSON.parse(e.data)));
+  es.addEventListener('change', (e) => onChange(JSON.parse(e.data)));
+  es.onerror = () => {
+    // The browser reconnects by itself (retry: 500); until the new state
+    // arrives nothing on screen is authoritative.
+    state.authoritative = false;
+    render();
+  };
+}
+
+render();
+connect();
