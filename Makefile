@@ -15,7 +15,7 @@ METRICS := $(CURDIR)/bench/out
 # Programs the tests need, as command:Debian-package.
 SYSTEM_DEPS := chromium:chromium xvfb-run:xvfb tmux:tmux gcc:gcc g++:g++ python3:python3
 
-.PHONY: deps system-deps build prebuild test bench demo demo-tasks clean
+.PHONY: deps system-deps build prebuild check-package test bench demo demo-tasks clean
 
 deps: system-deps node_modules/.installed
 	$(GO) mod download
@@ -55,10 +55,17 @@ prebuild: deps $(PREBUILD)
 $(PREBUILD): $(LIB) $(ADDON)
 	$(NODE) node/build.js --prebuild --copy
 
+# The ecosystem's package checks on the tarball npm pack makes: publint, and
+# @arethetypeswrong/cli (ESM only: CommonJS loads it with require() of ESM).
+check-package: build prebuild
+	npx publint --strict
+	tmp=$$(mktemp -d) && $(NPM) pack --ignore-scripts --pack-destination $$tmp >/dev/null && \
+	  npx attw --profile esm-only $$tmp/interlock-*.tgz; rc=$$?; rm -rf $$tmp; exit $$rc
+
 tui/dist/index.js: $(TUI_SRC) tui/tsconfig.json node_modules/.installed
 	npx tsc -p tui/tsconfig.json
 
-test: build prebuild
+test: build prebuild check-package
 	$(GO) vet ./...
 	xvfb-run -a $(GO) test -race -count=1 ./...
 	$(GO) test -run '^$$' -fuzz '^FuzzCheckCommand$$' -fuzztime 10s ./engine/bash

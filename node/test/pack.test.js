@@ -139,6 +139,11 @@ describe('npm pack and install from the tarball', { timeout: 10 * 60_000 }, () =
     assert.ok(!existsSync(path.join(project, 'node_modules', 'ink')), 'optional peers are not installed');
     assert.ok(!existsSync(path.join(project, 'node_modules', 'node-addon-api')), 'build-only packages are not installed');
     runConsumer(project, bareEnv);
+    // engines: ^20.19 || >=22.12, where CommonJS can require() this ES module.
+    const cjs = spawnSync(process.execPath, ['-e', "const { Engine, version } = require('interlock'); new Engine().close(); console.log(version)"],
+      { cwd: project, encoding: 'utf8', env: bareEnv });
+    assert.equal(cjs.status, 0, cjs.stderr);
+    assert.match(cjs.stdout, /^\d+\.\d+\.\d+/);
   });
 
   test('install scripts enabled, no toolchain: the install script uses the prebuild and builds nothing', () => {
