@@ -1,5 +1,7 @@
 // Interlock: a Go engine for long-running agent sessions, loaded as a native addon.
-// This file is the typed public API of `interlock` (node/index.js).
+// This file is the typed public API of `interlock` (node/index.js). Every
+// object key on this surface is camelCase (the library's snake_case JSON is
+// converted in node/lib/convert.js); event type names are the engine's.
 
 export type Status = 'idle' | 'running' | 'interrupted' | 'paused' | 'stopping' | 'closed';
 export type Reason = 'user_stop' | 'emergency_stop' | 'server_restart' | 'system_stop' | 'timeout';
@@ -31,7 +33,7 @@ export interface Interruption {
   label: string;        // "Stopped by you"
   at: string;
   resumable: boolean;
-  side_effect_cut?: boolean;
+  sideEffectCut?: boolean;
 }
 
 export type EventType =
@@ -39,26 +41,48 @@ export type EventType =
   | 'paused' | 'pause_answered' | 'pause_requested' | 'stopping'
   | 'interrupted' | 'run_finished' | 'run_failed' | 'closed';
 
-/** One engine event. Every change bumps `version`; all observers see the same order. */
-export interface EngineEvent {
+/** What every engine event carries. Every change bumps `version`; all observers see the same order. */
+export interface EventBase {
   session: string;
   version: number;
-  type: EventType;
   status: Status;
-  pause?: PauseInfo;     // the current (oldest pending) pause after this change
-  answered?: PauseInfo;  // pause_answered: the pause that was answered
-  reason?: Reason;
+  /** The current (oldest pending) pause after this change, if any. */
+  pause?: PauseInfo;
   step: number;
+  /** Wall clock, RFC 3339. */
   at: string;
-  tool?: string;
-  call_id?: string;
-  text?: string;         // text delta, progress chunk, or error message
-  answer?: Answer;
-  /** text / tool_progress only: how many earlier deltas of this session were
-   *  merged into this one because JS had not taken them yet (their text is
-   *  joined, up to the newest 64 KiB); `version` then grows by coalesced + 1. */
-  coalesced?: number;
 }
+export interface RunStartedEvent extends EventBase { type: 'run_started'; }
+/** A text delta of the model's answer. */
+export interface TextEvent extends EventBase { type: 'text'; text: string; coalesced?: number; }
+export interface ToolStartedEvent extends EventBase { type: 'tool_started'; tool: string; callId: string; }
+/** A chunk of a tool's output. */
+export interface ToolProgressEvent extends EventBase { type: 'tool_progress'; tool: string; callId: string; text: string; coalesced?: number; }
+/** text: how it ended ('ok', 'error', 'interrupted', ...). */
+export interface ToolFinishedEvent extends EventBase { type: 'tool_finished'; tool: string; callId: string; text?: string; }
+export interface PausedEvent extends EventBase { type: 'paused'; pause: PauseInfo; tool?: string; }
+export interface PauseAnsweredEvent extends EventBase {
+  type: 'pause_answered';
+  answer: Answer;
+  /** The pause that was answered (absent when a pause signal is released before it took effect). */
+  answered?: PauseInfo;
+}
+export interface PauseRequestedEvent extends EventBase { type: 'pause_requested'; }
+export interface StoppingEvent extends EventBase { type: 'stopping'; reason: Reason; }
+export interface InterruptedEvent extends EventBase { type: 'interrupted'; reason: Reason; }
+export interface RunFinishedEvent extends EventBase { type: 'run_finished'; }
+/** text: the error. */
+export interface RunFailedEvent extends EventBase { type: 'run_failed'; text: string; }
+export interface ClosedEvent extends EventBase { type: 'closed'; }
+
+/** One engine event, discriminated by `type`. */
+export type EngineEvent =
+  | RunStartedEvent | TextEvent | ToolStartedEvent | ToolProgressEvent | ToolFinishedEvent
+  | PausedEvent | PauseAnsweredEvent | PauseRequestedEvent | StoppingEvent
+  | InterruptedEvent | RunFinishedEvent | RunFailedEvent | ClosedEvent;
+
+/** The listener argument of each event type; 'event' receives every type. */
+export type SessionEventMap = { [K in EventType]: Extract<EngineEvent, { type: K }> } & { event: EngineEvent };
 
 export interface Tokens { input: number; output: number; }
 
@@ -72,16 +96,16 @@ export interface SessionSnapshot {
   step: number;
   tokens: Tokens;
   model: string;
-  pause_requested: boolean;
-  last_error?: string;
+  pauseRequested: boolean;
+  lastError?: string;
 }
 
 export interface HistoryMessage {
   role: 'user' | 'assistant' | 'tool' | 'marker';
   text?: string;
-  tool_calls?: { id: string; name: string; args?: unknown }[];
-  tool_call_id?: string;
-  is_error?: boolean;
+  toolCalls?: { id: string; name: string; args?: unknown }[];
+  toolCallId?: string;
+  isError?: boolean;
   interrupted?: boolean;
 }
 
@@ -101,24 +125,26 @@ export interface SessionOptions {
   id?: string;
   dir?: string;                    // working directory for tools
   env?: string[];                  // extra KEY=value for processes
-  script?: ScriptTurn[] | string;  // scripted provider turns (array, or a JSON string)
+  /** Scripted provider turns: an array, or the library's JSON as a string (snake_case keys, passed as is). */
+  script?: ScriptTurn[] | string;
 }
 
 export interface ScriptTurn {
   text?: string;
-  tool_calls?: { name: string; args?: unknown }[];
+  /** args are passed to the tool as they are (keys not renamed). */
+  toolCalls?: { name: string; args?: unknown }[];
   usage?: Tokens;
-  chunk_delay_ms?: number;
+  chunkDelayMs?: number;
   hang?: boolean;                  // stall until interrupted
   error?: string;                  // the model call fails with this message
 }
 
 export interface EngineConfig {
-  work_dir?: string;
-  default_pause_mode?: boolean;
-  stream_idle_timeout_ms?: number;
-  bash?: { timeout_ms?: number; grace_ms?: number; rules?: { prefix: string; action: 'allow' | 'confirm' | 'deny' }[] };
-  web?: { search_url?: string; auto_devtools?: boolean };
+  workDir?: string;
+  defaultPauseMode?: boolean;
+  streamIdleTimeoutMs?: number;
+  bash?: { timeoutMs?: number; graceMs?: number; rules?: { prefix: string; action: 'allow' | 'confirm' | 'deny' }[] };
+  web?: { searchUrl?: string; autoDevtools?: boolean };
 }
 
 /**
@@ -162,8 +188,8 @@ export declare class Session {
   confirm(approved: boolean, reason?: string, pauseId?: string, remember?: RememberScope): void;
   interrupt(reason?: Reason): void;
   signal(sig: ControlSignal): void;
-  on(type: EventType | 'event', fn: (ev: EngineEvent) => void): this;
-  off(type: EventType | 'event', fn: (ev: EngineEvent) => void): this;
+  on<K extends keyof SessionEventMap>(type: K, fn: (ev: SessionEventMap[K]) => void): this;
+  off<K extends keyof SessionEventMap>(type: K, fn: (ev: SessionEventMap[K]) => void): this;
   /** Closes the session (a run in flight is interrupted with system_stop). Idempotent. */
   close(): void;
 }
@@ -174,7 +200,7 @@ export interface TaskLoopState {
   id: string;
   tasks: TaskInfo[];
   current: number;        // index of the running or last-ended task, -1 before start
-  pause_mode: boolean;
+  pauseMode: boolean;
   paused: boolean;        // waiting for Continue between tasks
   completed: number;
   failed: number;
@@ -190,7 +216,7 @@ export interface TaskLoopEvent {
   title?: string;
   message?: string;
   error?: string;
-  pause_mode?: boolean;
+  pauseMode?: boolean;
   at: string;
 }
 export interface TaskSpec { title: string; prompt: string; script?: ScriptTurn[] | string; }
@@ -230,9 +256,9 @@ export declare class Engine {
   emergencyStop(): number;
   /** Every session's events, in engine order. Nothing is dropped: only text
    *  and tool_progress deltas that JS had not taken yet are merged (see
-   *  EngineEvent.coalesced). */
-  on(type: EventType | 'event', fn: (ev: EngineEvent) => void): this;
-  off(type: EventType | 'event', fn: (ev: EngineEvent) => void): this;
+   *  TextEvent.coalesced). */
+  on<K extends keyof SessionEventMap>(type: K, fn: (ev: SessionEventMap[K]) => void): this;
+  off<K extends keyof SessionEventMap>(type: K, fn: (ev: SessionEventMap[K]) => void): this;
   /**
    * By default only pending runs (prompt, continue, task-loop run) keep the
    * process alive: an engine with nothing running lets Node exit. ref()

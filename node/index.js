@@ -5,6 +5,7 @@
 //   lib/signal-guard.js  keeps Go's signal handling safe under Node (import side effects)
 //   lib/errors.js        InterlockError and argument TypeErrors
 //   lib/args.js          argument checks of the JS layer
+//   lib/convert.js       snake_case JSON of the library <-> camelCase JS, the one place
 //   lib/listeners.js     listeners by event type
 //   lib/base.js          what Session and TaskLoop share (handle, closed state, listeners, runs)
 //   lib/session.js, lib/task-loop.js, lib/engine.js

@@ -39,7 +39,7 @@ function summary(samples) {
 }
 const fmt = (x) => x.toFixed(x < 10 ? 2 : 1);
 
-const engine = new Engine({ work_dir: tempDir('interlock-bench-'), bash: { rules: [{ prefix: 'sh -c', action: 'allow' }] } });
+const engine = new Engine({ workDir: tempDir('interlock-bench-'), bash: { rules: [{ prefix: 'sh -c', action: 'allow' }] } });
 engine.ref(); // events of idle sessions are awaited below
 
 // ---- status getter vs a plain getter ----------------------------------------
@@ -120,7 +120,7 @@ function epochNs(rfc3339) {
 
 {
   const pauses = quick ? 100 : 1000;
-  const ask = { tool_calls: [{ name: 'ask', args: { kind: 'confirm', message: 'ok?' } }] };
+  const ask = { toolCalls: [{ name: 'ask', args: { kind: 'confirm', message: 'ok?' } }] };
   const s = engine.createSession({ script: [...Array.from({ length: pauses }, () => ask), { text: 'done' }] });
   const raisedAt = new Map(); // call id -> pause.at
   const samples = [];
@@ -175,7 +175,7 @@ function liveGroupMembers(pgid) {
   // Both sleeps are forked before the shell reports its pid: a child and
   // grandchildren of the tool's process group are running at "ready".
   const cmd = `sh -c 'sleep 30 & sleep 30 & echo "ready $$"; wait'`;
-  const s = engine.createSession({ script: [{ tool_calls: [{ name: 'bash', args: { command: cmd } }] }] });
+  const s = engine.createSession({ script: [{ toolCalls: [{ name: 'bash', args: { command: cmd } }] }] });
   s.on('paused', () => s.confirm(true)); // in case the rules still ask
   const samples = [];
   for (let i = 0; i < rounds; i++) {

@@ -4,6 +4,7 @@
 // itself takes (constructor options, ids, listener types) before anything
 // reaches the addon.
 
+import { toNativeJSON } from './convert.js';
 import { argError } from './errors.js';
 
 /** The JSON-ish type name of v for messages: null, array, object, string, ... */
@@ -18,19 +19,6 @@ export function noExtra(extra, usage, expected) {
   if (extra.length > 0) throw argError(`${usage}: expected ${expected}, got ${1 + extra.length}`, 'ERR_INVALID_ARG_COUNT');
 }
 
-/** undefined/null -> undefined, a string as is, a plain object as JSON; else TypeError. */
-export function toJSONArg(value, name, usage) {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value === 'string') return value;
-  if (typeName(value) !== 'object') {
-    throw argError(`${usage}: ${name} must be an object or a JSON string, got ${typeName(value)}`);
-  }
-  try {
-    return JSON.stringify(value);
-  } catch (err) {
-    throw argError(`${usage}: ${name} cannot be converted to JSON: ${err.message}`, 'ERR_INVALID_ARG_VALUE');
-  }
-}
 
 /** A string argument; TypeError otherwise. */
 export function stringArg(value, name, usage) {
@@ -55,6 +43,5 @@ export function taskLoopOptions(opts, usage) {
   if (opts.pauseMode !== undefined && typeof opts.pauseMode !== 'boolean') {
     throw argError(`${usage}: opts.pauseMode must be a boolean, got ${typeName(opts.pauseMode)}`);
   }
-  const { pauseMode, ...rest } = opts; // other fields go through: the library rejects unknown ones
-  return toJSONArg(pauseMode === undefined ? rest : { ...rest, pause_mode: pauseMode }, 'opts', usage);
+  return toNativeJSON(opts, 'opts', usage); // other fields go through: the library rejects unknown ones
 }

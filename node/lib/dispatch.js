@@ -2,6 +2,7 @@
 // a JSON array in engine order) to the Session and TaskLoop objects it concerns and to the
 // engine's own listeners, and turns end events into settled promises.
 
+import { fromNative } from './convert.js';
 import { kEmit, kEnd, kRetired, kSettle } from './base.js';
 
 /** The routing table of one engine: its sessions and task loops by id. */
@@ -49,7 +50,7 @@ export class Dispatcher {
       this.#ended();
       return;
     }
-    for (const ev of JSON.parse(json)) this.#route(ev);
+    for (const ev of fromNative(json)) this.#route(ev);
   }
 
   #route(ev) {

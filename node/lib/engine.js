@@ -2,7 +2,8 @@
 
 import process from 'node:process';
 
-import { noExtra, stringArg, taskLoopOptions, toJSONArg } from './args.js';
+import { noExtra, stringArg, taskLoopOptions } from './args.js';
+import { fromNative, toNativeJSON } from './convert.js';
 import { closedError, InterlockError } from './errors.js';
 import { kClosed, kInternal } from './base.js';
 import { Dispatcher } from './dispatch.js';
@@ -31,7 +32,7 @@ export function openEngineCount() {
 
 /** Judges a shell command as the bash tool would (before rules and remembered approvals). */
 export function checkCommand(...args) {
-  return JSON.parse(native.checkCommand(...args));
+  return fromNative(native.checkCommand(...args));
 }
 
 /** The engine: owns sessions and task loops; one event stream from Go. */
@@ -47,7 +48,7 @@ export class Engine {
   constructor(config, ...extra) {
     const usage = 'new Engine(config?: EngineConfig | string)';
     noExtra(extra, usage, '0 to 1 arguments');
-    const json = toJSONArg(config, 'config', usage);
+    const json = toNativeJSON(config, 'config', usage);
     this.#dispatch = new Dispatcher(this.#listeners, () => {
       this.#closed = true;
       openEngines.delete(this);
@@ -73,7 +74,7 @@ export class Engine {
   createSession(opts, ...extra) {
     const usage = 'engine.createSession(opts?: SessionOptions | string)';
     noExtra(extra, usage, '0 to 1 arguments');
-    const json = toJSONArg(opts, 'opts', usage);
+    const json = toNativeJSON(opts, 'opts', usage);
     const h = native.sessionCreate(this.#handle(), json);
     return this.#dispatch.adoptSession(new Session(kInternal, this, h));
   }
@@ -91,7 +92,7 @@ export class Engine {
 
   /** Snapshots of every open session, in creation order. */
   sessions(...args) {
-    return JSON.parse(native.engineSessions(this.#handle(), ...args));
+    return fromNative(native.engineSessions(this.#handle(), ...args));
   }
 
   createTaskLoop(opts, ...extra) {

@@ -2,6 +2,7 @@
 // addon checks types and counts and throws a TypeError naming the usage
 // (see index.d.ts).
 
+import { fromNative } from './convert.js';
 import { argError } from './errors.js';
 import { EngineObject, kClosed, kEmit, kEndResult, kHandle, kInternal, kIsClosed, kPendingRuns, kRawHandle, kRetired, kRunResult, kTrack } from './base.js';
 import { native } from './native.js';
@@ -45,15 +46,15 @@ export class Session extends EngineObject {
   }
 
   get pauseState() {
-    return this[kIsClosed] ? null : JSON.parse(native.sessionPauseState(this[kRawHandle]));
+    return this[kIsClosed] ? null : fromNative(native.sessionPauseState(this[kRawHandle]));
   }
 
   snapshot() {
-    return JSON.parse(native.sessionSnapshot(this[kHandle]()));
+    return fromNative(native.sessionSnapshot(this[kHandle]()));
   }
 
   history() {
-    return JSON.parse(native.sessionHistory(this[kHandle]()));
+    return fromNative(native.sessionHistory(this[kHandle]()));
   }
 
   prompt(...args) {

@@ -1,6 +1,7 @@
 // TaskLoop: a task loop (tasks run one after another in one session, with a
 // pause mode that stops after each task until the user continues).
 
+import { fromNative } from './convert.js';
 import { argError } from './errors.js';
 import { EngineObject, kEndResult, kHandle, kInternal, kRunResult, kTrack } from './base.js';
 import { native } from './native.js';
@@ -16,7 +17,7 @@ export class TaskLoop extends EngineObject {
 
   constructor(token, engine, handle, session) {
     if (token !== kInternal) throw argError('TaskLoop objects come from engine.createTaskLoop(opts)', 'ERR_ILLEGAL_CONSTRUCTOR');
-    const id = JSON.parse(native.taskLoopState(handle)).id;
+    const id = fromNative(native.taskLoopState(handle)).id;
     super({
       engine, handle, id, types: TASK_EVENTS, owner: 'taskLoop',
       what: `task loop ${id}`, instead: 'create a new task loop', closeNative: native.taskLoopClose,
@@ -29,7 +30,7 @@ export class TaskLoop extends EngineObject {
   }
 
   state() {
-    return JSON.parse(native.taskLoopState(this[kHandle]()));
+    return fromNative(native.taskLoopState(this[kHandle]()));
   }
 
   /** Runs the loop; resolves with the final state when it ends (taskloop_done). */
@@ -71,7 +72,7 @@ export class TaskLoop extends EngineObject {
 
   [kEndResult](why) {
     return {
-      id: this.id, tasks: [], current: -1, pause_mode: false, paused: false, completed: 0, failed: 0, done: true, version: 0,
+      id: this.id, tasks: [], current: -1, pauseMode: false, paused: false, completed: 0, failed: 0, done: true, version: 0,
       error: why, code: 'ERR_CLOSED',
     };
   }

@@ -7,7 +7,7 @@ import { after, describe, test } from 'node:test';
 import { Engine, InterlockError, StatusCode, checkCommand, internals, version } from '../index.js';
 import { askConfirm, askContinue, call, describeExit, fixture, hang, nextEvent, runNode, settledCounters, tempDir } from './helpers.js';
 
-const engine = new Engine({ work_dir: tempDir() });
+const engine = new Engine({ workDir: tempDir() });
 after(async () => {
   engine.close();
   assert.equal(internals.openEngines(), 0);

@@ -10,7 +10,7 @@ import { loadAddon } from '../load.js';
 import { askConfirm, askContinue, hang, nextEvent, settledCounters, tempDir } from './helpers.js';
 
 const native = loadAddon();
-const engine = new Engine({ work_dir: tempDir() });
+const engine = new Engine({ workDir: tempDir() });
 const cleanups = [];
 
 /** An idle session. */

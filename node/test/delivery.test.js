@@ -8,7 +8,7 @@ import { after, test } from 'node:test';
 import { Engine, internals } from '../index.js';
 import { askConfirm, call, nextEvent, settledCounters, tempDir } from './helpers.js';
 
-const engine = new Engine({ work_dir: tempDir(), bash: { rules: [{ prefix: 'sh -c', action: 'allow' }] } });
+const engine = new Engine({ workDir: tempDir(), bash: { rules: [{ prefix: 'sh -c', action: 'allow' }] } });
 after(async () => {
   engine.close();
   assert.equal(internals.counters().openHandles, 0, 'the library handle table is empty');

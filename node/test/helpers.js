@@ -14,7 +14,7 @@ export function tempDir(prefix = 'interlock-test-') {
 }
 
 /** A turn calling one tool. */
-export const call = (name, args, text = '') => ({ text, tool_calls: [{ name, args }] });
+export const call = (name, args, text = '') => ({ text, toolCalls: [{ name, args }] });
 
 /** Script: the model asks for a continue pause, then ends. */
 export const askContinue = [call('ask', { kind: 'continue', message: 'Continue?' }), { text: 'ok' }];

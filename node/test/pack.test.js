@@ -51,10 +51,10 @@ import { Engine } from 'interlock';
 
 const work = mkdtempSync(path.join(tmpdir(), 'interlock-consumer-'));
 mkdirSync(path.join(work, 'scratch'));
-const engine = new Engine({ work_dir: work });
+const engine = new Engine({ workDir: work });
 const session = engine.createSession({
   script: [
-    { text: 'Cleaning up.', tool_calls: [{ name: 'bash', args: { command: 'rm -rf ./scratch' } }] },
+    { text: 'Cleaning up.', toolCalls: [{ name: 'bash', args: { command: 'rm -rf ./scratch' } }] },
     { text: 'Done.' },
   ],
 });
@@ -86,7 +86,7 @@ function runConsumer(project, env) {
   assert.equal(out.pauses.length, 1);
   assert.equal(out.pauses[0].kind, 'confirm');
   assert.match(out.pauses[0].details, /rm -rf \.\/scratch/);
-  assert.ok(out.tool && !out.tool.is_error, `the command ran: ${JSON.stringify(out.tool)}`);
+  assert.ok(out.tool && !out.tool.isError, `the command ran: ${JSON.stringify(out.tool)}`);
   assert.equal(out.scratchExists, false);
 }
 

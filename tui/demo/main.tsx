@@ -36,7 +36,7 @@ const makeScratch = () => {
 makeScratch();
 
 const server = await startPageServer();
-const engine = new Engine({ work_dir: workDir, default_pause_mode: opts.pause });
+const engine = new Engine({ workDir, defaultPauseMode: opts.pause });
 const closers: (() => void)[] = [];
 
 let app;

@@ -2,7 +2,7 @@
 
 import type { ScriptTurn, TaskSpec } from '../../node/index.js';
 
-const STREAM = { chunk_delay_ms: 40 };
+const STREAM = { chunkDelayMs: 40 };
 
 /** chatScript: stream text, a safe streaming command, a dangerous one (twice), a paused page, a long tool. */
 export function chatScript(pageUrl: string): ScriptTurn[] {
@@ -10,31 +10,31 @@ export function chatScript(pageUrl: string): ScriptTurn[] {
     {
       ...STREAM,
       text: 'Hello! I will start with a safe command whose output streams.',
-      tool_calls: [{ name: 'bash', args: { command: 'for i in 1 2 3 4 5; do echo "step $i of 5"; sleep 0.3; done' } }],
+      toolCalls: [{ name: 'bash', args: { command: 'for i in 1 2 3 4 5; do echo "step $i of 5"; sleep 0.3; done' } }],
       usage: { input: 12, output: 14 },
     },
     {
       ...STREAM,
       text: 'Now I will clean up the scratch directory. That needs your approval.',
-      tool_calls: [{ name: 'bash', args: { command: 'rm -rf ./demo-scratch' } }],
+      toolCalls: [{ name: 'bash', args: { command: 'rm -rf ./demo-scratch' } }],
       usage: { input: 30, output: 16 },
     },
     {
       ...STREAM,
       text: 'Let me ask once more: approve with Y or deny with N.',
-      tool_calls: [{ name: 'bash', args: { command: 'rm -rf ./demo-scratch && echo "removed demo-scratch"' } }],
+      toolCalls: [{ name: 'bash', args: { command: 'rm -rf ./demo-scratch && echo "removed demo-scratch"' } }],
       usage: { input: 44, output: 14 },
     },
     {
       ...STREAM,
       text: 'Next I will open a page and pause so you can inspect it.',
-      tool_calls: [{ name: 'web', args: { type: 'open_page', url: pageUrl, pause: true } }],
+      toolCalls: [{ name: 'web', args: { type: 'open_page', url: pageUrl, pause: true } }],
       usage: { input: 60, output: 15 },
     },
     {
       ...STREAM,
       text: 'Finally a long job (10 minutes). Press Esc to stop it.',
-      tool_calls: [{ name: 'sleep', args: { ms: 600_000 } }],
+      toolCalls: [{ name: 'sleep', args: { ms: 600_000 } }],
       usage: { input: 80, output: 14 },
     },
     { ...STREAM, text: 'All done.', usage: { input: 90, output: 3 } },
@@ -46,7 +46,7 @@ function bashTask(title: string, command: string, summary: string): TaskSpec {
     title,
     prompt: title,
     script: [
-      { ...STREAM, text: `Task: ${title}.`, tool_calls: [{ name: 'bash', args: { command } }] },
+      { ...STREAM, text: `Task: ${title}.`, toolCalls: [{ name: 'bash', args: { command } }] },
       { ...STREAM, text: summary },
     ],
   };

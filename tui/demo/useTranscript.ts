@@ -36,7 +36,7 @@ function describeCall(name: string, args: unknown): string {
 
 function findCall(history: HistoryMessage[], callId: string) {
   for (let i = history.length - 1; i >= 0; i--) {
-    const call = history[i].tool_calls?.find((c) => c.id === callId);
+    const call = history[i].toolCalls?.find((c) => c.id === callId);
     if (call) return call;
   }
   return undefined;
@@ -69,25 +69,25 @@ export function useTranscript(session: Session, intro?: string) {
             return [...closeOpen(list), entry];
           });
         case 'tool_started': {
-          const call = findCall(session.history(), ev.call_id ?? '');
+          const call = findCall(session.history(), ev.callId ?? '');
           const name = ev.tool ?? call?.name ?? 'tool';
           return add({
-            kind: 'tool', callId: ev.call_id ?? '', name, title: describeCall(name, call?.args), output: '', done: false,
+            kind: 'tool', callId: ev.callId ?? '', name, title: describeCall(name, call?.args), output: '', done: false,
           });
         }
         case 'tool_progress':
           return setEntries((list) =>
             list.map((e) =>
-              e.kind === 'tool' && e.callId === ev.call_id
+              e.kind === 'tool' && e.callId === ev.callId
                 ? { ...e, output: (e.output + (ev.text ?? '')).slice(-MAX_OUTPUT) }
                 : e,
             ),
           );
         case 'tool_finished': {
-          const message = session.history().findLast((m) => m.role === 'tool' && m.tool_call_id === ev.call_id);
-          const result = { text: message?.text ?? ev.text ?? '', isError: message?.is_error ?? ev.text === 'error' };
+          const message = session.history().findLast((m) => m.role === 'tool' && m.toolCallId === ev.callId);
+          const result = { text: message?.text ?? ev.text ?? '', isError: message?.isError ?? ev.text === 'error' };
           return setEntries((list) =>
-            list.map((e) => (e.kind === 'tool' && e.callId === ev.call_id ? { ...e, result, done: true } : e)),
+            list.map((e) => (e.kind === 'tool' && e.callId === ev.callId ? { ...e, result, done: true } : e)),
           );
         }
         case 'pause_answered':

@@ -138,7 +138,7 @@ export function TaskProgress({
       <Box marginTop={1} flexWrap="wrap" justifyContent="space-between">
         <Box flexDirection="column">
           <Text>
-            {state.pause_mode && !state.done ? (
+            {state.pauseMode && !state.done ? (
               <Text color={theme.paused} bold>
                 [PAUSE MODE]{' '}
               </Text>
@@ -152,7 +152,7 @@ export function TaskProgress({
           ) : null}
         </Box>
         <Text color={theme.muted}>
-          {state.pause_mode ? 'p: continuous mode | Enter: continue | q: quit' : 'p: pause mode | j/k: scroll | q: quit'}
+          {state.pauseMode ? 'p: continuous mode | Enter: continue | q: quit' : 'p: pause mode | j/k: scroll | q: quit'}
         </Text>
       </Box>
     </Box>

@@ -28,7 +28,7 @@ export function createTaskLoopStore(loop: TaskLoopLike, options?: VersionedStore
         } catch {
           // A closed loop can't be read: keep showing its last state.
           return previous ?? freezeState({
-            id: loop.id, tasks: [], current: -1, pause_mode: false, paused: false,
+            id: loop.id, tasks: [], current: -1, pauseMode: false, paused: false,
             completed: 0, failed: 0, done: true, version: 0,
           });
         }

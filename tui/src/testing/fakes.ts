@@ -3,6 +3,7 @@
 // and bump the version like the engine does.
 
 import type {
+  Answer,
   ControlSignal,
   EngineEvent,
   EventType,
@@ -11,6 +12,7 @@ import type {
   Reason,
   RunResult,
   Session,
+  SessionEventMap,
   SessionSnapshot,
   Status,
   TaskEventType,
@@ -72,7 +74,7 @@ export class FakeSession implements Session {
     this.id = id;
     this.snap = {
       id, status: 'idle', version: 1, pause: null, pauses: [], interruption: null,
-      step: 0, tokens: { input: 0, output: 0 }, model: 'scripted', pause_requested: false,
+      step: 0, tokens: { input: 0, output: 0 }, model: 'scripted', pauseRequested: false,
     };
   }
 
@@ -115,13 +117,13 @@ export class FakeSession implements Session {
     }, 'interrupted', { reason });
   }
   signal(sig: ControlSignal): void { this.calls.push(['signal', sig]); }
-  on(type: EventType | 'event', fn: (ev: EngineEvent) => void): this {
+  on<K extends keyof SessionEventMap>(type: K, fn: (ev: SessionEventMap[K]) => void): this {
     if (!this.eventsAvailable) throw codedError('ERR_UNSUPPORTED', 'events unavailable');
-    this.listeners.add(type, fn);
+    this.listeners.add(type, fn as (ev: EngineEvent) => void);
     return this;
   }
-  off(type: EventType | 'event', fn: (ev: EngineEvent) => void): this {
-    this.listeners.remove(type, fn);
+  off<K extends keyof SessionEventMap>(type: K, fn: (ev: SessionEventMap[K]) => void): this {
+    this.listeners.remove(type, fn as (ev: EngineEvent) => void);
     return this;
   }
   close(): void {
@@ -133,12 +135,12 @@ export class FakeSession implements Session {
   // ---- test drivers ----
 
   /** set changes the state, bumps the version and emits one event (with events off, it only bumps). */
-  set(patch: Partial<SessionSnapshot>, type: EventType = 'run_started', extra: Partial<EngineEvent> = {}): void {
+  set(patch: Partial<SessionSnapshot>, type: EventType = 'run_started', extra: Record<string, unknown> = {}): void {
     this.snap = { ...this.snap, ...patch, version: this.snap.version + 1 };
-    const ev: EngineEvent = {
+    const ev = {
       session: this.id, version: this.snap.version, type, status: this.snap.status,
       pause: this.snap.pause ?? undefined, step: this.snap.step, at: new Date(0).toISOString(), ...extra,
-    };
+    } as EngineEvent;
     if (this.holdEvents) this.held.push(ev);
     else this.listeners.emit(ev);
   }
@@ -163,10 +165,10 @@ export class FakeSession implements Session {
     this.listeners.emit({
       session: this.id, version: this.snap.version, type, status: this.snap.status,
       step: this.snap.step, at: new Date(0).toISOString(),
-    });
+    } as EngineEvent);
   }
 
-  private answer(pauseId: string | undefined, kind: PauseInfo['kind'], answer: EngineEvent['answer']) {
+  private answer(pauseId: string | undefined, kind: PauseInfo['kind'], answer: Answer) {
     const pause = this.snap.pauses.find((p) => p.id === (pauseId ?? this.snap.pause?.id));
     if (!pause) throw codedError('ERR_NOT_PAUSED', `no pending pause ${pauseId ?? ''}`);
     if (pause.kind !== kind) throw codedError('ERR_INVALID_ARGUMENT', `pause ${pause.id} is a ${pause.kind} pause`);
@@ -186,7 +188,7 @@ export class FakeTaskLoop implements TaskLoop {
   constructor(titles: string[], opts: { pauseMode?: boolean; session?: Session } = {}) {
     this.session = opts.session ?? new FakeSession();
     this.st = {
-      id: this.id, current: -1, pause_mode: opts.pauseMode ?? false, paused: false,
+      id: this.id, current: -1, pauseMode: opts.pauseMode ?? false, paused: false,
       completed: 0, failed: 0, done: false, version: 1,
       tasks: titles.map((title, index) => ({ index, title, status: 'pending' })),
     };
@@ -196,15 +198,15 @@ export class FakeTaskLoop implements TaskLoop {
   run(): Promise<TaskLoopState> { this.calls.push(['run']); return Promise.resolve(this.state()); }
   setPauseMode(on: boolean): void {
     this.calls.push(['setPauseMode', on]);
-    this.set({ pause_mode: on }, 'pause_mode_changed');
+    this.set({ pauseMode: on }, 'pause_mode_changed');
   }
-  isPauseMode(): boolean { return this.st.pause_mode; }
+  isPauseMode(): boolean { return this.st.pauseMode; }
   continue(): void { this.calls.push(['continue']); }
   next(): void { this.calls.push(['next']); }
   /** Like the engine: continuous mode, and a waiting loop goes on. */
   continueAll(): void {
     this.calls.push(['continueAll']);
-    if (this.st.pause_mode) this.set({ pause_mode: false, paused: false }, 'pause_mode_changed');
+    if (this.st.pauseMode) this.set({ pauseMode: false, paused: false }, 'pause_mode_changed');
   }
   on(type: TaskEventType | 'event', fn: (ev: TaskLoopEvent) => void): this { this.listeners.add(type, fn); return this; }
   off(type: TaskEventType | 'event', fn: (ev: TaskLoopEvent) => void): this { this.listeners.remove(type, fn); return this; }
@@ -234,7 +236,7 @@ export class FakeTaskLoop implements TaskLoop {
       current: i,
       completed: this.st.completed + (error ? 0 : 1),
       failed: this.st.failed + (error ? 1 : 0),
-      paused: this.st.pause_mode && !last,
+      paused: this.st.pauseMode && !last,
       done: last,
     }, error ? 'failed' : 'task_end');
   }
