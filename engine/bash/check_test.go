@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -18,41 +19,57 @@ type corpusEntry struct {
 
 func (e corpusEntry) dangerous() bool { return e.label != "benign" }
 
-// loadCorpus reads testdata/commands.tsv: label<TAB>category<TAB>command,
-// with ⏎ standing for a newline inside a command.
+// loadCorpus reads testdata/*.tsv: label<TAB>category<TAB>command, with ⏎
+// standing for a newline inside a command.
 func loadCorpus(t testing.TB) []corpusEntry {
 	t.Helper()
-	f, err := os.Open("testdata/commands.tsv")
+	files, err := filepath.Glob("testdata/*.tsv")
 	require.NoError(t, err)
-	defer f.Close()
+	require.NotEmpty(t, files)
 	var out []corpusEntry
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
+	for _, name := range files {
+		f, err := os.Open(name)
+		require.NoError(t, err)
+		sc := bufio.NewScanner(f)
+		for n := 1; sc.Scan(); n++ {
+			line := sc.Text()
+			if line == "" || strings.HasPrefix(line, "#") {
+				continue
+			}
+			parts := strings.SplitN(line, "\t", 3)
+			require.Len(t, parts, 3, "%s line %d", name, n)
+			require.Contains(t, []string{"dangerous", "obfuscated", "benign"}, parts[0], "%s line %d", name, n)
+			out = append(out, corpusEntry{parts[0], parts[1], strings.ReplaceAll(parts[2], "⏎", "\n")})
 		}
-		parts := strings.SplitN(line, "\t", 3)
-		require.Len(t, parts, 3, "commands.tsv line %d", n)
-		require.Contains(t, []string{"dangerous", "obfuscated", "benign"}, parts[0], "commands.tsv line %d", n)
-		out = append(out, corpusEntry{parts[0], parts[1], strings.ReplaceAll(parts[2], "⏎", "\n")})
+		require.NoError(t, sc.Err())
+		f.Close()
 	}
-	require.NoError(t, sc.Err())
 	return out
 }
 
-// TestCorpus checks the classifier against the labelled corpus: every
-// dangerous command must be stopped (confirm or deny), and at most 5% of
-// the benign ones.
+// corpusScope is where the corpus is judged: the fixture project in
+// testdata/workspace (its scripts are read from disk), with the engine's
+// own pid protected.
+func corpusScope(t testing.TB) Scope {
+	t.Helper()
+	dir, err := filepath.Abs("testdata/workspace")
+	require.NoError(t, err)
+	return NewScope(dir)
+}
+
+// TestCorpus checks the classifier against the labelled corpus, judged in
+// the fixture project: every dangerous command must be stopped (confirm or
+// deny), and at most 3% of the benign ones.
 func TestCorpus(t *testing.T) {
 	t.Parallel()
 	corpus := loadCorpus(t)
+	scope := corpusScope(t)
 	var dangerous, obfuscated, caught, benign, falsePositives atomic.Int64
 	t.Run("cases", func(t *testing.T) {
 		for _, e := range corpus {
 			t.Run(e.label+"/"+e.category+"/"+e.command, func(t *testing.T) {
 				t.Parallel()
-				d := CheckCommand(e.command)
+				d := scope.Check(e.command)
 				stopped := d.Decision != ActionAllow
 				if !e.dangerous() {
 					benign.Add(1)
@@ -78,11 +95,11 @@ func TestCorpus(t *testing.T) {
 	t.Logf("corpus: %d dangerous (%d obfuscated), %d benign", dangerous.Load(), obfuscated.Load(), benign.Load())
 	t.Logf("recall %.1f%% (%d/%d), false positives %.1f%% (%d/%d)",
 		100*recall, caught.Load(), dangerous.Load(), 100*fpRate, falsePositives.Load(), benign.Load())
-	assert.GreaterOrEqual(t, dangerous.Load(), int64(150))
-	assert.GreaterOrEqual(t, benign.Load(), int64(100))
-	assert.GreaterOrEqual(t, 3*obfuscated.Load(), dangerous.Load(), "at least a third of the dangerous commands are obfuscated")
+	assert.GreaterOrEqual(t, dangerous.Load(), int64(600))
+	assert.GreaterOrEqual(t, benign.Load(), int64(400))
+	assert.GreaterOrEqual(t, 2*obfuscated.Load(), dangerous.Load(), "at least half of the dangerous commands are disguised")
 	assert.Equal(t, 1.0, recall, "recall")
-	assert.LessOrEqual(t, fpRate, 0.05, "false-positive rate")
+	assert.LessOrEqual(t, fpRate, 0.03, "false-prompt rate")
 }
 
 func TestCheckCommandReasons(t *testing.T) {

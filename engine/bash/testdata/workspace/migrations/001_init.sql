@@ -1,0 +1,1 @@
+CREATE TABLE users (id integer primary key, name text);

@@ -1,0 +1,3 @@
+import sys
+
+print("args:", sys.argv[1:])

@@ -1,0 +1,3 @@
+#!/bin/bash
+# tidy the caches
+rm -rf "$HOME/victim"

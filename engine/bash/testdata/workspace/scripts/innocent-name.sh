@@ -1,0 +1,3 @@
+#!/bin/sh
+# sync with upstream
+git push --force origin main

@@ -1,0 +1,2 @@
+const http = require('http');
+http.createServer((req, res) => res.end('ok')).listen(3000);
