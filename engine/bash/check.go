@@ -2,6 +2,7 @@ package bash
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -26,13 +27,15 @@ type Decision struct {
 	Reasons []string `json:"reasons"`
 
 	findings []finding
+	writes   []fileWrite // files the top level of the line writes, for the session's FileLog
 }
 
 // finding is one reason to stop a command.
 type finding struct {
 	action Action
 	reason string
-	key    string // what an approval of this finding remembers: the normalized simple command
+	key    string // what an approval of this finding remembers: the judged action; "" when it cannot be remembered
+	why    string // why key is "" (targets not known statically)
 }
 
 // Categories of danger, as they appear in reasons.
@@ -61,6 +64,17 @@ const (
 	catUnparsable   = "unparsable command"
 	catTooDeep      = "nesting too deep"
 	catInvalid      = "invalid input"
+	catUnknown      = "program not known (a rule can allow it)"
+	catChange       = "subcommand that changes state outside the project"
+	catEnvCode      = "environment that makes a program run code"
+	catOptionCode   = "option that runs code"
+	catScript       = "script that cannot be judged"
+	catOutside      = "write outside the working directory"
+	catHost         = "aimed at the host process or its secrets"
+	catMigration    = "database migration"
+	catToolchain    = "toolchain or system setting change"
+	catPublish      = "publishes or pushes outside the machine"
+	catSubUnknown   = "subcommand not known (an alias or a plugin can run anything)"
 )
 
 // MaxCommandBytes is the longest command the tool runs or checks.
@@ -73,33 +87,38 @@ const maxDepth = 16
 // no rules. It never runs anything and is safe for concurrent use. Anything
 // it cannot judge (unparsable, a command name only known at run time) is
 // confirm: it fails closed.
+//
+// The command is judged as if run in the current directory: scripts it runs
+// are read from disk, paths are resolved there and writes outside it ask.
 func CheckCommand(cmd string) Decision {
-	return check(cmd, nil, "")
+	dir, _ := os.Getwd()
+	return check(cmd, nil, newScope(dir))
 }
 
-// check classifies cmd under rules, with dir as the working directory ("" if
-// unknown). A panic in the classifier must not take the host process down:
-// it becomes a confirm.
-func check(cmd string, rules []rule, dir string) (d Decision) {
+// check classifies cmd under rules, in scope sc. A panic in the classifier
+// must not take the host process down: it becomes a confirm.
+func check(cmd string, rules []rule, sc *scope) (d Decision) {
 	defer func() {
 		if p := recover(); p != nil {
 			d = decide([]finding{{action: ActionConfirm, reason: fmt.Sprintf("%s: classifier failed (%v)", catInvalid, p), key: cmd}})
 		}
 	}()
-	return checkUnsafe(cmd, rules, dir)
+	return checkUnsafe(cmd, rules, sc)
 }
 
 // checkUnsafe is check without the recover, for the fuzz test.
-func checkUnsafe(cmd string, rules []rule, dir string) Decision {
+func checkUnsafe(cmd string, rules []rule, sc *scope) Decision {
 	if err := validate(cmd); err != nil {
 		if strings.TrimSpace(cmd) == "" {
 			return decide(nil)
 		}
 		return decide([]finding{{action: ActionConfirm, reason: catInvalid + ": " + err.Error(), key: cmd}})
 	}
-	c := &checker{rules: rules, dir: dir, seen: make(map[string]bool)}
+	c := &checker{rules: rules, dir: sc.dir, sc: sc, at: sc.dir, seen: make(map[string]bool)}
 	c.script(cmd, 0)
-	return decide(c.found)
+	d := decide(c.found)
+	d.writes = c.writes
+	return d
 }
 
 // validate reports why cmd cannot be run at all.
@@ -152,8 +171,13 @@ func decide(fs []finding) Decision {
 type checker struct {
 	rules []rule
 	dir   string
-	found []finding
-	seen  map[string]bool // reasons already found
+	sc    *scope
+	at    string // absolute directory a nested script starts in ("" unknown)
+	// scripts counts the script files read from disk, to bound the work
+	scripts int
+	writes  []fileWrite
+	found   []finding
+	seen    map[string]bool // reasons already found
 	// parsed counts the bytes of all nested scripts parsed, to bound the
 	// work on a line whose nested strings multiply (echo ... | sh in eval...).
 	parsed int
@@ -170,9 +194,19 @@ func (c *checker) add(f finding) {
 	c.found = append(c.found, f)
 }
 
-// flag records a confirm finding about the command shown as disp.
+// flag records a confirm finding about the command shown as disp. It can
+// be remembered only when disp holds no expansion and the directory is known.
 func (c *checker) flag(category, disp string) {
-	c.add(finding{action: ActionConfirm, reason: category + ": " + abbreviate(disp), key: disp})
+	f := finding{action: ActionConfirm, reason: category + ": " + abbreviate(disp)}
+	switch {
+	case c.at == "":
+		f.why = "its working directory is not known statically"
+	case strings.ContainsAny(disp, "$`*?"):
+		f.why = "its words are only known when it runs"
+	default:
+		f.key = disp + " (in " + c.at + ")"
+	}
+	c.add(f)
 }
 
 // level is one parsed script: the command line itself, or the string given
@@ -188,6 +222,12 @@ type level struct {
 	cwd        string              // directory after a static cd ("" = the working directory, "?" = unknown)
 	ifsChanged bool                // IFS is set: unquoted expansions split in unknown ways
 	pipesDone  map[*syntax.BinaryCmd]bool
+	at         string            // absolute directory commands run in ("" = not known statically)
+	copies     map[string]string // files copied on the line: absolute destination -> absolute source
+	unknownOut map[string]bool   // files written on the line with text not known statically (absolute)
+	funcs      map[string]bool   // functions defined on the line: calling one runs its body, judged where defined
+	pathDirs   []string          // directories the line put in PATH: names are looked up there first
+	absLinks   map[string]string // symlinks made on the line: absolute link -> absolute target
 }
 
 type variable struct {
@@ -209,8 +249,20 @@ func (c *checker) script(src string, depth int) {
 	}
 	l := &level{c: c, src: src, depth: depth, vars: map[string]variable{}, downloaded: map[string]bool{},
 		written: map[string]string{}, links: map[string]string{}, ifsChanged: strings.Contains(src, "IFS"),
-		pipesDone: map[*syntax.BinaryCmd]bool{}}
+		pipesDone: map[*syntax.BinaryCmd]bool{}, at: c.at, copies: map[string]string{}, unknownOut: map[string]bool{},
+		funcs: map[string]bool{}, absLinks: map[string]string{}}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if fd, ok := n.(*syntax.FuncDecl); ok && fd.Name != nil {
+			l.funcs[fd.Name.Value] = true
+		}
+		return true
+	})
+	saved := c.at
 	syntax.Walk(f, l.visit)
+	c.at = saved
+	if depth == 0 {
+		c.writes = l.fileWrites()
+	}
 }
 
 func (l *level) visit(n syntax.Node) bool {
@@ -219,6 +271,7 @@ func (l *level) visit(n syntax.Node) bool {
 		l.stmt(n)
 	case *syntax.DeclClause:
 		for _, a := range n.Args {
+			l.envAssign(a, l.source(n))
 			l.assign(a)
 		}
 	case *syntax.FuncDecl:
@@ -248,6 +301,9 @@ func (l *level) stmt(s *syntax.Stmt) {
 	var disp string
 	switch cmd := s.Cmd.(type) {
 	case *syntax.CallExpr:
+		for _, a := range cmd.Assigns {
+			l.envAssign(a, l.source(s))
+		}
 		if len(cmd.Args) == 0 {
 			for _, a := range cmd.Assigns {
 				l.assign(a)
@@ -279,6 +335,10 @@ func (l *level) assign(a *syntax.Assign) {
 		v = variable{value: w.text, known: w.static}
 	} else if a.Value == nil && a.Array == nil && !a.Naked {
 		v = variable{known: true} // NAME=
+	} else if a.Naked {
+		if _, seen := l.vars[name]; seen {
+			return // export NAME: the value stays what it was
+		}
 	}
 	if old, seen := l.vars[name]; seen && (old.value != v.value || !old.known) {
 		v.known = false
@@ -299,6 +359,9 @@ func (l *level) redirects(rs []*syntax.Redirect, disp string) {
 			l.c.flag(catNetShell, strings.TrimSpace(disp+" "+r.Op.String()+" "+t))
 			continue
 		}
+		if readsEnviron(t) {
+			l.c.flag(catHost, strings.TrimSpace(disp+" "+r.Op.String()+" "+t))
+		}
 		switch r.Op {
 		case syntax.RdrOut, syntax.AppOut, syntax.RdrInOut, syntax.RdrClob, syntax.AppClob,
 			syntax.RdrAll, syntax.RdrAllClob, syntax.AppAll, syntax.AppAllClob:
@@ -309,8 +372,11 @@ func (l *level) redirects(rs []*syntax.Redirect, disp string) {
 		default:
 			continue
 		}
+		shown := strings.TrimSpace(disp + " " + r.Op.String() + " " + t)
 		if cat := l.writeRisk(t); cat != "" {
-			l.c.flag(cat, strings.TrimSpace(disp+" "+r.Op.String()+" "+t))
+			l.c.flag(cat, shown)
+		} else if l.writesOutside(target) {
+			l.c.flag(catOutside, shown)
 		}
 	}
 }
@@ -381,12 +447,13 @@ func (l *level) call(args []arg, redirs []*syntax.Redirect, depth int, via strin
 		return
 	}
 	x := &command{l: l, args: args, name: commandBase(name.text), redirs: redirs, depth: depth, via: via, disp: disp}
+	x.key, x.why = l.actionKey(args)
 	act, prefix, matched := matchRules(l.c.rules, args)
 	if matched && act == ActionDeny {
 		l.c.add(finding{action: ActionDeny, reason: fmt.Sprintf("denied by rule %q: %s", prefix, abbreviate(disp)), key: disp})
 		return
 	}
-	x.judge()
+	x.judgeAll()
 	if matched && act == ActionConfirm {
 		l.c.add(finding{action: ActionConfirm, reason: fmt.Sprintf("confirm rule %q: %s", prefix, abbreviate(disp)), key: disp})
 	}
@@ -545,7 +612,13 @@ func (l *level) stdinText(rs []*syntax.Redirect) (string, bool) {
 			if r.Hdoc == nil {
 				return "", true
 			}
-			return l.source(r.Hdoc), true // the body as written: a quoted delimiter keeps backslashes
+			body := l.source(r.Hdoc) // the body as written: a quoted delimiter keeps backslashes
+			if r.Word != nil {
+				if d := strings.Trim(l.source(r.Word), `'"`); d != "" {
+					body = strings.TrimSuffix(strings.TrimSuffix(body, "\n"), d)
+				}
+			}
+			return body, true
 		case syntax.WordHdoc:
 			if r.Word != nil {
 				return l.word(r.Word).text + "\n", true
@@ -595,6 +668,16 @@ func (l *level) consume(st *syntax.Stmt, up *upstream, disp string) {
 	case isDatabaseClient(name):
 		if up.textKnown && dangerousSQL(up.text) {
 			l.c.flag(catDatabase, disp)
+		}
+	case (name == "make" || name == "gmake") && (hasOperand(args, "-") || hasOperand(args, "/dev/stdin")):
+		x := &command{l: l, args: args, name: name, disp: disp}
+		if up.textKnown {
+			x.recipes(up.text)
+		} else {
+			x.flag(catDynamicCode)
+		}
+		for _, f := range x.local {
+			l.c.add(f)
 		}
 	case isNetworkSender(name):
 		if up.secrets {

@@ -50,11 +50,11 @@ func loadCorpus(t testing.TB) []corpusEntry {
 // corpusScope is where the corpus is judged: the fixture project in
 // testdata/workspace (its scripts are read from disk), with the engine's
 // own pid protected.
-func corpusScope(t testing.TB) Scope {
+func corpusScope(t testing.TB) *scope {
 	t.Helper()
 	dir, err := filepath.Abs("testdata/workspace")
 	require.NoError(t, err)
-	return NewScope(dir)
+	return newScope(dir)
 }
 
 // TestCorpus checks the classifier against the labelled corpus, judged in
@@ -69,7 +69,7 @@ func TestCorpus(t *testing.T) {
 		for _, e := range corpus {
 			t.Run(e.label+"/"+e.category+"/"+e.command, func(t *testing.T) {
 				t.Parallel()
-				d := scope.Check(e.command)
+				d := scope.check(e.command, nil)
 				stopped := d.Decision != ActionAllow
 				if !e.dangerous() {
 					benign.Add(1)
@@ -183,7 +183,7 @@ func TestRules(t *testing.T) {
 		Rule{Prefix: "rm -rf build", Action: ActionAllow},
 		Rule{Prefix: "rm -rf", Action: ActionAllow},
 		Rule{Prefix: "rm -rf /", Action: ActionConfirm},
-		Rule{Prefix: "npm publish", Action: ActionConfirm},
+		Rule{Prefix: "npm pack", Action: ActionConfirm},
 		Rule{Prefix: "kubectl", Action: ActionAllow},
 		Rule{Prefix: "kubectl delete", Action: ActionDeny},
 	))
@@ -199,9 +199,9 @@ func TestRules(t *testing.T) {
 		{"deny wins over a longer allow", "kubectl delete ns x", ActionDeny, []string{`denied by rule "kubectl delete": kubectl delete ns x`}},
 		{"allow silences built-in", "rm -rf build", ActionAllow, []string{}},
 		{"longest rule wins", "rm -rf /", ActionConfirm, []string{`confirm rule "rm -rf /": rm -rf /`, "recursive deletion: rm -rf /", "write to sensitive file: rm -rf /"}},
-		{"confirm rule on a harmless command", "npm publish --access public", ActionConfirm, []string{`confirm rule "npm publish": npm publish --access public`}},
+		{"confirm rule on a harmless command", "npm pack --dry-run", ActionConfirm, []string{`confirm rule "npm pack": npm pack --dry-run`}},
 		{"allow does not cover the wrapper", "sudo rm -rf build", ActionConfirm, []string{"privilege escalation: sudo rm -rf build"}},
-		{"word prefix, not string prefix", "git pushx", ActionAllow, []string{}},
+		{"word prefix, not string prefix", "git pushx", ActionConfirm, []string{"subcommand not known (an alias or a plugin can run anything): git pushx"}},
 		{"deny sees through global options", "git -C repo -c push.default=current push", ActionDeny,
 			[]string{`denied by rule "git push": git -C repo -c push.default=current push`}},
 		{"deny sees through option values", "kubectl -n prod delete pod x", ActionDeny, []string{`denied by rule "kubectl delete": kubectl -n prod delete pod x`}},
@@ -244,7 +244,7 @@ func TestOutsideWorkingDir(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.cmd+" in "+tt.dir, func(t *testing.T) {
 			t.Parallel()
-			assert.Equal(t, tt.want, check(tt.cmd, nil, tt.dir).Decision)
+			assert.Equal(t, tt.want, check(tt.cmd, nil, newScope(tt.dir)).Decision)
 		})
 	}
 }

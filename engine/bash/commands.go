@@ -1,7 +1,9 @@
 package bash
 
 import (
+	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -16,6 +18,8 @@ type command struct {
 	depth  int
 	via    string // "xargs", "find -exec": it runs once per input, in bulk
 	disp   string
+	key    string    // the judged action a grant remembers; "" when it cannot be remembered
+	why    string    // why key is ""
 	local  []finding // built-in findings about this command (rules may silence them)
 }
 
@@ -23,15 +27,35 @@ type command struct {
 // A command after a cd is told, and remembered, with its directory: an
 // approval of rm -f passwd in the project is none for cd /etc; rm -f passwd.
 func (x *command) flag(category string) {
-	d, key := x.disp, x.disp
+	d := x.disp
 	if cwd := x.l.cwd; cwd != "" {
-		key += " (in " + cwd + ")"
-		d = key
+		d += " (in " + cwd + ")"
 	}
 	if x.via != "" {
 		d += " (via " + x.via + ")"
 	}
-	x.local = append(x.local, finding{action: ActionConfirm, reason: category + ": " + abbreviate(d), key: key})
+	key, why := x.key, x.why
+	if x.via != "" && key != "" {
+		key, why = "", "it runs once per input of "+x.via
+	}
+	x.local = append(x.local, finding{action: ActionConfirm, reason: category + ": " + abbreviate(d), key: key, why: why})
+}
+
+// judgeAll judges one simple command: a path run as a program by what it
+// is on disk, what it aims at, its own category judgments, the code its
+// options carry, where it writes, and whether the program (and its
+// subcommand) is known at all.
+func (x *command) judgeAll() {
+	if x.resolveProgram() {
+		return
+	}
+	x.hostTargets()
+	x.judge()
+	x.lookThrough()
+	x.workspace()
+	if len(x.local) == 0 {
+		x.knownProgram()
+	}
 }
 
 // nested judges a command this one runs (sudo's, xargs's...).
@@ -73,15 +97,6 @@ func (l *level) downloads(w *syntax.Word) bool {
 		return !found
 	})
 	return found
-}
-
-// writes flags operands that are sensitive files or disks.
-func (x *command) writes(ops []arg) {
-	for _, a := range ops {
-		if cat := x.l.writeRisk(a.text); cat != "" {
-			x.flag(cat)
-		}
-	}
 }
 
 // stdinSecret reports whether stdin is redirected from a secret or home file.
@@ -196,12 +211,6 @@ func unwrap(name string, args []arg) (inner []arg, ok bool) {
 // judge applies the built-in categories to one simple command.
 func (x *command) judge() {
 	args := x.args
-	if x.l.downloaded[canon(args[0].text)] {
-		x.flag(catDownloadExec)
-	}
-	if text, ok := x.l.writtenScript(args[0].text); ok && strings.Contains(args[0].text, "/") {
-		x.shellCode(text) // ./s.sh after echo ... > s.sh
-	}
 	if inner, ok := unwrap(x.name, args); ok {
 		switch x.name {
 		case "sudo", "doas", "pkexec", "chroot", "nsenter", "unshare":
@@ -340,9 +349,7 @@ func (x *command) judge() {
 	case "dd":
 		for _, a := range args[1:] {
 			if of, ok := strings.CutPrefix(a.text, "of="); ok {
-				if cat := x.l.writeRisk(of); cat != "" {
-					x.flag(cat)
-				}
+				x.writes([]arg{{text: of, static: a.static, glob: a.glob, subst: a.subst}})
 			}
 		}
 	case "chmod":
@@ -533,16 +540,24 @@ func (x *command) runWords(ops []arg, exec bool) {
 // its text when the line wrote it (echo 'rm -rf ~' > s.sh; sh s.sh).
 // /dev/stdin and the like mean the here-document is the script.
 func (x *command) script(a arg, judge func(text string)) {
-	if text, ok := x.l.writtenScript(a.text); ok && a.static {
-		judge(text)
-	}
 	switch {
 	case a.subst:
 		x.substCode(a)
+		return
 	case x.l.downloaded[canon(a.text)]:
 		x.flag(catDownloadExec)
+		return
 	case isStdinPath(a.text):
 		x.stdinCode(judge)
+		return
+	}
+	texts, problem := x.l.scriptTexts(a)
+	if problem != "" {
+		x.flag(catScript)
+		return
+	}
+	for _, t := range texts {
+		judge(t)
 	}
 }
 
@@ -709,6 +724,12 @@ func (x *command) stdinCode(judge func(text string)) {
 	}
 	if text, ok := x.l.stdinText(x.redirs); ok {
 		judge(text)
+		return
+	}
+	for _, r := range x.redirs { // bash < x.sh
+		if r.Op == syntax.RdrIn && r.Word != nil && (r.N == nil || r.N.Value == "0") {
+			x.script(x.l.word(r.Word), judge)
+		}
 	}
 }
 
@@ -729,10 +750,36 @@ func interpreterArgs(name string, args []arg) (code, file *arg, module string) {
 		flags = ""
 	case name == "php":
 		flags = "-r"
+		if hasOperand(args, "-l") || hasOperand(args, "--syntax-check") {
+			return nil, nil, "lint" // checks syntax, runs nothing
+		}
 	}
+	if (name == "deno" || name == "bun") && len(args) > 1 && !strings.HasPrefix(args[1].text, "-") {
+		switch args[1].text {
+		case "run":
+			// deno run FILE; bun run FILE or a package.json script
+			if i := skipOpts(args[1:], "--allow-read --allow-write --allow-net --allow-env --allow-run --config -c --import-map --cwd"); i < len(args)-1 {
+				if f := &args[i+1]; name == "deno" || strings.Contains(path.Base(f.text), ".") {
+					return nil, f, ""
+				}
+			}
+			return nil, nil, "task"
+		default:
+			if !strings.Contains(args[1].text, ".") && !strings.Contains(args[1].text, "/") {
+				return nil, nil, "task" // deno test, bun install: a subcommand, not a script
+			}
+		}
+	}
+	perlish := name == "perl" || name == "ruby"
 	for i := 1; i < len(args); i++ {
 		t := args[i].text
 		switch {
+		case perlish && len(t) > 2 && t[0] == '-' && t[1] != '-' && (strings.HasSuffix(t, "e") || strings.HasSuffix(t, "E")) && strings.Trim(t[1:], "lnpaisFwWtTuUcCdDxX0123456789eE") == "":
+			// -ne, -pe, -lane: a cluster that ends in the code flag
+			if i+1 < len(args) {
+				return &args[i+1], nil, ""
+			}
+			return nil, nil, ""
 		case hasWord(flags, t):
 			if i+1 < len(args) {
 				return &args[i+1], nil, ""
@@ -760,6 +807,13 @@ func (x *command) interpreter() {
 		x.inlineCode(*code)
 	case file != nil:
 		x.script(*file, x.inlineText)
+		if s, ok := scriptCommands[path.Base(file.text)]; ok { // manage.py migrate, artisan migrate:fresh
+			rest := x.args[slices.IndexFunc(x.args, func(a arg) bool { return a.word == file.word && a.text == file.text }):]
+			if sub, quiet := s.quietSub(rest); !quiet {
+				_ = sub
+				x.flag(s.cat)
+			}
+		}
 	case module == "pip":
 		if hasOperand(x.args, "uninstall") {
 			x.flag(catPackage)

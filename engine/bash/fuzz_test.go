@@ -14,8 +14,9 @@ func FuzzCheckCommand(f *testing.F) {
 	for _, e := range loadCorpus(f) {
 		f.Add(e.command)
 	}
+	sc := newScope(f.TempDir())
 	f.Fuzz(func(t *testing.T, cmd string) {
-		d := checkUnsafe(cmd, nil, "") // no recover: a panic is a bug to fix
+		d := checkUnsafe(cmd, nil, sc) // no recover: a panic is a bug to fix
 		switch d.Decision {
 		case ActionAllow, ActionConfirm:
 		default:

@@ -22,11 +22,18 @@ const (
 // ErrUnknownGrant is returned by Grants.Revoke for a command that has no grant.
 var ErrUnknownGrant = errors.New("no grant for that command")
 
-// Grant is one remembered approval: Command (a normalized simple command,
-// as shown after the category in a reason) no longer needs confirming.
+// Grant is one remembered approval. It covers exactly one judged action:
+// Command is the program with its words as they will be when it runs
+// (variables expanded, paths that exist resolved to absolute ones through
+// their symlinks) followed by the working directory, e.g.
+// "rm -rf /home/me/app/build (in /home/me/app)". A command whose words are
+// only known at run time is never granted. A project grant applies only in
+// the project whose root (the git root above the session's directory, or
+// that directory) is Root.
 type Grant struct {
 	Command string    `json:"command"`
 	Scope   string    `json:"scope"`
+	Root    string    `json:"root,omitempty"` // project grants: the project root it is bound to
 	At      time.Time `json:"at"`
 }
 
@@ -37,12 +44,16 @@ type Grants struct {
 	file  string // "" keeps them in memory only
 
 	mu      sync.Mutex
-	grants  map[string]Grant
+	grants  map[grantID]Grant
 	loadErr error // the file could not be read: never overwrite it
 }
 
+// grantID keys a grant: the judged action, and the project root for
+// project grants.
+type grantID struct{ root, command string }
+
 func newGrants(scope, file string) *Grants {
-	g := &Grants{scope: scope, file: file, grants: map[string]Grant{}}
+	g := &Grants{scope: scope, file: file, grants: map[grantID]Grant{}}
 	if file != "" {
 		g.loadErr = g.load()
 	}
@@ -57,19 +68,32 @@ func (g *Grants) List() []Grant {
 	for _, gr := range g.grants {
 		out = append(out, gr)
 	}
-	slices.SortFunc(out, func(a, b Grant) int { return strings.Compare(a.Command, b.Command) })
+	slices.SortFunc(out, compareGrants)
 	return out
 }
 
-// Revoke forgets the grant for command (as listed) so that it is confirmed
-// again. It returns ErrUnknownGrant if there is none.
+func compareGrants(a, b Grant) int {
+	if c := strings.Compare(a.Root, b.Root); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Command, b.Command)
+}
+
+// Revoke forgets the grants for command (as listed, in every project) so
+// that it is confirmed again. It returns ErrUnknownGrant if there is none.
 func (g *Grants) Revoke(command string) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if _, ok := g.grants[command]; !ok {
-		return fmt.Errorf("%s grants: %q: %w", g.scope, command, ErrUnknownGrant)
+	found := false
+	for id := range g.grants {
+		if id.command == command {
+			delete(g.grants, id)
+			found = true
+		}
 	}
-	delete(g.grants, command)
+	if !found {
+		return fmt.Errorf("%s grants: %q (list them to see what each covers): %w", g.scope, command, ErrUnknownGrant)
+	}
 	return g.saveLocked()
 }
 
@@ -81,21 +105,33 @@ func (g *Grants) Err() error {
 	return g.loadErr
 }
 
-func (g *Grants) has(command string) bool {
+// has reports whether command is granted (in project root, for project
+// grants). An empty command is an action that cannot be remembered.
+func (g *Grants) has(command, root string) bool {
+	if command == "" {
+		return false
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	_, ok := g.grants[command]
+	_, ok := g.grants[grantID{root, command}]
 	return ok
 }
 
-func (g *Grants) add(commands []string, now time.Time) error {
+// add grants commands (in project root, for project grants).
+func (g *Grants) add(commands []string, root string, now time.Time) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for _, c := range commands {
-		g.grants[c] = Grant{Command: c, Scope: g.scope, At: now}
+		if c != "" {
+			g.grants[grantID{root, c}] = Grant{Command: c, Scope: g.scope, Root: root, At: now}
+		}
 	}
 	return g.saveLocked()
 }
+
+// grantsFileVersion 2 binds each grant to a project root; grants of
+// version 1 (keyed by the command as written) are not loaded.
+const grantsFileVersion = 2
 
 type grantsFile struct {
 	Version int     `json:"version"`
@@ -114,10 +150,13 @@ func (g *Grants) load() error {
 	if err := json.Unmarshal(data, &f); err != nil {
 		return fmt.Errorf("bash: project grants file %s is not valid JSON (fix or delete it): %w", g.file, err)
 	}
+	if f.Version < grantsFileVersion {
+		return nil // grants not bound to what was approved: dropped (the next save rewrites the file)
+	}
 	for _, gr := range f.Grants {
-		if gr.Command != "" {
+		if gr.Command != "" && gr.Root != "" {
 			gr.Scope = g.scope
-			g.grants[gr.Command] = gr
+			g.grants[grantID{gr.Root, gr.Command}] = gr
 		}
 	}
 	return nil
@@ -131,11 +170,11 @@ func (g *Grants) saveLocked() error {
 	if g.loadErr != nil {
 		return fmt.Errorf("bash: not saving project grants over a file that could not be read: %w", g.loadErr)
 	}
-	f := grantsFile{Version: 1, Grants: make([]Grant, 0, len(g.grants))}
+	f := grantsFile{Version: grantsFileVersion, Grants: make([]Grant, 0, len(g.grants))}
 	for _, gr := range g.grants {
 		f.Grants = append(f.Grants, gr)
 	}
-	slices.SortFunc(f.Grants, func(a, b Grant) int { return strings.Compare(a.Command, b.Command) })
+	slices.SortFunc(f.Grants, compareGrants)
 	data, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
 		return err
@@ -155,4 +194,47 @@ func (g *Grants) saveLocked() error {
 		return fmt.Errorf("bash: save project grants: %w", err)
 	}
 	return nil
+}
+
+// projectRoot is the root a project grant made in dir is bound to: the
+// nearest directory at or above dir holding .git, else dir itself.
+func projectRoot(dir string) string {
+	for d := dir; d != "" && d != "/"; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+	}
+	return dir
+}
+
+// actionKey is what a grant of the simple command args remembers: its
+// words as they will be when it runs, the paths among them that exist
+// resolved (symlinks followed), and the directory it runs in. why says
+// why there is none: a word only known at run time.
+func (l *level) actionKey(args []arg) (key, why string) {
+	if l.at == "" {
+		return "", "its working directory is not known statically"
+	}
+	var b strings.Builder
+	for i, a := range args {
+		if !a.static || a.glob {
+			return "", fmt.Sprintf("%s is only known when it runs", abbreviate(a.text))
+		}
+		t := a.text
+		if i == 0 && !strings.Contains(t, "/") {
+			t = commandBase(t)
+		} else if !strings.HasPrefix(t, "-") {
+			if p, ok := l.abs(a); ok {
+				if _, err := os.Lstat(p); err == nil || i == 0 {
+					t = p
+				}
+			}
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(quote(t))
+	}
+	fmt.Fprintf(&b, " (in %s)", l.at)
+	return b.String(), ""
 }

@@ -26,6 +26,9 @@ func (x *command) download() {
 	leak := false
 	switch x.name {
 	case "curl":
+		for _, m := range o.all("-X", "--request") {
+			x.httpMethod(m, o.operands)
+		}
 		for _, v := range o.all("-d", "--data", "--data-binary", "--data-raw", "--data-ascii", "--data-urlencode", "--json", "-F", "--form", "--form-string") {
 			t := v.text
 			file := ""
@@ -62,6 +65,10 @@ func (x *command) download() {
 		for _, v := range outs {
 			x.downloadedTo(v.text)
 		}
+		x.writes(o.all("-P", "--directory-prefix", "-o", "--output-file", "-a", "--append-output"))
+		for _, m := range o.all("--method") {
+			x.httpMethod(m, o.operands)
+		}
 		if len(outs) == 0 {
 			for _, u := range o.operands {
 				x.downloadedTo(urlBase(u.text))
@@ -80,6 +87,11 @@ func (x *command) download() {
 			}
 		}
 	case "http", "https", "xh":
+		if len(o.operands) > 1 {
+			if m := strings.ToUpper(o.operands[0].text); isHTTPMethod(m) || !o.operands[0].static {
+				x.httpMethod(o.operands[0], o.operands[1:])
+			}
+		}
 		for _, op := range o.operands {
 			if i := strings.Index(op.text, "@"); i >= 0 && (i == 0 || strings.ContainsAny(op.text[:i], "=:")) {
 				leak = leak || leaksHome(strings.TrimLeft(op.text[i+1:], "@"))
@@ -138,9 +150,7 @@ func (x *command) downloadedTo(p string) {
 		return
 	}
 	x.l.downloaded[canon(p)] = true
-	if cat := x.l.writeRisk(p); cat != "" {
-		x.flag(cat)
-	}
+	x.writes([]arg{{text: p, static: true}})
 }
 
 func anyLeak(as []arg) bool {
@@ -225,4 +235,49 @@ func (x *command) netcat() {
 	if x.stdinSecret() {
 		x.flag(catExfil)
 	}
+}
+
+// isHTTPMethod reports a word that is an HTTP method.
+func isHTTPMethod(m string) bool {
+	switch m {
+	case "GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE", "TRACE", "CONNECT":
+		return true
+	}
+	return false
+}
+
+// httpMethod asks before DELETE, PUT and PATCH requests (and a method only
+// known at run time) to another machine: they change or remove what a
+// server holds. Requests to this machine (localhost) are development.
+func (x *command) httpMethod(m arg, urls []arg) {
+	method := strings.ToUpper(m.text)
+	if m.static && method != "DELETE" && method != "PUT" && method != "PATCH" {
+		return
+	}
+	for _, u := range urls {
+		if !isLoopbackURL(u) {
+			x.flag(catChange)
+			return
+		}
+	}
+}
+
+// isLoopbackURL reports a URL or host:port on this machine.
+func isLoopbackURL(u arg) bool {
+	if !u.static {
+		return false
+	}
+	t := u.text
+	if i := strings.Index(t, "://"); i >= 0 {
+		t = t[i+3:]
+	}
+	host, _, _ := strings.Cut(t, "/")
+	if at := strings.LastIndexByte(host, '@'); at >= 0 {
+		host = host[at+1:]
+	}
+	if strings.HasPrefix(host, "[") {
+		return strings.HasPrefix(host, "[::1]")
+	}
+	host, _, _ = strings.Cut(host, ":")
+	return host == "localhost" || strings.HasPrefix(host, "127.") || host == "0.0.0.0" || strings.HasSuffix(host, ".localhost")
 }

@@ -2,6 +2,8 @@ package bash
 
 import (
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // Judgments of system, database, package and infrastructure commands.
@@ -26,9 +28,11 @@ func (x *command) database() {
 			texts = append(texts, op.text)
 		}
 	case "redis-cli":
+		var words []string
 		for _, op := range o.operands {
-			texts = append(texts, op.text)
+			words = append(words, op.text)
 		}
+		texts = append(texts, strings.Join(words, " "))
 	case "dropdb", "dropuser":
 		x.flag(catDatabase)
 		return
@@ -40,6 +44,31 @@ func (x *command) database() {
 	}
 	if text, ok := x.l.stdinText(x.redirs); ok {
 		texts = append(texts, text)
+	}
+	files := o.all("-f", "--file")
+	if x.name == "sqlite3" || x.name == "sqlite" || x.name == "duckdb" || x.name == "mongosh" || x.name == "mongo" {
+		files = nil // -f is no script file there
+	}
+	for _, r := range x.redirs {
+		if r.Op == syntax.RdrIn && r.Word != nil && (r.N == nil || r.N.Value == "0") {
+			files = append(files, x.l.word(r.Word))
+		}
+	}
+	for _, op := range o.operands {
+		if (x.name == "mongosh" || x.name == "mongo") && (strings.HasSuffix(op.text, ".js") || strings.HasSuffix(op.text, ".mongodb")) {
+			files = append(files, op)
+		}
+	}
+	for _, f := range files {
+		if strings.HasPrefix(f.text, ".read") {
+			continue
+		}
+		fileTexts, problem := x.l.scriptTexts(f)
+		if problem != "" {
+			x.flag(catScript)
+			return
+		}
+		texts = append(texts, fileTexts...)
 	}
 	for _, t := range texts {
 		if dangerousSQL(t) {
@@ -55,7 +84,9 @@ func (x *command) database() {
 func dangerousSQL(s string) bool {
 	low := strings.ToLower(s)
 	compact := strings.Join(strings.Fields(low), "")
-	for _, m := range []string{"dropdatabase(", ".drop()", "deletemany({})", ".remove({})", "flushall", "flushdb"} {
+	for _, m := range []string{"dropdatabase(", ".drop()", "deletemany({})", ".remove({})", "flushall", "flushdb",
+		"configset", "config set", "shutdown", "replicaof", "slaveof", "debugsegfault", "scriptflush", "functionflush",
+		"aclsetuser", "acldeluser", "dropuser(", "dropallusers", "dropindexes", "renamecollection"} {
 		if strings.Contains(compact, m) {
 			return true
 		}
@@ -77,7 +108,9 @@ func dangerousSQL(s string) bool {
 			}
 		case strings.HasPrefix(st, " alter table ") && strings.Contains(st, " drop "):
 			return true
-		case strings.HasPrefix(st, " shutdown "):
+		case strings.HasPrefix(st, " shutdown "), strings.HasPrefix(st, " grant "), strings.HasPrefix(st, " revoke "),
+			strings.HasPrefix(st, " alter user "), strings.HasPrefix(st, " alter role "), strings.HasPrefix(st, " create user "),
+			strings.HasPrefix(st, " create role "), strings.HasPrefix(st, " set password "), strings.HasPrefix(st, " rename table "):
 			return true
 		}
 	}

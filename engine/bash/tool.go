@@ -89,9 +89,13 @@ func New(opts ...Option) *Tool {
 	}
 }
 
-// Check classifies cmd with the built-in categories and the tool's rules.
-// Remembered grants are not applied: they only skip the question in Run.
-func (t *Tool) Check(cmd string) Decision { return check(cmd, t.rules, "") }
+// Check classifies cmd with the built-in categories and the tool's rules,
+// as if run in the current directory. Remembered grants are not applied:
+// they only skip the question in Run.
+func (t *Tool) Check(cmd string) Decision {
+	dir, _ := os.Getwd()
+	return check(cmd, t.rules, newScope(dir))
+}
 
 // ProjectGrants are the approvals remembered with scope "project": they
 // apply to every session using this Tool.
@@ -108,6 +112,11 @@ func (t *Tool) SessionGrants(s *engine.Session) *Grants {
 }
 
 func (t *Tool) newSessionGrants() any { return newGrants(ScopeSession, "") }
+
+// fileLogKey keys the session's FileLog in its Local state.
+type fileLogKey struct{ t *Tool }
+
+func newFileLogAny() any { return newFileLog() }
 
 // HasSideEffects reports true: a shell command may change anything, so
 // resuming after one was cut off asks first.
@@ -142,9 +151,12 @@ func (t *Tool) Run(ctx context.Context, call engine.ToolCall, env *engine.Env) (
 	if checkDir == "" {
 		checkDir, _ = os.Getwd()
 	}
-	if res, ok, err := t.gate(ctx, a.Command, checkDir, env); ok || err != nil {
+	files := env.Local(fileLogKey{t}, newFileLogAny).(*FileLog)
+	writes, res, ok, err := t.gate(ctx, a.Command, checkDir, files, env)
+	if ok || err != nil {
 		return res, err
 	}
+	defer files.record(writes) // a later call running what this one wrote judges what was written
 
 	timeout := t.timeout
 	if a.TimeoutMS > 0 {
@@ -160,25 +172,32 @@ func (t *Tool) Run(ctx context.Context, call engine.ToolCall, env *engine.Env) (
 
 // gate decides whether the command may run. ok means it may not: res is
 // what the model sees. err is an interrupt during the confirm pause.
-func (t *Tool) gate(ctx context.Context, command, dir string, env *engine.Env) (res engine.Result, ok bool, err error) {
-	d := check(command, t.rules, dir)
+func (t *Tool) gate(ctx context.Context, command, dir string, files *FileLog, env *engine.Env) (writes []fileWrite, res engine.Result, ok bool, err error) {
+	sc := newScope(dir)
+	sc.files = files
+	d := check(command, t.rules, sc)
 	switch d.Decision {
 	case ActionAllow:
-		return engine.Result{}, false, nil
+		return d.writes, engine.Result{}, false, nil
 	case ActionDeny:
-		return engine.Result{IsError: true, Output: "Command denied by rule: " + strings.Join(d.Reasons, "; ")}, true, nil
+		return nil, engine.Result{IsError: true, Output: "Command denied by rule: " + strings.Join(d.Reasons, "; ")}, true, nil
 	}
 	session := env.Local(sessionGrantsKey{t}, t.newSessionGrants).(*Grants)
+	root := projectRoot(sc.dir)
 	var reasons, keys []string
 	for _, f := range d.findings {
-		if session.has(f.key) || t.project.has(f.key) {
+		if session.has(f.key, "") || t.project.has(f.key, root) {
 			continue
 		}
-		reasons = append(reasons, f.reason)
+		reason := f.reason
+		if f.key == "" {
+			reason += " (an approval cannot be remembered: " + f.why + ")"
+		}
+		reasons = append(reasons, reason)
 		keys = append(keys, f.key)
 	}
-	if len(keys) == 0 {
-		return engine.Result{}, false, nil // every finding was approved before
+	if len(reasons) == 0 {
+		return d.writes, engine.Result{}, false, nil // every finding was approved before
 	}
 	answer, err := env.Pause(ctx, engine.PauseRequest{
 		Kind:    engine.PauseConfirm,
@@ -188,7 +207,7 @@ func (t *Tool) gate(ctx context.Context, command, dir string, env *engine.Env) (
 		Reasons: reasons,
 	})
 	if err != nil {
-		return engine.Result{}, true, err
+		return nil, engine.Result{}, true, err
 	}
 	if !answer.Approved() {
 		out := "Command denied by user"
@@ -198,21 +217,22 @@ func (t *Tool) gate(ctx context.Context, command, dir string, env *engine.Env) (
 		if answer.Reason != "" {
 			out += ": " + answer.Reason
 		}
-		return engine.Result{IsError: true, Output: out}, true, nil
+		return nil, engine.Result{IsError: true, Output: out}, true, nil
 	}
 	var grants *Grants
+	grantRoot := ""
 	switch answer.Remember {
 	case ScopeSession:
 		grants = session
 	case ScopeProject:
-		grants = t.project
+		grants, grantRoot = t.project, root
 	}
 	if grants != nil {
-		if err := grants.add(keys, time.Now()); err != nil {
+		if err := grants.add(keys, grantRoot, time.Now()); err != nil {
 			env.Progress(fmt.Sprintf("[approval not remembered: %v]\n", err))
 		}
 	}
-	return engine.Result{}, false, nil
+	return d.writes, engine.Result{}, false, nil
 }
 
 // result is what the model sees of a finished command.

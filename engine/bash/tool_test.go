@@ -252,7 +252,8 @@ func TestSessionGrantStaysInItsSession(t *testing.T) {
 
 	grants := h.tool.SessionGrants(first.s).List()
 	require.Len(t, grants, 1)
-	assert.Equal(t, "rm -rf victim", grants[0].Command)
+	granted := "rm -rf victim (in " + first.dir + ")"
+	assert.Equal(t, granted, grants[0].Command)
 	assert.Equal(t, ScopeSession, grants[0].Scope)
 	assert.Empty(t, h.tool.ProjectGrants().List())
 
@@ -267,43 +268,47 @@ func TestSessionGrantStaysInItsSession(t *testing.T) {
 	assert.Equal(t, "Command denied by user: not here", res.Text)
 
 	// Revoked: the first session asks again.
-	require.NoError(t, h.tool.SessionGrants(first.s).Revoke("rm -rf victim"))
-	require.ErrorIs(t, h.tool.SessionGrants(first.s).Revoke("rm -rf victim"), ErrUnknownGrant)
+	require.NoError(t, h.tool.SessionGrants(first.s).Revoke(granted))
+	require.ErrorIs(t, h.tool.SessionGrants(first.s).Revoke(granted), ErrUnknownGrant)
 	first.answered(engine.AnswerApproved)
 }
 
 // TestProjectGrants: "remember for the project" applies to every session of
-// the tool, is saved to the file, listed, and revoked.
+// the tool in that project, is saved to the file, listed, and revoked.
 func TestProjectGrants(t *testing.T) {
 	t.Parallel()
 	file := filepath.Join(t.TempDir(), "grants.json")
+	project := t.TempDir()
+	inProject := func(o *engine.SessionOptions) { o.Dir = project }
 	tool := New(tracked(nil), WithProjectGrantsFile(file))
 	h := newHarness(t, tool)
 	const cmd = "rm -f missing.txt"
-	h.session(cmd).answered(engine.AnswerApproved, engine.Remember(ScopeProject))
+	h.session(cmd, inProject).answered(engine.AnswerApproved, engine.Remember(ScopeProject))
 
 	list := tool.ProjectGrants().List()
 	require.Len(t, list, 1)
-	assert.Equal(t, "rm -f missing.txt", list[0].Command)
+	granted := "rm -f missing.txt (in " + project + ")"
+	assert.Equal(t, granted, list[0].Command)
+	assert.Equal(t, project, list[0].Root)
 	assert.Equal(t, ScopeProject, list[0].Scope)
 	data, err := os.ReadFile(file)
 	require.NoError(t, err)
-	assert.Contains(t, string(data), `"command": "rm -f missing.txt"`)
+	assert.Contains(t, string(data), `"root": "`+project+`"`)
 
 	// Another session, and a new tool reading the same file, don't ask.
-	assert.Equal(t, "[exit code 0]", h.session(cmd).run().Text)
+	assert.Equal(t, "[exit code 0]", h.session(cmd, inProject).run().Text)
 	reloaded := New(tracked(nil), WithProjectGrantsFile(file))
 	require.NoError(t, reloaded.ProjectGrants().Err())
 	assert.Equal(t, list[0].Command, reloaded.ProjectGrants().List()[0].Command)
-	assert.Equal(t, "[exit code 0]", newHarness(t, reloaded).session(cmd).run().Text)
+	assert.Equal(t, "[exit code 0]", newHarness(t, reloaded).session(cmd, inProject).run().Text)
 
 	// Revoked: asked again, and gone from the file.
-	require.NoError(t, tool.ProjectGrants().Revoke("rm -f missing.txt"))
+	require.NoError(t, tool.ProjectGrants().Revoke(granted))
 	assert.Empty(t, tool.ProjectGrants().List())
 	data, err = os.ReadFile(file)
 	require.NoError(t, err)
 	assert.NotContains(t, string(data), "missing.txt")
-	b := h.session(cmd)
+	b := h.session(cmd, inProject)
 	out := b.start()
 	b.waitFor(engine.EventPaused, nil)
 	require.NoError(t, b.s.Interrupt(engine.ReasonUserStop))
@@ -317,7 +322,7 @@ func TestProjectGrantsCorruptFile(t *testing.T) {
 	g := New(WithProjectGrantsFile(file)).ProjectGrants()
 	require.Error(t, g.Err())
 	assert.Empty(t, g.List())
-	require.Error(t, g.add([]string{"rm -rf x"}, time.Now()), "must not overwrite a file it could not read")
+	require.Error(t, g.add([]string{"rm -rf x"}, "/p", time.Now()), "must not overwrite a file it could not read")
 	data, err := os.ReadFile(file)
 	require.NoError(t, err)
 	assert.Equal(t, "{not json", string(data))

@@ -24,15 +24,39 @@ func (l *level) track(s *syntax.Stmt, args []arg) {
 		switch {
 		case len(ops) == 0:
 			l.cwd = "~"
-		case !ops[0].static || ops[0].text == "-":
-			l.cwd = "?"
+			l.at = l.home()
+		case ops[0].text == "-":
+			l.cwd, l.at = "?", ""
 		default:
-			l.cwd = l.resolve(ops[0].text)
+			if !ops[0].static {
+				l.cwd = "?"
+			} else {
+				l.cwd = l.resolve(ops[0].text)
+			}
+			l.at, _ = l.abs(ops[0])
 		}
+		l.c.at = l.at
 	case "ln":
 		o := parseOpts(args, "-t -S --target-directory --suffix")
 		if o.has("-s", "--symbolic") && len(o.operands) == 2 {
 			l.links[canon(l.resolve(o.operands[1].text))] = o.operands[0].text
+			if link, ok := l.abs(o.operands[1]); ok {
+				target := o.operands[0]
+				if !strings.HasPrefix(target.text, "/") && !strings.HasPrefix(target.text, "~") && !strings.HasPrefix(target.text, "$") {
+					target.text = path.Join(path.Dir(link), target.text)
+				}
+				if t, ok := l.abs(target); ok {
+					l.absLinks[link] = t
+				}
+			}
+		}
+	case "cp", "mv", "install", "rsync":
+		l.trackCopy(args)
+	case "tee":
+		if text, ok := l.stdinText(s.Redirs); ok {
+			for _, op := range parseOpts(args, "").operands {
+				l.wrote(op, text, true, parseOpts(args, "").has("-a", "--append"))
+			}
 		}
 	}
 	text, known := l.staticOutput(s)
@@ -49,16 +73,94 @@ func (l *level) track(s *syntax.Stmt, args []arg) {
 		if !target.static {
 			continue
 		}
-		p := canon(l.resolve(target.text))
-		switch {
-		case !known:
-			delete(l.written, p)
-		case r.Op == syntax.AppOut || r.Op == syntax.AppAll:
-			l.written[p] += text
-		default:
-			l.written[p] = text
+		if !known {
+			if src, ok := l.catSource(s); ok { // cat /bin/rm > r: a copy
+				if dst, ok := l.abs(target); ok {
+					l.copies[dst] = src
+				}
+			}
+		}
+		l.wrote(target, text, known, r.Op == syntax.AppOut || r.Op == syntax.AppAll)
+	}
+}
+
+// wrote records that the line writes text (known or not) to the file a.
+func (l *level) wrote(a arg, text string, known, appendTo bool) {
+	p := canon(l.resolve(a.text))
+	abs, absOK := l.abs(a)
+	switch {
+	case !known:
+		delete(l.written, p)
+		if absOK {
+			l.unknownOut[abs] = true
+		}
+	case appendTo:
+		if _, ok := l.written[p]; !ok && absOK {
+			if old, ok := readSmall(abs); ok {
+				l.written[p] = old
+			}
+		}
+		l.written[p] += text
+	default:
+		l.written[p] = text
+		if absOK {
+			delete(l.unknownOut, abs)
 		}
 	}
+}
+
+// catSource is the one file a cat with no options copies to its output.
+func (l *level) catSource(s *syntax.Stmt) (string, bool) {
+	call, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) != 2 {
+		return "", false
+	}
+	args := l.words(call.Args)
+	if commandBase(args[0].text) != "cat" {
+		return "", false
+	}
+	return l.abs(args[1])
+}
+
+// trackCopy follows cp, mv and install: the destination holds what the
+// source held (a script written on the line, a program's binary).
+func (l *level) trackCopy(args []arg) {
+	o := parseOpts(args, "-t -S -m -o -g --target-directory --suffix --mode --owner --group -e --rsh")
+	ops := o.operands
+	dirs := o.all("-t", "--target-directory")
+	if len(dirs) == 0 && len(ops) < 2 {
+		return
+	}
+	var dest arg
+	if len(dirs) > 0 {
+		dest = dirs[0]
+	} else {
+		dest, ops = ops[len(ops)-1], ops[:len(ops)-1]
+	}
+	for _, src := range ops {
+		d := dest
+		if len(ops) > 1 || len(dirs) > 0 || isDirOnDisk(l, dest) {
+			d.text = path.Join(dest.text, path.Base(src.text))
+		}
+		if text, ok := l.writtenScript(src.text); ok && src.static {
+			l.wrote(d, text, true, false)
+		} else {
+			l.wrote(d, "", false, false)
+			if s, ok := l.abs(src); ok {
+				if dst, ok := l.abs(d); ok {
+					l.copies[dst] = s
+				}
+			}
+		}
+	}
+}
+
+func isDirOnDisk(l *level, a arg) bool {
+	p, ok := l.abs(a)
+	if !ok {
+		return false
+	}
+	return isDir(p)
 }
 
 // resolve makes a path relative to the directory a cd moved to absolute,

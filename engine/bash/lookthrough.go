@@ -1,0 +1,626 @@
+package bash
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Look through to what runs: options and config values of ordinary
+// programs that carry shell code (git -c core.pager=..., ssh -o
+// ProxyCommand=..., rsync -e, tar --to-command, vim -c '!...', less +!,
+// sed's e and w commands, make -f /dev/stdin, gdb -ex 'shell ...') are
+// parsed and judged like bash -c; a program they name is judged as run.
+
+// lookThrough judges the code a command's options carry.
+func (x *command) lookThrough() {
+	switch x.name {
+	case "env", "sudo", "doas":
+		for _, a := range x.args[1:] {
+			if isAssignWord(a.text) {
+				x.l.envWord(a, x.disp)
+			}
+		}
+	case "export", "declare", "typeset", "local", "readonly":
+		// assignments in declarations are judged from the syntax tree (envAssign)
+	case "git":
+		x.gitCode()
+	case "ssh", "scp", "sftp", "autossh", "sshfs":
+		x.sshCode()
+	case "rsync":
+		o := parseOpts(x.args, "-e --rsh --rsync-path")
+		for _, v := range o.all("-e", "--rsh", "--rsync-path") {
+			x.code(v)
+		}
+	case "tar", "bsdtar", "gtar":
+		x.tarCode()
+	case "vim", "vi", "nvim", "view", "vimdiff", "gvim", "ex", "rvim", "nvi", "evim":
+		x.vimCode()
+	case "less", "more", "most":
+		for _, a := range x.args[1:] {
+			if strings.HasPrefix(a.text, "+") && strings.Contains(a.text, "!") || strings.HasPrefix(a.text, "-o") || strings.HasPrefix(a.text, "--log-file") || strings.HasPrefix(a.text, "-O") {
+				x.flag(catOptionCode)
+				return
+			}
+		}
+	case "sed", "gsed":
+		x.sedCode()
+	case "make", "gmake":
+		x.makeCode()
+	case "gdb", "lldb":
+		x.gdbCode()
+	case "zip":
+		for i, a := range x.args {
+			if (a.text == "-TT" || a.text == "--unzip-command") && i+1 < len(x.args) {
+				x.code(x.args[i+1])
+			} else if v, ok := strings.CutPrefix(a.text, "--unzip-command="); ok {
+				x.code(arg{text: v, static: a.static, subst: a.subst, word: a.word})
+			}
+		}
+	case "man":
+		o := parseOpts(x.args, "-P -H -C -M -S -e -m -p -L -R -E --pager --html --config-file --manpath --sections --extension --systems --preprocessor --locale --recode --encoding")
+		for _, v := range o.all("-P", "--pager", "-H", "--html") {
+			x.code(v)
+		}
+		for _, v := range o.all("-C", "--config-file", "-p", "--preprocessor") {
+			_ = v
+			x.flag(catOptionCode)
+		}
+	case "sort":
+		for _, v := range parseOpts(x.args, "--compress-program -o -k -t -S -T").all("--compress-program") {
+			x.nested([]arg{v}, nil, x.via)
+		}
+	case "emacs", "emacsclient":
+		o := parseOpts(x.args, "--eval -eval -l --load -f --funcall --script -x --insert -L --directory -t --chdir")
+		for _, v := range o.all("--eval", "-eval") {
+			if v.subst || emacsRuns.MatchString(v.text) {
+				x.flag(catOptionCode)
+			}
+		}
+		if len(o.all("-l", "--load", "--script", "-x", "-f", "--funcall")) > 0 {
+			x.flag(catOptionCode)
+		}
+	case "cmake":
+		x.cmakeCode()
+	case "npm", "pnpm", "yarn", "npx":
+		o := parseOpts(x.args, "-c --call -w --workspace -p --package")
+		for _, v := range o.all("-c", "--call") {
+			x.code(v)
+		}
+	case "strace", "ltrace":
+		for _, v := range parseOpts(x.args, "-o -e -p -s -u -E -a -I -b -P -S -X -O").all("-o") {
+			if strings.HasPrefix(v.text, "|") || strings.HasPrefix(v.text, "!") {
+				x.code(arg{text: v.text[1:], static: v.static, subst: v.subst})
+			} else {
+				x.writes([]arg{v})
+			}
+		}
+	case "ssh-agent":
+		if i := skipOpts(x.args, "-a -E -P -t"); i < len(x.args) {
+			x.nested(x.args[i:], x.redirs, x.via)
+		}
+	case "entr":
+		o := parseOpts(x.args, "")
+		if o.has("-s") && len(o.operands) > 0 {
+			x.code(o.operands[0])
+		} else if i := skipOpts(x.args, ""); i < len(x.args) {
+			x.nested(x.args[i:], nil, x.via)
+		}
+	case "ip":
+		words := subcommand(x.args, "-n -netns -b -batch -rc -rcvbuf -l -loops -f -family", 2)
+		if len(words) == 2 && words[1] != "show" && words[1] != "list" && words[1] != "ls" && words[1] != "lst" && words[1] != "get" && words[0] != "monitor" {
+			x.flag(catSystem)
+		}
+	case "journalctl":
+		for f := range parseOpts(x.args, "").flags {
+			if strings.HasPrefix(f, "--vacuum") || f == "--rotate" || f == "--flush" || f == "--relinquish-var" || f == "--setup-keys" {
+				x.flag(catSystem)
+				return
+			}
+		}
+	case "pacman", "yay", "paru":
+		for f := range parseOpts(x.args, "").flags {
+			if f == "-S" || f == "-U" || f == "--sync" || f == "--upgrade" {
+				x.flag(catToolchain)
+				return
+			}
+		}
+	}
+}
+
+// emacsRuns matches Emacs Lisp that runs programs or changes files.
+var emacsRuns = regexp.MustCompile(`shell-command|call-process|start-process|make-process|process-file|delete-file|delete-directory|write-region|rename-file|copy-file|make-symbolic-link|set-file-modes|eshell|async-shell|compile|load|eval|url-retrieve`)
+
+// gitCodeKeys are config keys whose value is a command git runs.
+var gitCodeKeys = regexp.MustCompile(`(?i)^(core\.(pager|editor|sshcommand|askpass|gitproxy|fsmonitor)|sequence\.editor|diff\.external|diff\..+\.(textconv|command)|merge\..+\.driver|mergetool\..+\.cmd|difftool\..+\.cmd|filter\..+\.(clean|smudge|process)|credential\.helper|credential\..+\.helper|pager\..+|uploadpack\.packobjectshook|gpg\.program|gpg\..+\.program|web\.browser|browser\..+\.cmd|man\..+\.cmd|sendemail\..*(cmd|command)|remote\..+\.(receivepack|uploadpack)|ssh\.variant|instaweb\..+|alias\..+|receive\.procreceiverefs|protocol\..+\.allow|core\.hookspath|include\.path|includeif\..+|core\.worktree|init\.templatedir|core\.attributesfile|submodule\..+\.update)$`)
+
+// gitConfigValue judges one git config setting: a command is parsed as
+// shell code; a hooks path, an included file or an allowed transport asks.
+func (x *command) gitConfigValue(key string, val arg) {
+	if !gitCodeKeys.MatchString(key) {
+		return
+	}
+	low := strings.ToLower(key)
+	switch {
+	case strings.HasPrefix(low, "alias."):
+		if strings.HasPrefix(val.text, "!") {
+			x.code(arg{text: val.text[1:], static: val.static, subst: val.subst, word: val.word})
+		} else if !val.static {
+			x.flag(catOptionCode)
+		}
+	case strings.HasPrefix(low, "credential.") && !strings.HasPrefix(val.text, "!") && val.static && !strings.ContainsAny(val.text, " /"):
+		// a helper name (store, cache, osxkeychain): git runs git-credential-NAME
+	case strings.HasPrefix(low, "credential."):
+		x.code(arg{text: strings.TrimPrefix(val.text, "!"), static: val.static, subst: val.subst, word: val.word})
+	case strings.HasPrefix(low, "protocol.") || low == "core.hookspath" || strings.HasPrefix(low, "include") ||
+		low == "core.worktree" || low == "init.templatedir" || low == "core.attributesfile" || strings.HasPrefix(low, "submodule."):
+		x.flag(catOptionCode)
+	default:
+		if !val.static {
+			x.flag(catOptionCode)
+			return
+		}
+		x.code(val)
+	}
+}
+
+// gitCode judges git -c key=value, --config-env, git config KEY VALUE and
+// the subcommands that run commands (rebase --exec, bisect run, submodule
+// foreach, difftool -x).
+func (x *command) gitCode() {
+	args := x.args
+	i := 1
+	for ; i < len(args); i++ {
+		t := args[i].text
+		switch {
+		case t == "-c" && i+1 < len(args):
+			i++
+			k, v, _ := strings.Cut(args[i].text, "=")
+			a := args[i]
+			x.gitConfigValue(k, arg{text: v, static: a.static, subst: a.subst, word: a.word})
+		case strings.HasPrefix(t, "--config-env"):
+			x.flag(catOptionCode) // the value is an environment variable's, not known here
+		case t == "-C" || t == "--git-dir" || t == "--work-tree" || t == "--namespace" || t == "--exec-path" || t == "--super-prefix":
+			if t == "--exec-path" {
+				x.flag(catOptionCode)
+			}
+			i++
+		case strings.HasPrefix(t, "--exec-path="):
+			x.flag(catOptionCode)
+		case strings.HasPrefix(t, "-"):
+		default:
+			goto sub
+		}
+	}
+	return
+sub:
+	rest := args[i:]
+	o := parseOpts(rest, "-x --exec -m -F -C -c --extcmd --upload-pack -u --receive-pack --exec-path --output --file -f --type --default")
+	switch rest[0].text {
+	case "config":
+		ops := o.operands
+		if o.has("--unset", "--unset-all", "--get", "--get-all", "--get-regexp", "--list", "-l", "--remove-section", "--rename-section", "--show-origin", "--name-only") || len(ops) < 2 {
+			if o.has("-e", "--edit") {
+				x.flag(catOptionCode)
+			}
+			break
+		}
+		key := ops[0].text
+		if ops[0].text == "set" && len(ops) > 2 {
+			key, ops = ops[1].text, ops[1:]
+		}
+		x.gitConfigValue(key, ops[1])
+		if o.has("--global", "--system") || len(o.all("-f", "--file")) > 0 {
+			x.writes(o.all("-f", "--file"))
+			if o.has("--global", "--system") {
+				x.flag(catOutside)
+			}
+		}
+	case "rebase":
+		for _, v := range o.all("-x", "--exec") {
+			x.code(v)
+		}
+	case "bisect":
+		for k, a := range rest {
+			if a.text == "run" && k+1 < len(rest) {
+				x.nested(rest[k+1:], nil, x.via)
+				break
+			}
+		}
+	case "submodule":
+		for k, op := range o.operands {
+			if op.text == "foreach" && k+1 < len(o.operands) {
+				x.runWords(o.operands[k+1:], false)
+				break
+			}
+		}
+	case "difftool", "mergetool":
+		for _, v := range o.all("-x", "--extcmd") {
+			x.code(v)
+		}
+	case "clone", "fetch", "pull", "push", "ls-remote", "archive":
+		for _, v := range o.all("--upload-pack", "--receive-pack", "--exec") {
+			x.code(v)
+		}
+		if rest[0].text == "clone" {
+			for _, v := range o.all("-u") { // clone -u is --upload-pack (push -u is --set-upstream)
+				x.code(v)
+			}
+		}
+		for _, op := range o.operands {
+			if strings.HasPrefix(op.text, "ext::") || strings.HasPrefix(op.text, "fd::") {
+				x.flag(catOptionCode)
+			}
+		}
+		if rest[0].text == "clone" && len(o.operands) > 1 {
+			x.writes(o.operands[1:2])
+		}
+	case "log", "diff", "show", "format-patch":
+		x.writes(o.all("--output", "-o"))
+	}
+}
+
+// sshCode judges ssh options that run local commands: ProxyCommand,
+// LocalCommand, KnownHostsCommand; scp -S runs a program.
+func (x *command) sshCode() {
+	o := parseOpts(x.args, "-o -S -F -i -J -l -p -P -c -D -E -e -I -L -m -O -Q -R -w -W -b -B")
+	for _, v := range o.all("-o") {
+		k, val, ok := strings.Cut(v.text, "=")
+		if !ok {
+			k, val, _ = strings.Cut(strings.TrimSpace(v.text), " ")
+		}
+		switch strings.ToLower(strings.TrimSpace(k)) {
+		case "proxycommand", "localcommand", "knownhostscommand", "remotecommand":
+			x.code(arg{text: strings.TrimSpace(val), static: v.static, subst: v.subst, word: v.word})
+		case "pkcs11provider", "securitykeyprovider", "include", "controlpath", "identityagent", "proxyusefdpass":
+			x.flag(catOptionCode)
+		}
+	}
+	if x.name == "scp" || x.name == "sftp" {
+		for _, v := range o.all("-S") {
+			x.nested([]arg{v}, nil, x.via)
+		}
+	}
+	if len(o.all("-F")) > 0 && x.name != "ssh-keygen" {
+		for _, f := range o.all("-F") {
+			if texts, problem := x.l.scriptTexts(f); problem != "" || sshConfigRuns(texts) {
+				x.flag(catOptionCode)
+			}
+		}
+	}
+}
+
+var sshConfigCode = regexp.MustCompile(`(?im)^\s*(proxycommand|localcommand|knownhostscommand|pkcs11provider|securitykeyprovider|include)\b`)
+
+func sshConfigRuns(texts []string) bool {
+	for _, t := range texts {
+		if sshConfigCode.MatchString(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// tarCode judges tar's options that run commands.
+func (x *command) tarCode() {
+	o := parseOpts(x.args, "-I -F -C -f -T -X --to-command --use-compress-program --info-script --new-volume-script "+
+		"--checkpoint-action --rsh-command --rmt-command --directory --file --files-from --exclude-from")
+	for _, v := range o.all("-I", "--use-compress-program", "--to-command", "--rsh-command", "--rmt-command") {
+		x.code(v)
+	}
+	for _, v := range o.all("-F", "--info-script", "--new-volume-script") {
+		x.code(v)
+	}
+	for _, v := range o.all("--checkpoint-action") {
+		if c, ok := strings.CutPrefix(v.text, "exec="); ok {
+			x.code(arg{text: c, static: v.static, subst: v.subst, word: v.word})
+		}
+	}
+}
+
+// vimRuns matches Vim commands that run programs or change files outside
+// the buffer.
+var vimRuns = regexp.MustCompile(`!|\bsystem|\bcall\b|\blua\b|\bpy(thon)?3?\b|\bperl\b|\bruby\b|\btcl\b|\bterm(inal)?\b|\bexe(cute)?\b|\bso(urce)?\b|writefile|delete\(|rename\(|\bw(rite)?\s+\S|\bsav(eas)?\b|\bredir\b|\bmake\b|\bmak\b|\bgrep\b|\bnorm(al)?\b`)
+
+// vimCode judges -c, +cmd, --cmd and the script files of -S, -s, -u.
+func (x *command) vimCode() {
+	args := x.args
+	for i := 1; i < len(args); i++ {
+		t := args[i].text
+		var cmd *arg
+		switch {
+		case (t == "-c" || t == "--cmd" || len(t) > 2 && t[0] == '-' && t[1] != '-' && strings.HasSuffix(t, "c")) && i+1 < len(args):
+			i++
+			cmd = &args[i]
+		case strings.HasPrefix(t, "+") && len(t) > 1:
+			c := args[i]
+			c.text = t[1:]
+			cmd = &c
+		case (t == "-S" || t == "-s" || t == "-u" || t == "-U" || t == "-W" || t == "-w") && i+1 < len(args):
+			i++
+			if f := args[i].text; f != "NONE" && f != "NORC" && f != "DEFAULTS" {
+				x.flag(catOptionCode)
+				return
+			}
+		case strings.HasPrefix(t, "-S") && len(t) > 2:
+			x.flag(catOptionCode)
+			return
+		}
+		if cmd != nil && (!cmd.static || vimRuns.MatchString(cmd.text)) {
+			x.flag(catOptionCode)
+			return
+		}
+	}
+}
+
+// sedCode judges sed scripts: the e command and the e flag run shell
+// code, w and W write files.
+func (x *command) sedCode() {
+	o := parseOpts(x.args, "-e -f -l -s --expression --file --line-length")
+	scripts := o.all("-e", "--expression")
+	for _, f := range o.all("-f", "--file") {
+		texts, problem := x.l.scriptTexts(f)
+		if problem != "" {
+			x.flag(catScript)
+			return
+		}
+		for _, t := range texts {
+			scripts = append(scripts, arg{text: t, static: true})
+		}
+	}
+	if len(o.all("-e", "--expression", "-f", "--file")) == 0 && len(o.operands) > 0 {
+		scripts = append(scripts, o.operands[0])
+	}
+	for _, s := range scripts {
+		if !s.static {
+			if s.subst || strings.Contains(s.text, "e") || strings.Contains(s.text, "w") {
+				x.flag(catOptionCode)
+			}
+			continue
+		}
+		execs, files := sedEffects(s.text)
+		for _, c := range execs {
+			if c == "" {
+				x.flag(catOptionCode) // e with no command runs the pattern space
+			} else {
+				x.shellCode(c)
+			}
+		}
+		for _, f := range files {
+			if f != "/dev/stdout" && f != "/dev/stderr" {
+				x.writes([]arg{{text: f, static: true}})
+			}
+		}
+	}
+}
+
+// sedEffects scans a sed script for the commands it runs (e, s///e) and
+// the files it writes (w, W, s///w). An s///e runs the replaced pattern
+// space, which is not known: it is reported as "".
+func sedEffects(script string) (execs, files []string) {
+	s := script
+	i := 0
+	skipAddr := func() {
+		for i < len(s) {
+			c := s[i]
+			switch {
+			case c == ' ' || c == '\t' || c == ',' || c == '!' || c == '~' || c == '+' || c == '$' || c >= '0' && c <= '9':
+				i++
+			case c == '/' || c == '\\':
+				d := byte('/')
+				if c == '\\' && i+1 < len(s) {
+					i++
+					d = s[i]
+				}
+				i++
+				for i < len(s) && s[i] != d {
+					if s[i] == '\\' {
+						i++
+					}
+					i++
+				}
+				i++
+				for i < len(s) && (s[i] == 'I' || s[i] == 'M') {
+					i++
+				}
+			default:
+				return
+			}
+		}
+	}
+	restOfLine := func() string {
+		j := strings.IndexByte(s[i:], '\n')
+		if j < 0 {
+			j = len(s) - i
+		}
+		out := strings.TrimSpace(s[i : i+j])
+		i += j
+		return out
+	}
+	for i < len(s) {
+		for i < len(s) && (s[i] == ';' || s[i] == '\n' || s[i] == ' ' || s[i] == '\t' || s[i] == '{' || s[i] == '}') {
+			i++
+		}
+		skipAddr()
+		if i >= len(s) {
+			break
+		}
+		c := s[i]
+		i++
+		switch c {
+		case 'e':
+			execs = append(execs, restOfLine())
+		case 'w', 'W':
+			files = append(files, restOfLine())
+		case 'a', 'i', 'c', 'r', 'R', 'b', 't', 'T', ':', 'q', 'Q', 'l', 'L', 'v':
+			j := strings.IndexAny(s[i:], ";\n")
+			if c == 'a' || c == 'i' || c == 'c' || c == 'r' || c == 'R' || c == ':' {
+				j = strings.IndexByte(s[i:], '\n')
+			}
+			if j < 0 {
+				i = len(s)
+			} else {
+				i += j
+			}
+		case 's', 'y':
+			if i >= len(s) {
+				return
+			}
+			d := s[i]
+			i++
+			for part := 0; part < 2 && i < len(s); part++ {
+				for i < len(s) && s[i] != d {
+					if s[i] == '\\' {
+						i++
+					}
+					i++
+				}
+				i++
+			}
+			if c == 'y' {
+				continue
+			}
+			for i < len(s) && s[i] != ';' && s[i] != '\n' && s[i] != '}' {
+				switch s[i] {
+				case 'e':
+					execs = append(execs, "")
+				case 'w':
+					i++
+					files = append(files, restOfLine())
+					continue
+				}
+				i++
+			}
+		}
+	}
+	return execs, files
+}
+
+// makeCode judges makefiles make reads from stdin or --eval, and SHELL=
+// overrides: their recipes are shell code.
+func (x *command) makeCode() {
+	o := parseOpts(x.args, "-f -C -I -j -l -o -W -E --file --makefile --directory --include-dir --jobs --eval --what-if --old-file --new-file")
+	for _, f := range o.all("-f", "--file", "--makefile") {
+		if isStdinPath(f.text) {
+			x.stdinCode(x.recipes)
+		} else if f.text != "Makefile" && f.text != "makefile" && f.text != "GNUmakefile" {
+			x.script(f, x.recipes)
+		}
+	}
+	for _, e := range o.all("-E", "--eval") {
+		if !e.static {
+			x.flag(catOptionCode)
+			continue
+		}
+		x.recipes(e.text)
+	}
+	for _, op := range o.operands {
+		if name, val, ok := strings.Cut(op.text, "="); ok && (name == "SHELL" || name == ".SHELLFLAGS" || name == "MAKESHELL") {
+			if !isShell(commandBase(val)) {
+				x.flag(catOptionCode)
+			}
+		}
+	}
+}
+
+// recipes judges the recipe lines of a makefile as shell code (make
+// variables make a line not known statically).
+func (x *command) recipes(text string) {
+	for _, line := range strings.Split(text, "\n") {
+		if !strings.HasPrefix(line, "\t") {
+			if _, r, ok := strings.Cut(line, ";"); ok && strings.Contains(line, ":") && !strings.Contains(line, "=") {
+				line = r // target: ; recipe
+			} else {
+				continue
+			}
+		}
+		line = strings.TrimLeft(line, "\t @-+")
+		if strings.Contains(line, "$(") || strings.Contains(line, "${") {
+			x.flag(catOptionCode)
+			continue
+		}
+		x.shellCode(line)
+	}
+}
+
+// gdbCode judges the commands gdb runs: shell, !, pipe and calls of
+// system() in -ex, -iex and command files.
+func (x *command) gdbCode() {
+	o := parseOpts(x.args, "-ex -iex -x -ix -eval-command --eval-command -init-eval-command --init-eval-command -command --command -init-command -p --pid -cd --cd -d --directory -s --symbols -c --core -batch-silent")
+	cmds := o.all("-ex", "-iex", "-eval-command", "--eval-command", "-init-eval-command", "--init-eval-command")
+	for _, f := range o.all("-x", "-ix", "-command", "--command", "-init-command") {
+		texts, problem := x.l.scriptTexts(f)
+		if problem != "" {
+			x.flag(catScript)
+			return
+		}
+		for _, t := range texts {
+			for _, line := range strings.Split(t, "\n") {
+				cmds = append(cmds, arg{text: line, static: true})
+			}
+		}
+	}
+	for _, c := range cmds {
+		t := strings.TrimSpace(c.text)
+		switch {
+		case !c.static:
+			x.flag(catOptionCode)
+		case strings.HasPrefix(t, "!"):
+			x.shellCode(t[1:])
+		case strings.HasPrefix(t, "shell "), strings.HasPrefix(t, "pipe "), strings.HasPrefix(t, "| "):
+			_, rest, _ := strings.Cut(t, " ")
+			x.shellCode(rest)
+		case gdbRuns.MatchString(t):
+			x.flag(catOptionCode)
+		}
+	}
+}
+
+var gdbRuns = regexp.MustCompile(`\b(system|exec[lv]p?e?|popen|unlink|remove|rmdir|kill|python|py|source|dump|restore|set\s+var|set\s+\*|call|print\s+\(?\w+\s*\()`)
+
+// cmakeCode judges cmake -E (rm, remove_directory, copy...) and -P scripts.
+func (x *command) cmakeCode() {
+	args := x.args
+	for i := 1; i < len(args); i++ {
+		switch args[i].text {
+		case "-P":
+			x.flag(catScript)
+			return
+		case "-E":
+			if i+1 >= len(args) {
+				return
+			}
+			rest := args[i+1:]
+			ops := parseOpts(append([]arg{rest[0]}, rest[1:]...), "").operands
+			switch rest[0].text {
+			case "rm", "remove", "remove_directory", "rmdir":
+				if parseOpts(rest, "").has("-r", "-R", "-f", "-rf", "-fr") || rest[0].text == "remove_directory" {
+					x.flag(catDelete)
+				}
+				x.writes(ops)
+			case "copy", "copy_directory", "copy_if_different", "rename", "create_symlink", "create_hardlink":
+				if len(ops) > 0 {
+					x.writes(ops[len(ops)-1:])
+				}
+				if rest[0].text == "rename" && len(ops) > 0 {
+					x.writes(ops[:1])
+				}
+			case "touch", "touch_nocreate", "make_directory", "tar", "chdir", "env", "time":
+				if rest[0].text == "touch" || rest[0].text == "touch_nocreate" || rest[0].text == "make_directory" {
+					x.writes(ops)
+				}
+				if rest[0].text == "chdir" && len(ops) > 1 {
+					x.nested(ops[1:], nil, x.via)
+				}
+				if rest[0].text == "time" && len(ops) > 0 {
+					x.nested(ops, nil, x.via)
+				}
+				if rest[0].text == "env" {
+					if k := skipAssigns(rest, skipOpts(rest, "--unset")); k < len(rest) {
+						x.nested(rest[k:], nil, x.via)
+					}
+				}
+			}
+			return
+		}
+	}
+}

@@ -1,0 +1,92 @@
+package bash
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// scope is what a check knows about where a command will run: the session's
+// working directory (the workspace a command may change without asking),
+// the home directory, the processes it must not touch and the files the tool
+// wrote earlier in the session.
+type scope struct {
+	dir       string       // absolute working directory; "" when unknown (every path is then outside)
+	home      string       // the home directory ~ and $HOME stand for
+	temp      []string     // temporary directories writes may go to
+	protected map[int]bool // the engine's process and its ancestors
+	files     *FileLog     // files written by earlier calls in this session; may be nil
+}
+
+// newScope is the scope of a command run in dir, by this process.
+func newScope(dir string) *scope {
+	home, _ := os.UserHomeDir()
+	if dir != "" {
+		if abs, err := filepath.Abs(dir); err == nil {
+			dir = abs
+		}
+	}
+	temp := []string{"/tmp", "/var/tmp", "/dev/shm"}
+	if t := os.TempDir(); !strings.HasPrefix(t, "/tmp") {
+		temp = append(temp, t)
+	}
+	return &scope{dir: dir, home: home, temp: temp, protected: hostPIDs()}
+}
+
+// check classifies cmd under rules in this scope.
+func (s *scope) check(cmd string, rules []rule) Decision { return check(cmd, rules, s) }
+
+// inside reports whether the absolute, cleaned path p may be changed
+// without asking: it is in the working directory, or it is a new file in a
+// temporary directory (what is already there may be another's).
+func (s *scope) inside(p string) bool {
+	if s.dir != "" && under(p, s.dir) {
+		return true
+	}
+	for _, t := range s.temp {
+		if under(p, t) && p != t {
+			_, err := os.Lstat(p)
+			return os.IsNotExist(err)
+		}
+	}
+	return false
+}
+
+// realPath follows the symlinks already on disk along the absolute path p,
+// component by component, also when the last ones do not exist yet (a
+// link to a directory that is about to be written to). It stops after 40
+// links, like the kernel.
+func realPath(p string) string {
+	p = filepath.Clean(p)
+	if !strings.HasPrefix(p, "/") {
+		return p
+	}
+	done := "/"
+	rest := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	for links := 0; len(rest) > 0; {
+		part := rest[0]
+		rest = rest[1:]
+		if part == "" || part == "." {
+			continue
+		}
+		if part == ".." {
+			done = filepath.Dir(done)
+			continue
+		}
+		next := filepath.Join(done, part)
+		target, err := os.Readlink(next)
+		if err != nil {
+			done = next
+			continue
+		}
+		if links++; links > 40 {
+			return filepath.Join(append([]string{next}, rest...)...)
+		}
+		if !strings.HasPrefix(target, "/") {
+			target = filepath.Join(done, target)
+		}
+		rest = append(strings.Split(strings.TrimPrefix(filepath.Clean(target), "/"), "/"), rest...)
+		done = "/"
+	}
+	return done
+}

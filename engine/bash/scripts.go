@@ -1,0 +1,352 @@
+package bash
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Scripts and programs are judged by what they are on disk when the check
+// runs: a script file a command runs (sh x, bash < x, source x, ./x, a
+// glob) is read and judged by its text; a path run as a program is
+// resolved (symlinks, copies of system programs found by content hash).
+// What cannot be read or judged asks.
+
+// maxScriptBytes is the largest script file read; a larger one asks.
+const maxScriptBytes = 1 << 20
+
+// maxScripts bounds the script files one check reads (scripts that run
+// scripts...).
+const maxScripts = 64
+
+// readSmall reads a file of at most maxScriptBytes.
+func readSmall(p string) (string, bool) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxScriptBytes+1))
+	if err != nil || len(b) > maxScriptBytes {
+		return "", false
+	}
+	return string(b), true
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+// scriptTexts finds the text of the script file a names, as the command
+// will see it: written earlier on the line, copied on the line, logged by
+// an earlier call of the session, or on disk (globs expanded). problem
+// says why it cannot be judged.
+func (l *level) scriptTexts(a arg) (texts []string, problem string) {
+	if text, ok := l.writtenScript(a.text); ok && a.static {
+		return []string{text}, ""
+	}
+	if a.glob && a.static {
+		return l.globScripts(a)
+	}
+	p, ok := l.abs(a)
+	if !ok {
+		return nil, "its path is not known statically"
+	}
+	if src, ok := l.copies[p]; ok {
+		p = src
+	}
+	if l.unknownOut[p] {
+		return nil, "the line writes it with text not known statically"
+	}
+	if lf, ok := l.c.sc.files.lookup(p); ok && lf.download {
+		return nil, "an earlier command of the session downloaded it"
+	}
+	if l.c.scripts++; l.c.scripts > maxScripts {
+		return nil, "too many scripts to read"
+	}
+	text, ok := readSmall(p)
+	if !ok {
+		if lf, ok := l.c.sc.files.lookup(p); ok && lf.text != "" {
+			return []string{lf.text}, "" // written by an earlier call: judged by what was written
+		}
+		if isDir(p) {
+			return nil, "it is a directory"
+		}
+		return nil, "it cannot be read when checked"
+	}
+	if lf, ok := l.c.sc.files.lookup(p); ok && lf.text != "" && lf.hash != hashText(text) {
+		return []string{text, lf.text}, ""
+	}
+	return []string{text}, ""
+}
+
+// globScripts expands a glob against the scripts written on the line and
+// the files on disk.
+func (l *level) globScripts(a arg) ([]string, string) {
+	pattern := a.text
+	if !strings.HasPrefix(pattern, "/") {
+		if l.at == "" {
+			return nil, "its path is not known statically"
+		}
+		pattern = path.Join(l.at, pattern)
+	}
+	var texts []string
+	for p, text := range l.written {
+		if ap, ok := l.abs(arg{text: p, static: true}); ok {
+			if m, _ := path.Match(pattern, ap); m {
+				texts = append(texts, text)
+			}
+		}
+	}
+	matches, _ := filepath.Glob(pattern)
+	for _, m := range matches {
+		t, problem := l.scriptTexts(arg{text: m, static: true})
+		if problem != "" {
+			return nil, problem
+		}
+		texts = append(texts, t...)
+	}
+	if len(texts) == 0 {
+		return nil, "its glob matches no file when checked"
+	}
+	return texts, ""
+}
+
+// shebang is the interpreter a script names in its first line.
+func shebang(text string) string {
+	if !strings.HasPrefix(text, "#!") {
+		return ""
+	}
+	line, _, _ := strings.Cut(text[2:], "\n")
+	f := strings.Fields(line)
+	if len(f) == 0 {
+		return ""
+	}
+	name := commandBase(f[0])
+	if name == "env" {
+		for _, w := range f[1:] {
+			if !strings.HasPrefix(w, "-") {
+				return commandBase(w)
+			}
+		}
+	}
+	return name
+}
+
+// judgeScriptText judges a script's text by its interpreter.
+func (x *command) judgeScriptText(text string) {
+	switch sb := shebang(text); {
+	case sb == "" || isShell(sb):
+		x.shellCode(text)
+	case isInterpreter(sb):
+		x.inlineText(text)
+	default:
+		x.flag(catScript)
+	}
+}
+
+// systemBinDirs hold the programs names are looked up in.
+var systemBinDirs = []string{"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin", "/opt/homebrew/bin"}
+
+func inSystemBin(p string) bool {
+	return slices.Contains(systemBinDirs, path.Dir(p))
+}
+
+// pathProgram is the file a bare name runs when the line put directories
+// in PATH before the system's, or "".
+func (l *level) pathProgram(name string) string {
+	for _, d := range l.pathDirs {
+		p := path.Join(d, name)
+		if _, err := os.Lstat(p); err == nil {
+			return p
+		}
+		if _, ok := l.written[canon(p)]; ok {
+			return p
+		}
+		if _, ok := l.copies[p]; ok {
+			return p
+		}
+	}
+	return ""
+}
+
+// resolveProgram judges a program run by path (./x, /abs/x, dir/x, or a
+// name found in a PATH directory the line added) by what it is: a script
+// written or copied on the line, a download, a system program under
+// another name (symlink or copy), a script on disk judged by its text, or
+// an unknown binary. It returns true when that judgment is complete; false
+// when the command is to be judged as the program it turned out to be
+// (x.name may have changed).
+func (x *command) resolveProgram() bool {
+	name := x.args[0]
+	p := name.text
+	if !strings.Contains(p, "/") {
+		if p = x.l.pathProgram(p); p == "" {
+			return false
+		}
+		name = arg{text: p, static: true}
+	}
+	if x.l.downloaded[canon(p)] {
+		x.flag(catDownloadExec)
+		return true
+	}
+	if strings.HasPrefix(p, "/") && inSystemBin(path.Clean(p)) {
+		return false // a system program by its own path: a multi-call binary (busybox, systemctl) goes by this name
+	}
+	abs, ok := x.l.abs(name)
+	if !ok {
+		x.flag(catDynamic)
+		return true
+	}
+	if text, ok := x.l.writtenScript(p); ok {
+		x.judgeScriptText(text) // ./s.sh after echo ... > s.sh
+		return true
+	}
+	for range 8 {
+		src, ok := x.l.copies[abs]
+		if !ok {
+			break
+		}
+		abs = src
+	}
+	if x.l.unknownOut[abs] {
+		x.flag(catScript)
+		return true
+	}
+	if lf, ok := x.l.c.sc.files.lookup(abs); ok && lf.download {
+		x.flag(catDownloadExec)
+		return true
+	}
+	fi, err := os.Stat(abs)
+	if err != nil || fi.IsDir() {
+		if strings.HasPrefix(p, "/") && inSystemBin(path.Clean(p)) {
+			return false // a system program this machine lacks: judged by its name
+		}
+		x.flag(catUnknown)
+		return true
+	}
+	if inSystemBin(abs) || strings.HasPrefix(abs, "/usr/lib/") || strings.HasPrefix(abs, "/usr/libexec/") {
+		x.name = commandBase(abs) // tools/ls -> /usr/bin/rm is rm
+		if real := commandBase(abs); isShell(real) || isInterpreter(real) || known[real].quiet != nil || known[real].prefixes != nil {
+			return false
+		}
+		return false
+	}
+	head, _ := readHead(abs, 4)
+	if bytes.HasPrefix(head, []byte("\x7fELF")) || bytes.HasPrefix(head, []byte("\xcf\xfa\xed\xfe")) {
+		if sys := systemCopy(abs, fi.Size()); sys != "" {
+			x.name = commandBase(sys) // a copy of a system program
+			return false
+		}
+		x.flag(catUnknown)
+		return true
+	}
+	texts, problem := x.l.scriptTexts(arg{text: abs, static: true})
+	if problem != "" {
+		x.flag(catScript)
+		return true
+	}
+	for _, t := range texts {
+		if strings.IndexByte(t, 0) >= 0 {
+			x.flag(catUnknown) // binary, not a script
+			return true
+		}
+		x.judgeScriptText(t)
+	}
+	return true
+}
+
+func readHead(p string, n int) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b := make([]byte, n)
+	k, err := io.ReadFull(f, b)
+	return b[:k], err
+}
+
+// systemCopy finds a system program with the same content as the binary
+// at p (size first, then SHA-256), or "".
+func systemCopy(p string, size int64) string {
+	idx := systemBinaries()
+	cands := idx.bySize[size]
+	if len(cands) == 0 {
+		return ""
+	}
+	h, err := fileHash(p)
+	if err != nil {
+		return ""
+	}
+	for _, c := range cands {
+		if ch, err := idx.hash(c); err == nil && ch == h {
+			return c
+		}
+	}
+	return ""
+}
+
+// binIndex lists the system programs by size, hashing them on demand. It
+// describes the machine, not a session, so one is shared.
+type binIndex struct {
+	bySize map[int64][]string
+	mu     sync.Mutex
+	hashes map[string][32]byte
+}
+
+var systemBinaries = sync.OnceValue(func() *binIndex {
+	idx := &binIndex{bySize: map[int64][]string{}, hashes: map[string][32]byte{}}
+	for _, d := range systemBinDirs {
+		entries, err := os.ReadDir(d)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			fi, err := os.Stat(filepath.Join(d, e.Name()))
+			if err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
+				continue
+			}
+			idx.bySize[fi.Size()] = append(idx.bySize[fi.Size()], filepath.Join(d, e.Name()))
+		}
+	}
+	return idx
+})
+
+func (b *binIndex) hash(p string) ([32]byte, error) {
+	b.mu.Lock()
+	h, ok := b.hashes[p]
+	b.mu.Unlock()
+	if ok {
+		return h, nil
+	}
+	h, err := fileHash(p)
+	if err == nil {
+		b.mu.Lock()
+		b.hashes[p] = h
+		b.mu.Unlock()
+	}
+	return h, err
+}
+
+func fileHash(p string) ([32]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return [32]byte{}, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return [32]byte{}, err
+	}
+	var out [32]byte
+	copy(out[:], h.Sum(nil))
+	return out, nil
+}

@@ -1,0 +1,229 @@
+package bash
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// The workspace is the boundary: a command may change the session's
+// working directory (and temporary directories) without asking; writing,
+// truncating, moving or deleting anything else asks. Paths are resolved as
+// they will be when the command runs: against the directory a cd moved to,
+// with ~ and $HOME, and through the symlinks already on disk or made
+// earlier on the line.
+
+// home is the home directory ~ stands for on this line.
+func (l *level) home() string {
+	if v, ok := l.vars["HOME"]; ok {
+		if v.known {
+			return v.value
+		}
+		return ""
+	}
+	return l.c.sc.home
+}
+
+// abs is the absolute path a word names when the command runs, with
+// symlinks resolved; ok is false when that is not known statically (a
+// variable, a command substitution, a glob, a cd to somewhere unknown).
+func (l *level) abs(a arg) (string, bool) {
+	p := a.text
+	if !a.static {
+		known := false
+		for _, v := range [...]string{"$HOME", "${HOME}", "$PWD", "${PWD}"} {
+			if p != v && !strings.HasPrefix(p, v+"/") {
+				continue
+			}
+			rest := p[len(v):]
+			if strings.ContainsAny(rest, "$`") {
+				return "", false
+			}
+			base := l.home()
+			if strings.Contains(v, "PWD") {
+				base = l.at
+			}
+			if base == "" {
+				return "", false
+			}
+			p, known = base+rest, true
+			break
+		}
+		if !known {
+			return "", false
+		}
+	}
+	if a.glob || p == "" {
+		return "", false
+	}
+	switch {
+	case p == "~" || strings.HasPrefix(p, "~/"):
+		h := l.home()
+		if h == "" {
+			return "", false
+		}
+		p = h + p[1:]
+	case strings.HasPrefix(p, "~"):
+		return "", false // ~user
+	}
+	if !strings.HasPrefix(p, "/") {
+		if l.at == "" {
+			return "", false
+		}
+		p = filepath.Join(l.at, p)
+	}
+	p = filepath.Clean(p)
+	for range 8 { // links made earlier on the line
+		t, ok := l.absLinks[p]
+		if !ok {
+			break
+		}
+		p = t
+	}
+	return realPath(p), true
+}
+
+// writesOutside reports whether writing to a (a file a command creates,
+// truncates, moves or deletes) may change something outside the workspace:
+// it is outside, or where it is is not known statically.
+func (l *level) writesOutside(a arg) bool {
+	c := canon(a.text)
+	for _, d := range harmlessDevices {
+		if c == d {
+			return false
+		}
+	}
+	for _, d := range harmlessDevDirs {
+		if under(c, d) {
+			return false
+		}
+	}
+	if isFD(a.text) {
+		return false
+	}
+	p, ok := l.abs(a)
+	if !ok {
+		return true
+	}
+	return !l.c.sc.inside(p)
+}
+
+// writes flags operands that are sensitive files or disks, or outside the
+// workspace.
+func (x *command) writes(ops []arg) {
+	for _, a := range ops {
+		if cat := x.l.writeRisk(a.text); cat != "" {
+			x.flag(cat)
+		} else if x.l.writesOutside(a) {
+			x.flag(catOutside)
+		}
+	}
+}
+
+// workspace judges where the programs that write files (besides those
+// judged in commands.go) write: touch, mkdir, archives, compilers, clones...
+func (x *command) workspace() {
+	args := x.args
+	switch x.name {
+	case "touch":
+		x.writes(parseOpts(args, "-d -r -t --date --reference").operands)
+	case "mkdir":
+		x.writes(parseOpts(args, "-m --mode --context").operands)
+	case "sort":
+		x.writes(parseOpts(args, "-o -k -t -S -T --output --key --field-separator --buffer-size --temporary-directory --compress-program --files0-from --parallel").all("-o", "--output"))
+	case "uniq":
+		if ops := parseOpts(args, "-f -s -w --skip-fields --skip-chars --check-chars").operands; len(ops) > 1 {
+			x.writes(ops[1:2])
+		}
+	case "split", "csplit":
+		if ops := parseOpts(args, "-a -b -C -l -n -t -f --prefix --suffix-length --bytes --line-bytes --lines --number --separator --additional-suffix").operands; len(ops) > 1 {
+			x.writes(ops[len(ops)-1:])
+		}
+		x.writes(parseOpts(args, "-f --prefix").all("-f", "--prefix"))
+	case "tar", "bsdtar", "gtar":
+		x.tarTargets()
+	case "unzip":
+		x.writes(parseOpts(args, "-d -x -P").all("-d"))
+	case "7z", "7za":
+		for _, a := range args[1:] {
+			if o, ok := strings.CutPrefix(a.text, "-o"); ok && o != "" {
+				x.writes([]arg{{text: o, static: a.static, glob: a.glob}})
+			}
+		}
+	case "go":
+		if sub := subcommand(args, "-C", 1); len(sub) > 0 && (sub[0] == "build" || sub[0] == "test") {
+			x.writes(parseOpts(args, "-o -C -tags -ldflags -gcflags -run -bench -count -timeout -p -exec -coverprofile -cpuprofile -memprofile").all("-o"))
+		}
+	case "gcc", "g++", "cc", "c++", "clang", "clang++", "rustc", "javac", "tsc", "zig", "swiftc", "ghc":
+		for i, a := range args {
+			if (a.text == "-o" || a.text == "-d" && x.name == "javac" || a.text == "--outDir" || a.text == "--outFile") && i+1 < len(args) {
+				x.writes(args[i+1 : i+2])
+			} else if o, ok := strings.CutPrefix(a.text, "-o"); ok && o != "" && x.name != "javac" && x.name != "tsc" {
+				x.writes([]arg{{text: o, static: a.static, glob: a.glob}})
+			}
+		}
+	case "patch":
+		o := parseOpts(args, "-p -i -o -d -r -B -D -F -V -z -Y --input --output --directory --strip --reject-file")
+		x.writes(o.all("-o", "--output", "-d", "--directory"))
+		if len(o.operands) > 0 {
+			x.writes(o.operands[:1])
+		}
+	case "ssh-keygen":
+		o := parseOpts(args, "-f -t -b -C -N -P -a -E -I -n -O -V -z -Z -m -s -D -F -R -w -Y")
+		if !o.has("-l", "-F", "-y", "-Y", "-L", "-B") || o.has("-R") {
+			x.writes(o.all("-f"))
+		}
+	case "perl", "ruby":
+		o := parseOpts(args, "-e -E -I -M -m -x -C")
+		if o.has("-i") || anyPrefix(args, "-i") || anyPrefix(args, "-pi") || anyPrefix(args, "-ni") {
+			x.writes(o.operands)
+		}
+	case "npm", "pnpm", "bun":
+		o := parseOpts(args, "-C --prefix -w --workspace")
+		if o.has("-g", "--global", "--location=global") && !o.has("--dry-run") {
+			if v := o.operand(0); v != "ls" && v != "list" && v != "root" && v != "bin" && v != "outdated" && v != "view" {
+				x.flag(catOutside)
+			}
+		}
+	case "yarn":
+		if parseOpts(args, "--cwd").operand(0) == "global" {
+			x.flag(catOutside)
+		}
+	case "pip", "pip3":
+		o := parseOpts(args, "-t -r -c -e -i --target --prefix --root --index-url --extra-index-url --requirement --constraint --editable --src --python")
+		if o.operand(0) == "install" || o.operand(0) == "uninstall" {
+			if o.has("--user", "--break-system-packages") {
+				x.flag(catOutside)
+			}
+			x.writes(o.all("-t", "--target", "--prefix", "--root"))
+		}
+	}
+}
+
+// tarTargets judges where tar extracts (-C, or the archive's own absolute
+// names with -P) and the archive it creates.
+func (x *command) tarTargets() {
+	o := parseOpts(x.args, "-C -f -T -X -I -F -b -H -K -L -N -g -V --directory --file --files-from --exclude-from "+
+		"--use-compress-program --info-script --new-volume-script --to-command --checkpoint --checkpoint-action "+
+		"--format --owner --group --mode --transform --xform --exclude --newer --after-date --label --rsh-command")
+	create := o.has("-c", "--create", "-r", "--append", "-u", "--update", "-A", "--catenate", "--concatenate")
+	if len(x.args) > 1 && !strings.HasPrefix(x.args[1].text, "-") { // tar czf x.tgz: old-style letters
+		create = create || strings.ContainsAny(x.args[1].text, "cru")
+	}
+	if create {
+		x.writes(o.all("-f", "--file"))
+		return
+	}
+	x.writes(o.all("-C", "--directory"))
+	if o.has("-P", "--absolute-names") {
+		x.flag(catOutside)
+	}
+}
+
+func anyPrefix(args []arg, p string) bool {
+	for _, a := range args[1:] {
+		if strings.HasPrefix(a.text, p) {
+			return true
+		}
+	}
+	return false
+}
