@@ -61,19 +61,22 @@ type run struct {
 
 // Snapshot is a consistent copy of a session's state.
 type Snapshot struct {
-	ID             string        `json:"id"`
-	Status         Status        `json:"status"`
-	Version        uint64        `json:"version"`
-	Pause          *Pause        `json:"pause"`  // the current pause
-	Pauses         []Pause       `json:"pauses"` // all pending, oldest first
-	Interruption   *Interruption `json:"interruption"`
-	Step           int           `json:"step"`
-	Tokens         Usage         `json:"tokens"`
-	Model          string        `json:"model"`
-	PauseRequested bool          `json:"pause_requested"`
-	LastError      string        `json:"last_error,omitempty"`
-	RunState       RunState      `json:"run_state"`
-	Eligibility    Eligibility   `json:"eligibility"`
+	ID           string        `json:"id"`
+	Status       Status        `json:"status"`
+	Version      uint64        `json:"version"`
+	Pause        *Pause        `json:"pause"`  // the current pause
+	Pauses       []Pause       `json:"pauses"` // all pending, oldest first
+	Interruption *Interruption `json:"interruption"`
+	// Stopping says why while the status is stopping (the run is still
+	// unwinding, e.g. a tool being killed); nil otherwise.
+	Stopping       *Stopping   `json:"stopping,omitempty"`
+	Step           int         `json:"step"`
+	Tokens         Usage       `json:"tokens"`
+	Model          string      `json:"model"`
+	PauseRequested bool        `json:"pause_requested"`
+	LastError      string      `json:"last_error,omitempty"`
+	RunState       RunState    `json:"run_state"`
+	Eligibility    Eligibility `json:"eligibility"`
 }
 
 // RunResult is how a run ended.
@@ -138,6 +141,9 @@ func (s *Session) Snapshot() Snapshot {
 	if s.interruption != nil {
 		in := *s.interruption
 		snap.Interruption = &in
+	}
+	if snap.Status == StatusStopping {
+		snap.Stopping = &Stopping{Reason: s.run.stopReason, Label: s.run.stopReason.Label()}
 	}
 	return snap
 }

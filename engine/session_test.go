@@ -36,6 +36,10 @@ func TestStatusTransitions(t *testing.T) {
 	require.Equal(t, engine.StatusRunning, s.Status())
 	require.NoError(t, s.Interrupt(engine.ReasonUserStop))
 	require.Equal(t, engine.StatusStopping, s.Status(), "stopping until the tool has really returned")
+	stopping := s.Snapshot()
+	require.NotNil(t, stopping.Stopping, "while stopping the snapshot says why")
+	assert.Equal(t, engine.Stopping{Reason: engine.ReasonUserStop, Label: "Stopped by you"}, *stopping.Stopping)
+	assert.Nil(t, stopping.Interruption, "the interruption is recorded once the run has unwound")
 	close(g.release)
 	o := <-out
 	require.ErrorIs(t, o.Err, engine.ErrInterrupted)
@@ -44,6 +48,7 @@ func TestStatusTransitions(t *testing.T) {
 	snap := s.Snapshot()
 	require.NotNil(t, snap.Interruption)
 	assert.Equal(t, "Stopped by you", snap.Interruption.Label)
+	assert.Nil(t, snap.Stopping, "stopped: no stop in progress")
 	assert.True(t, snap.Interruption.SideEffectCut, "the gate tool has side effects")
 
 	again := start(t, s, "again") // the script replays: it parks at the ask pause

@@ -87,6 +87,13 @@ func (r Reason) Valid() bool {
 	return false
 }
 
+// Stopping describes a stop in progress: the reason given to Interrupt and
+// its label, shown while the run unwinds ("Stopped by you").
+type Stopping struct {
+	Reason Reason `json:"reason"`
+	Label  string `json:"label"`
+}
+
 // Interruption records how and when the last run was interrupted.
 type Interruption struct {
 	Reason    Reason    `json:"reason"`

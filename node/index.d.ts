@@ -28,6 +28,12 @@ export interface PauseInfo {
   at: string;           // RFC 3339
 }
 
+/** A stop in progress (status 'stopping'): the reason given and its label. */
+export interface Stopping {
+  reason: Reason;
+  label: string;        // "Stopped by you"
+}
+
 export interface Interruption {
   reason: Reason;
   label: string;        // "Stopped by you"
@@ -93,6 +99,7 @@ export interface SessionSnapshot {
   pause: PauseInfo | null;      // the current pause
   pauses: PauseInfo[];          // all pending, oldest first
   interruption: Interruption | null;
+  stopping?: Stopping;          // while status is 'stopping': why
   step: number;
   tokens: Tokens;
   model: string;

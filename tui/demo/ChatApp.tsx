@@ -1,7 +1,7 @@
 /** @jsxRuntime automatic */ // tsx runs this file without tui/tsconfig.json
 import { Box, useApp } from 'ink';
 import type { Session } from '../../node/index.js';
-import { InputTransition, useSessionState } from '../src/index.js';
+import { InputTransition, useBracketedPaste, useSessionState } from '../src/index.js';
 import { StatusLine } from './StatusLine.js';
 import { Transcript } from './Transcript.js';
 import { useTranscript } from './useTranscript.js';
@@ -19,6 +19,7 @@ export function ChatApp({ session, intro, beforePrompt, settleMs }: ChatAppProps
   const { exit } = useApp();
   const { entries, add } = useTranscript(session, intro);
   const state = useSessionState(session);
+  useBracketedPaste();
 
   const submit = (text: string) => {
     beforePrompt?.();

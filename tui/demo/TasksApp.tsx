@@ -6,7 +6,7 @@ import {
   answerPause,
   PauseIndicator,
   TaskProgress,
-  ThinkingIndicator,
+  useBracketedPaste,
   useSessionState,
   type PauseDecision,
 } from '../src/index.js';
@@ -30,6 +30,7 @@ export function TasksApp({ loop, intro, settleMs }: TasksAppProps) {
   const session = loop.session;
   const { entries, add } = useTranscript(session, intro);
   const state = useSessionState(session);
+  useBracketedPaste();
   const toolPause = state.pauseInfo && state.pauseInfo.source !== 'task' ? state.pauseInfo : null;
 
   const onError = useCallback(
@@ -59,7 +60,6 @@ export function TasksApp({ loop, intro, settleMs }: TasksAppProps) {
     <Box flexDirection="column">
       <Transcript entries={entries} />
       <Box marginTop={1} flexDirection="column">
-        {state.isLoading ? <ThinkingIndicator hint="" /> : null}
         {toolPause ? <PauseIndicator pause={toolPause} onDecision={onDecision} settleMs={settleMs} /> : null}
         <StatusLine state={state} id={session.id} />
         <TaskProgress loop={loop} onQuit={exit} onError={onError} isActive={!toolPause} settleMs={settleMs} />

@@ -1,15 +1,15 @@
 /** @jsxRuntime automatic */ // tsx runs this file without tui/tsconfig.json
 import { Box, Static, Text } from 'ink';
-import { theme } from '../src/index.js';
+import { useTheme, type Theme } from '../src/index.js';
 import type { Entry } from './useTranscript.js';
 
 const TOOL_LINES = 8;
 
-const ANSWER: Record<string, { text: string; color: string }> = {
-  approved: { text: '✓ Approved', color: theme.success },
-  denied: { text: '✗ Denied', color: theme.danger },
-  resumed: { text: '↩ Continued', color: theme.paused },
-  timed_out: { text: '✗ Timed out', color: theme.danger },
+const ANSWER: Record<string, { text: string; color: keyof Theme }> = {
+  approved: { text: '✓ Approved', color: 'success' },
+  denied: { text: '✗ Denied', color: 'danger' },
+  resumed: { text: '↩ Continued', color: 'paused' },
+  timed_out: { text: '✗ Timed out', color: 'danger' },
 };
 
 /**
@@ -43,6 +43,7 @@ function firstLines(text: string, n: number): string[] {
 }
 
 function EntryView({ entry }: { entry: Entry }) {
+  const theme = useTheme();
   switch (entry.kind) {
     case 'note':
       return <Text color={theme.muted}>{entry.text}</Text>;
@@ -65,13 +66,13 @@ function EntryView({ entry }: { entry: Entry }) {
           ? entry.result.text.slice(entry.output.trimEnd().length).trim()
           : entry.result.text.trim()
         : '';
-      const answer = entry.answer ? (ANSWER[entry.answer] ?? { text: entry.answer, color: theme.muted }) : null;
+      const answer = entry.answer ? (ANSWER[entry.answer] ?? { text: entry.answer, color: 'muted' }) : null;
       return (
         <Box flexDirection="column">
           <Text>
             <Text color={theme.active}>● {entry.name}</Text> {entry.title}
           </Text>
-          {answer ? <Text color={answer.color}>{'  '}{answer.text}</Text> : null}
+          {answer ? <Text color={theme[answer.color]}>{'  '}{answer.text}</Text> : null}
           {entry.output
             ? lastLines(entry.output, TOOL_LINES).map((line, i) => (
                 <Text key={i} color={theme.muted}>

@@ -1,13 +1,23 @@
 // Interlock's Ink components: render an engine session's state and send what
 // the user pressed. Import from "interlock/tui".
 
-export { theme, type ThemeColor } from './theme.js';
+export {
+  colorsWanted,
+  noColorTheme,
+  theme,
+  themeFor,
+  ThemeProvider,
+  useTheme,
+  type Theme,
+  type ThemeColor,
+} from './theme.js';
 export type {
   InterruptionView,
   PauseDecision,
   PauseView,
   SessionLike,
   SessionState,
+  StoppingView,
   TaskLoopLike,
 } from './types.js';
 
@@ -39,12 +49,16 @@ export { answerPause } from './answer.js';
 
 export { useSessionState } from './hooks/useSessionState.js';
 export { useTaskLoopState } from './hooks/useTaskLoopState.js';
-export { DEFAULT_SETTLE_MS, useSettleGuard } from './hooks/useSettleGuard.js';
+export { useBracketedPaste } from './hooks/useBracketedPaste.js';
+export { useKeys, type UseKeysOptions } from './hooks/useKeys.js';
+export { useQuietGate, type QuietGateState } from './hooks/useQuietGate.js';
+export { isBurst, KeyReader, readKeys, type Key, type KeyName } from './input/keys.js';
+export { DEFAULT_SETTLE_MS, monotonicNow, QuietGate, type KeyRead } from './input/quiet.js';
 
-export { InputTransition, type InputTransitionProps } from './components/InputTransition.js';
-export { PauseIndicator, type PauseIndicatorProps } from './components/PauseIndicator.js';
-export { TaskProgress, type TaskProgressProps } from './components/TaskProgress.js';
-export { TextInput, type TextInputProps } from './components/TextInput.js';
+export { InputTransition, stoppingText, type InputTransitionProps } from './components/InputTransition.js';
+export { IGNORED_HINT, PauseIndicator, type PauseIndicatorProps } from './components/PauseIndicator.js';
+export { LOOP_IGNORED_HINT, TaskProgress, type TaskProgressProps } from './components/TaskProgress.js';
+export { PROMPT_IGNORED_HINT, TextInput, type TextInputProps } from './components/TextInput.js';
 export {
   SPINNER_FRAMES,
   ThinkingIndicator,

@@ -25,6 +25,13 @@ export interface InterruptionView {
   resumable: boolean;
 }
 
+/** A stop still unwinding (status 'stopping'): who asked for it. */
+export interface StoppingView {
+  reason: Reason;
+  /** "Stopped by you", "Stopped by emergency stop"... */
+  label: string;
+}
+
 /** One immutable snapshot of a session (seed 000's RustSessionSnapshot). */
 export interface SessionState {
   status: Status;
@@ -40,6 +47,8 @@ export interface SessionState {
   version: number;
   /** The last interruption, kept while status is 'interrupted'; else null. */
   interruption: InterruptionView | null;
+  /** While status is 'stopping': the stop's reason and label; else null. */
+  stopping: StoppingView | null;
 }
 
 /** The part of Session the TUI uses: a real Session, or a test fake. */
@@ -51,7 +60,7 @@ export type SessionLike = Pick<
 /** The part of TaskLoop the TUI uses. */
 export type TaskLoopLike = Pick<
   TaskLoop,
-  'id' | 'state' | 'setPauseMode' | 'isPauseMode' | 'continue' | 'next' | 'continueAll' | 'on' | 'off'
+  'id' | 'session' | 'state' | 'setPauseMode' | 'isPauseMode' | 'continue' | 'next' | 'continueAll' | 'on' | 'off'
 >;
 
 /** What the user decided at a pause (dialogs report it; their owner acts on it). */

@@ -95,6 +95,21 @@ export class Terminal {
     }
   }
 
+  /**
+   * type enters text at the prompt and submits it. The prompt that comes
+   * back after a run takes keys only once the input has been quiet for the
+   * settle time, and a read of several letters never opens it: the first
+   * letter is pressed on its own (again, while it does not show), then the
+   * rest.
+   */
+  async type(text: string, timeoutMs = 20_000): Promise<void> {
+    const [first, rest] = [text.slice(0, 1), text.slice(1)];
+    await this.answer(first, (s) => s.trimEnd().endsWith(`> ${first}`), timeoutMs);
+    if (rest) this.keys(rest, { literal: true });
+    await this.waitFor((s) => s.trimEnd().endsWith(`> ${text}`), timeoutMs);
+    this.keys('Enter');
+  }
+
   /** describe says whether the demo still runs, for failure messages. */
   describe(): string {
     const status = this.exitStatus();

@@ -30,8 +30,7 @@ describe('demo in a real terminal', { skip, timeout: 120_000 }, () => {
     const workDir = /working in (\S+)\./.exec(intro)![1];
     await term.waitFor('> Type a prompt');
 
-    term.keys('go', { literal: true });
-    term.keys('Enter');
+    await term.type('go');
     await term.waitFor('step 5 of 5'); // a safe command's output streamed
 
     // A dangerous command asks; N denies it and the model sees the denial.
@@ -66,14 +65,13 @@ describe('demo in a real terminal', { skip, timeout: 120_000 }, () => {
     );
 
     // A new prompt replays the script; Esc at its first confirm stops it too.
-    term.keys('again', { literal: true });
-    term.keys('Enter');
+    await term.type('again');
     await term.waitFor((s) => count(s, 'Now I will clean up') === 2 && /^\[Y\] Approve {2}\[N\] Deny {2}\[Esc\] Cancel$/m.test(s));
     term.keys('Escape');
     await term.waitFor((s) => count(s, '— Agent interrupted —') === 2);
 
-    // q on the empty prompt quits: exit 0, temp dir removed, no browser left.
-    term.keys('q');
+    // q on the empty prompt quits (once the keys of the run are over): exit 0, temp dir removed, no browser left.
+    await term.answer('q', (s) => /\[demo exited \d+\]/.test(s));
     assert.equal(await term.waitForExit(), 0);
     assert.ok(!existsSync(workDir), `the demo removed ${workDir}`);
     const left = browsers.filter(alive);
@@ -84,7 +82,8 @@ describe('demo in a real terminal', { skip, timeout: 120_000 }, () => {
     term = new Terminal();
     term.start([...DEMO, '--tasks', '--pause']);
     let screen = await term.waitFor("[PAUSE MODE] Task 1 complete. Press Enter to continue or 'p' to switch to continuous mode");
-    assert.match(screen, /p: continuous mode \| Enter: continue \| q: quit/);
+    assert.match(screen, /p: continuous mode \| Enter: continue \| Esc: stop \| j\/k: scroll \| q: quit/);
+    assert.match(screen, /^╭─+╮$/m, "pause mode's border");
     assert.match(screen, /✓ 1\. Write the scratch notes/);
     assert.match(screen, /○ 2\. Count to three/);
 
@@ -111,13 +110,13 @@ describe('demo in a real terminal', { skip, timeout: 120_000 }, () => {
   it('task loop in continuous mode: p turns pause mode on while it runs', async () => {
     term = new Terminal();
     term.start([...DEMO, '--tasks']);
-    await term.waitFor('p: pause mode | j/k: scroll | q: quit');
+    await term.waitFor('p: pause mode | Esc: stop | j/k: scroll | q: quit');
     term.keys('p');
     await term.waitFor('[PAUSE MODE]');
     await term.waitFor(/Task \d complete\. Press Enter to continue or 'p' to switch to continuous mode/);
     // p while paused: continuous again, and the loop goes on to the end.
     await term.answer('p', (s) => s.includes('Completed!'));
-    assert.match(term.screen(), /p: pause mode \| j\/k: scroll \| q: quit/);
+    assert.match(term.screen(), /Completed! +j\/k: scroll \| q: quit/);
     // Ctrl+C quits as cleanly as q.
     term.keys('C-c');
     assert.equal(await term.waitForExit(), 0);

@@ -54,10 +54,12 @@ describe('InputTransition states', () => {
     ui.unmount();
   });
 
-  it('stopping: "Stopping…"; interrupted: the reason above the prompt', async () => {
+  it('stopping: who stopped it and what happens next; interrupted: the reason above the prompt', async () => {
     const { ui, session, update } = await setup();
-    await update(() => session.set({ status: 'stopping' }, 'stopping'));
-    assert.equal(ui.frame(), 'Stopping…');
+    await update(() => session.set({ status: 'stopping', stopping: { reason: 'user_stop', label: 'Stopped by you' } }, 'stopping'));
+    assert.equal(ui.frame(), 'Stopping… (stopped by you — waiting for the command to exit)');
+    await update(() => session.set({ status: 'stopping', stopping: { reason: 'emergency_stop', label: 'Stopped by emergency stop' } }, 'stopping'));
+    assert.equal(ui.frame(), 'Stopping… (stopped by emergency stop — waiting for the command to exit)');
     await update(() => session.interrupt('user_stop'));
     assert.equal(ui.frame(), 'Stopped by you\n> Type a prompt and press Enter');
     await update(() => session.close());
@@ -109,10 +111,10 @@ describe('InputTransition keys (seed 000 keyboard table)', () => {
 
   it('stopping: no key does anything', async () => {
     const { ui, session, update } = await setup();
-    await update(() => session.set({ status: 'stopping' }, 'stopping'));
+    await update(() => session.set({ status: 'stopping', stopping: { reason: 'user_stop', label: 'Stopped by you' } }, 'stopping'));
     await ui.press(KEY.escape, KEY.enter, 'y', 'n', 'q');
     assert.deepEqual(session.calls, []);
-    assert.equal(ui.frame(), 'Stopping…');
+    assert.equal(ui.frame(), 'Stopping… (stopped by you — waiting for the command to exit)');
     ui.unmount();
   });
 
@@ -145,7 +147,7 @@ describe('InputTransition keys (seed 000 keyboard table)', () => {
     clock.advance(200);
     await ui.press('y', 'n'); // just after
     assert.deepEqual(session.calls, []);
-    clock.advance(50); // settled
+    clock.advance(250); // quiet since the last key
     await ui.press('y');
     assert.deepEqual(session.calls, [['confirm', true, undefined, 'p1']]);
     ui.unmount();
@@ -205,5 +207,82 @@ describe('TextInput in InputTransition', () => {
     assert.deepEqual(submitted, ['go', 'go', 'quick']);
     assert.equal(quit, 0, 'a q inside a chunk is text');
     assert.equal(ui.frame(), '> q');
+  });
+});
+
+describe('InputTransition under real typing', () => {
+  for (const chunk of [`${KEY.escape}y`, `${KEY.escape}${KEY.enter}`, `y${KEY.escape}`, `${KEY.escape}${KEY.escape}`]) {
+    it(`running: ${JSON.stringify(chunk)} in one read stops the run`, async () => {
+      const { ui, session, update } = await setup();
+      await update(() => session.set({ status: 'running' }));
+      await ui.press(chunk);
+      assert.deepEqual(session.calls, [['interrupt', 'user_stop']]);
+      ui.unmount();
+    });
+  }
+
+  it('confirm pause: Esc and y in one read stop and do not approve', async () => {
+    const { ui, session, clock, update } = await setup();
+    await update(() => session.pauseWith(confirmPause));
+    clock.advance(1_000);
+    await ui.press(`${KEY.escape}y`);
+    assert.deepEqual(session.calls, [['interrupt', 'user_stop']]);
+    ui.unmount();
+  });
+
+  it('confirm pause: n and Enter in one read deny', async () => {
+    const { ui, session, clock, update } = await setup();
+    await update(() => session.pauseWith(confirmPause));
+    clock.advance(300);
+    await ui.press(`n${KEY.enter}`);
+    assert.deepEqual(session.calls, [['confirm', false, undefined, 'p1']]);
+    ui.unmount();
+  });
+
+  it('keys typed into a run never type or submit a prompt after it stops', async () => {
+    const submitted: string[] = [];
+    const { ui, session, clock, update } = await setup(new FakeSession(), { onSubmit: (t) => submitted.push(t) });
+    await update(() => session.set({ status: 'running' }));
+    await ui.press('y', KEY.enter);
+    await ui.press(`${KEY.escape}`); // stops; the typing goes on
+    assert.deepEqual(session.calls, [['interrupt', 'user_stop']]);
+    for (let i = 0; i < 10; i++) {
+      clock.advance(200);
+      await ui.press(['y', KEY.enter, 'go', ' '][i % 4]!);
+    }
+    clock.advance(200);
+    await ui.press(`again${KEY.enter}`);
+    assert.deepEqual(submitted, []);
+    assert.equal(ui.frame(), 'Stopped by you\nKeys ignored while you were typing — type again\n> Type a prompt and press Enter');
+    clock.advance(250); // quiet: the next key is meant for the prompt
+    await ui.press('h', 'i', KEY.enter);
+    assert.deepEqual(submitted, ['hi']);
+    assert.equal(ui.frame(), 'Stopped by you\n> Type a prompt and press Enter');
+    ui.unmount();
+  });
+
+  it('the prompt after a finished run ignores keys until the input is quiet', async () => {
+    const submitted: string[] = [];
+    const { ui, session, clock, update } = await setup(new FakeSession(), { onSubmit: (t) => submitted.push(t) });
+    await update(() => session.set({ status: 'running' }));
+    await update(() => session.set({ status: 'idle' }, 'run_finished'));
+    await ui.press(`x${KEY.enter}`);
+    assert.deepEqual(submitted, []);
+    clock.advance(250);
+    await ui.press('o', 'k', KEY.enter);
+    assert.deepEqual(submitted, ['ok']);
+    ui.unmount();
+  });
+
+  it('a paste answers no pause of any kind', async () => {
+    const { ui, session, clock, update } = await setup();
+    for (const pause of [confirmPause, continuePause, { ...continuePause, id: 'p9', source: 'signal' as const }]) {
+      await update(() => session.pauseWith(pause));
+      clock.advance(1_000);
+      await ui.press(`${KEY.escape}[200~y${KEY.enter}${KEY.escape}[201~`, `yes${KEY.enter}`);
+      assert.deepEqual(session.calls, [], `${pause.id}: ${ui.frame()}`);
+      session.set({ status: 'running', pause: null, pauses: [] });
+    }
+    ui.unmount();
   });
 });

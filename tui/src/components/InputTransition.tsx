@@ -1,11 +1,12 @@
 /** @jsxRuntime automatic */ // tsx runs this file without tui/tsconfig.json
-import { Box, Text, useInput } from 'ink';
-import { useCallback } from 'react';
+import { Box, Text } from 'ink';
+import { useCallback, useRef } from 'react';
 import { answerPause } from '../answer.js';
+import { useKeys } from '../hooks/useKeys.js';
 import { useSessionState } from '../hooks/useSessionState.js';
-import { DEFAULT_SETTLE_MS } from '../hooks/useSettleGuard.js';
-import { theme } from '../theme.js';
-import type { PauseDecision, SessionLike } from '../types.js';
+import { DEFAULT_SETTLE_MS, type KeyRead } from '../input/quiet.js';
+import { useTheme } from '../theme.js';
+import type { PauseDecision, SessionLike, SessionState } from '../types.js';
 import { PauseIndicator } from './PauseIndicator.js';
 import { TextInput } from './TextInput.js';
 import { ThinkingIndicator } from './ThinkingIndicator.js';
@@ -22,11 +23,25 @@ export interface InputTransitionProps {
   onError?: (error: unknown) => void;
   /** False when something else owns keyboard input. Default true. */
   isActive?: boolean;
-  /** Settle time of pause answers, ms. Default 250. */
+  /**
+   * Quiet period, ms. Default 250. A key answers a pause, or starts typing
+   * into the prompt that comes back after a run, only once the input has
+   * been quiet this long; every key restarts it. Esc never waits.
+   */
   settleMs?: number;
-  /** Clock for the settle guard (tests inject one). */
+  /** Clock of the quiet period (tests inject one). */
   now?: () => number;
 }
+
+/** stoppingText is the line shown while a stop unwinds: who stopped it and what happens next. */
+export function stoppingText(state: Pick<SessionState, 'stopping'>): string {
+  const who = state.stopping ? `${lowerFirst(state.stopping.label)} — ` : '';
+  return `Stopping… (${who}waiting for the command to exit)`;
+}
+
+const lowerFirst = (text: string) => text.slice(0, 1).toLowerCase() + text.slice(1);
+
+const PROMPT_STATUSES: ReadonlySet<string> = new Set(['idle', 'interrupted']);
 
 /**
  * InputTransition is the line under the conversation. It follows the
@@ -34,11 +49,12 @@ export interface InputTransitionProps {
  *
  *   running      ⠋ Thinking... (Esc to stop)         Esc interrupt
  *   paused       the PauseIndicator                  Enter / Y / N / Esc, answered by pause id
- *   stopping     Stopping…
+ *   stopping     Stopping… (stopped by you — waiting for the command to exit)
  *   interrupted  the reason ("Stopped by you") and the prompt
  *   idle         the prompt, with its placeholder
  *
- * Exactly one of its parts listens to keys at a time.
+ * Exactly one of its parts listens to keys at a time. Any read holding an
+ * Esc stops a running session, whatever else came with it.
  */
 export function InputTransition({
   session,
@@ -50,7 +66,9 @@ export function InputTransition({
   settleMs = DEFAULT_SETTLE_MS,
   now,
 }: InputTransitionProps) {
+  const theme = useTheme();
   const state = useSessionState(session);
+  const guardKey = usePromptGuard(state);
 
   const call = useCallback(
     (act: () => void) => {
@@ -64,17 +82,16 @@ export function InputTransition({
   );
 
   const onDecision = useCallback(
-    (decision: PauseDecision, pauseId: string) =>
-      call(() => answerPause(session, decision, pauseId)),
+    (decision: PauseDecision, pauseId: string) => call(() => answerPause(session, decision, pauseId)),
     [call, session],
   );
 
-  useInput(
-    (_input, key) => {
-      if (key.escape) call(() => session.interrupt('user_stop'));
+  useKeys(
+    (read: KeyRead) => {
+      if (read.keys.some((key) => key.name === 'escape')) call(() => session.interrupt('user_stop'));
     },
     // Paused without a pause to show (none readable yet): Esc still stops.
-    { isActive: isActive && (state.status === 'running' || (state.isPaused && !state.pauseInfo)) },
+    { isActive: isActive && (state.status === 'running' || (state.isPaused && !state.pauseInfo)), now },
   );
 
   switch (state.status) {
@@ -82,23 +99,27 @@ export function InputTransition({
       return <ThinkingIndicator />;
     case 'paused':
       return state.pauseInfo ? (
-        <PauseIndicator
-          pause={state.pauseInfo}
-          onDecision={onDecision}
-          isActive={isActive}
-          settleMs={settleMs}
-          now={now}
-        />
+        <PauseIndicator pause={state.pauseInfo} onDecision={onDecision} isActive={isActive} settleMs={settleMs} now={now} />
       ) : (
         <Text color={theme.paused}>⏸ Paused (Esc to stop)</Text>
       );
     case 'stopping':
-      return <Text color={theme.interrupted}>Stopping…</Text>;
+      return <Text color={theme.interrupted}>{stoppingText(state)}</Text>;
     case 'closed':
       return <Text color={theme.muted}>Session closed</Text>;
     case 'interrupted':
     case 'idle': {
-      const input = <TextInput placeholder={placeholder} onSubmit={onSubmit} onQuit={onQuit} isActive={isActive} />;
+      const input = (
+        <TextInput
+          placeholder={placeholder}
+          onSubmit={onSubmit}
+          onQuit={onQuit}
+          isActive={isActive}
+          guardKey={guardKey}
+          settleMs={settleMs}
+          now={now}
+        />
+      );
       if (state.status === 'idle') return input;
       return (
         <Box flexDirection="column">
@@ -108,4 +129,20 @@ export function InputTransition({
       );
     }
   }
+}
+
+/**
+ * usePromptGuard returns a new key each time the prompt comes back after a
+ * run (the status turns idle or interrupted from another one), null while
+ * the prompt has been there from the start.
+ */
+function usePromptGuard(state: SessionState): string | null {
+  const previous = useRef<{ status: string; key: string | null }>({ status: state.status, key: null });
+  const atPrompt = PROMPT_STATUSES.has(state.status);
+  if (previous.current.status !== state.status) {
+    const wasAtPrompt = PROMPT_STATUSES.has(previous.current.status);
+    const key = atPrompt ? (wasAtPrompt ? previous.current.key : `prompt@${state.version}`) : null;
+    previous.current = { status: state.status, key };
+  }
+  return atPrompt ? previous.current.key : null;
 }

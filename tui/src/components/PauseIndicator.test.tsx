@@ -4,7 +4,7 @@ import { afterEach, describe, it, mock } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { cleanup, KEY, manualClock, render } from '../testing/ink.js';
 import type { PauseDecision, PauseView } from '../types.js';
-import { PauseIndicator } from './PauseIndicator.js';
+import { IGNORED_HINT, PauseIndicator } from './PauseIndicator.js';
 
 const pageLoaded: PauseView = {
   id: 'p-web', kind: 'continue', source: 'tool', toolName: 'WebSearch', message: 'Page loaded: https://example.test/',
@@ -72,21 +72,106 @@ describe('PauseIndicator', () => {
     ui.unmount();
   });
 
-  it('ignores answer keys during the settle time, but never Esc', async () => {
+  it('a key during the quiet period restarts it; a key after a quiet period answers; Esc never waits', async () => {
     const clock = manualClock();
     const { decisions, onDecision } = recorder();
     const ui = await render(<PauseIndicator pause={dangerous} onDecision={onDecision} now={clock.now} settleMs={250} />);
-    await ui.press('y');
+    await ui.press('y'); // at once
     clock.advance(249);
-    await ui.press('y', 'n');
-    assert.deepEqual(decisions, [], 'typed within 250 ms of the pause appearing');
-    await ui.press(KEY.escape);
-    assert.deepEqual(decisions, [['cancel', 'p-bash']]);
-    clock.advance(1);
+    await ui.press('x'); // any key restarts the quiet period
+    clock.advance(249);
+    await ui.press('y'); // 498 ms after the pause, but only 249 ms after the last key
+    assert.deepEqual(decisions, [], 'no key came after 250 quiet ms');
+    assert.match(ui.frame(), /Keys ignored while you were typing — press Y or N again$/);
+    clock.advance(250);
     await ui.press('n');
-    assert.deepEqual(decisions, [['cancel', 'p-bash'], ['deny', 'p-bash']]);
+    assert.deepEqual(decisions, [['deny', 'p-bash']], 'a key after 250 quiet ms answers');
+    await ui.press(KEY.escape);
+    assert.deepEqual(decisions, [['deny', 'p-bash'], ['cancel', 'p-bash']], 'Esc works at once, even after an answer');
     ui.unmount();
   });
+
+  for (const pause of [dangerous, pageLoaded]) {
+    it(`a flood of y, Y, Enter and space through the moment a ${pause.kind} pause appears answers nothing`, async () => {
+      const clock = manualClock();
+      const { decisions, onDecision } = recorder();
+      const flood = ['y', 'Y', KEY.enter, KEY.space];
+      const ui = await render(<PauseIndicator pause={pause} onDecision={onDecision} now={clock.now} />);
+      // 2 s of keys 240 ms apart (just inside the quiet period), then silence.
+      for (let t = 0; t < 2_000; t += 240) {
+        await ui.press(flood[(t / 240) % flood.length]!);
+        clock.advance(240);
+      }
+      assert.deepEqual(decisions, []);
+      assert.ok(ui.frame().endsWith(IGNORED_HINT[pause.kind]), ui.frame());
+      clock.advance(10); // 250 ms of quiet since the last key: the next key is meant
+      await ui.press(pause.kind === 'confirm' ? 'n' : KEY.enter);
+      assert.deepEqual(decisions, [[pause.kind === 'confirm' ? 'deny' : 'resume', pause.id]]);
+      ui.unmount();
+    });
+  }
+
+  for (const [name, chunk] of [
+    ['Esc then y', `${KEY.escape}y`],
+    ['Esc then Y', `${KEY.escape}Y`],
+    ['Esc then Enter', `${KEY.escape}${KEY.enter}`],
+    ['y then Esc', `y${KEY.escape}`],
+    ['Esc, Esc', `${KEY.escape}${KEY.escape}`],
+    ['Esc and an unknown sequence', `${KEY.escape}[9q`],
+  ] as const) {
+    it(`${name} in one read cancels and never answers`, async () => {
+      const clock = manualClock();
+      const { decisions, onDecision } = recorder();
+      const ui = await render(<PauseIndicator pause={dangerous} onDecision={onDecision} now={clock.now} />);
+      clock.advance(1_000);
+      await ui.press(chunk);
+      assert.deepEqual(decisions, [['cancel', 'p-bash']]);
+      ui.unmount();
+    });
+  }
+
+  it('a known key sequence (an arrow) is not Esc', async () => {
+    const clock = manualClock();
+    const { decisions, onDecision } = recorder();
+    const ui = await render(<PauseIndicator pause={dangerous} onDecision={onDecision} now={clock.now} />);
+    await ui.press(KEY.up, KEY.down, '\u001B[1;5C', '\u001BOA');
+    assert.deepEqual(decisions, []);
+    ui.unmount();
+  });
+
+  for (const [name, chunk, decision] of [
+    ['n and Enter', `n${KEY.enter}`, 'deny'],
+    ['Y and Enter', `Y${KEY.enter}`, 'approve'],
+  ] as const) {
+    it(`${name} in one read: split into keys, the first answers`, async () => {
+      const clock = manualClock();
+      const { decisions, onDecision } = recorder();
+      const ui = await render(<PauseIndicator pause={dangerous} onDecision={onDecision} now={clock.now} />);
+      clock.advance(300);
+      await ui.press(chunk);
+      assert.deepEqual(decisions, [[decision, 'p-bash']]);
+      ui.unmount();
+    });
+  }
+
+  for (const pause of [dangerous, pageLoaded]) {
+    for (const [name, chunk] of [
+      ['bracketed paste', '\u001B[200~y\r\u001B[201~'],
+      ['bracketed paste split over reads', ['\u001B[200~', 'y', '\r\u001B[201~']],
+      ['pasted text', 'yes\r'],
+      ['pasted lines', '\r\ry\r'],
+    ] as const) {
+      it(`a paste never answers a ${pause.kind} pause (${name})`, async () => {
+        const clock = manualClock();
+        const { decisions, onDecision } = recorder();
+        const ui = await render(<PauseIndicator pause={pause} onDecision={onDecision} now={clock.now} />);
+        clock.advance(1_000);
+        await ui.press(...(typeof chunk === 'string' ? [chunk] : chunk));
+        assert.deepEqual(decisions, []);
+        ui.unmount();
+      });
+    }
+  }
 
   it('by default settles after 250 ms of a monotonic clock, whatever the wall clock does', async () => {
     const { decisions, onDecision } = recorder();
@@ -112,7 +197,11 @@ describe('PauseIndicator', () => {
     const { decisions, onDecision } = recorder();
     const ui = await render(<PauseIndicator pause={dangerous} onDecision={onDecision} now={clock.now} />);
     clock.advance(300);
-    await ui.press('y', 'y', 'n');
+    await ui.press('y');
+    clock.advance(300);
+    await ui.press('y');
+    clock.advance(300);
+    await ui.press('n');
     assert.deepEqual(decisions, [['approve', 'p-bash']]);
 
     const next: PauseView = { ...dangerous, id: 'p-bash-2', details: 'rm -rf ./other' };

@@ -1,8 +1,10 @@
 /** @jsxRuntime automatic */ // tsx runs this file without tui/tsconfig.json
-import { Box, Text, useInput } from 'ink';
+import { Box, Text } from 'ink';
 import { useRef } from 'react';
-import { DEFAULT_SETTLE_MS, useSettleGuard } from '../hooks/useSettleGuard.js';
-import { theme } from '../theme.js';
+import { useKeys } from '../hooks/useKeys.js';
+import { useQuietGate } from '../hooks/useQuietGate.js';
+import { DEFAULT_SETTLE_MS, type KeyRead } from '../input/quiet.js';
+import { useTheme } from '../theme.js';
 import type { PauseDecision, PauseView } from '../types.js';
 
 export interface PauseIndicatorProps {
@@ -11,11 +13,21 @@ export interface PauseIndicatorProps {
   onDecision?: (decision: PauseDecision, pauseId: string) => void;
   /** Whether this indicator owns keyboard input. Default: true when onDecision is given. */
   isActive?: boolean;
-  /** Answer keys are ignored this long after a pause appears, ms. Default 250. Esc always works. */
+  /**
+   * Quiet period of answer keys, ms. Default 250. An answer key counts only
+   * when the pause has been shown and the input quiet this long; every key
+   * restarts it. Esc always works.
+   */
   settleMs?: number;
-  /** Clock for the settle guard, ms (tests inject one). Default: a monotonic clock. */
+  /** Clock of the quiet period, ms (tests inject one). Default: a monotonic clock. */
   now?: () => number;
 }
+
+/** The line a pause shows while it ignores keys typed into it. */
+export const IGNORED_HINT = {
+  continue: 'Keys ignored while you were typing — press Enter again',
+  confirm: 'Keys ignored while you were typing — press Y or N again',
+} as const;
 
 /**
  * PauseIndicator shows a pause and reports what the user decided. It is a
@@ -26,6 +38,10 @@ export interface PauseIndicatorProps {
  *   confirm:  ⚠️ Bash: Potentially dangerous command
  *             rm -rf /important/*
  *             [Y] Approve  [N] Deny  [Esc] Cancel                Y approve, N deny, Esc cancel
+ *
+ * Keys answer only after a quiet period (see settleMs): a person typing
+ * through the moment the pause appears answers nothing. A read holding an
+ * Esc anywhere cancels, and nothing else in that read counts.
  */
 export function PauseIndicator({
   pause,
@@ -34,7 +50,8 @@ export function PauseIndicator({
   settleMs = DEFAULT_SETTLE_MS,
   now,
 }: PauseIndicatorProps) {
-  const isSettled = useSettleGuard(pause.id, settleMs, now);
+  const theme = useTheme();
+  const gate = useQuietGate(pause.id, settleMs, now);
   const answered = useRef<string | null>(null);
 
   const decide = (decision: PauseDecision) => {
@@ -43,22 +60,24 @@ export function PauseIndicator({
     onDecision?.(decision, pause.id);
   };
 
-  useInput(
-    (input, key) => {
-      // Stopping is always safe: no settle time, and it works even after an answer.
-      if (key.escape) return onDecision?.('cancel', pause.id);
-      if (!isSettled() || key.ctrl || key.meta) return;
+  useKeys(
+    (read: KeyRead) => {
+      // Stopping is always safe: no quiet period, and it works even after an answer.
+      if (read.keys.some((key) => key.name === 'escape')) return onDecision?.('cancel', pause.id);
+      if (!gate.admit(read)) return;
+      const [key] = read.keys;
       if (pause.kind === 'continue') {
-        if (key.return) decide('resume');
-      } else if (input === 'y' || input === 'Y') {
-        decide('approve');
-      } else if (input === 'n' || input === 'N') {
-        decide('deny');
+        if (key?.name === 'return') decide('resume');
+      } else if (key?.text === 'y' || key?.text === 'Y') {
+        if (key.name === 'char') decide('approve');
+      } else if (key?.text === 'n' || key?.text === 'N') {
+        if (key.name === 'char') decide('deny');
       }
     },
-    { isActive },
+    { isActive, now },
   );
 
+  const ignored = gate.ignored ? <Text color={theme.paused}>{IGNORED_HINT[pause.kind]}</Text> : null;
   if (pause.kind === 'continue') {
     return (
       <Box flexDirection="column">
@@ -66,6 +85,7 @@ export function PauseIndicator({
           ⏸ {pause.toolName} paused: {pause.message}
         </Text>
         <Text color={theme.muted}>(Press Enter to continue, Esc to stop)</Text>
+        {ignored}
       </Box>
     );
   }
@@ -76,6 +96,7 @@ export function PauseIndicator({
       </Text>
       {pause.details ? <Text>{pause.details}</Text> : null}
       <Text color={theme.muted}>[Y] Approve  [N] Deny  [Esc] Cancel</Text>
+      {ignored}
     </Box>
   );
 }

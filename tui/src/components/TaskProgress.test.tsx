@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { resetTaskLoopStores } from '../store/taskLoopStore.js';
-import { FakeTaskLoop } from '../testing/fakes.js';
+import { FakeSession, FakeTaskLoop } from '../testing/fakes.js';
 import { cleanup, KEY, manualClock, render, tick } from '../testing/ink.js';
 import { Text } from 'ink';
 import { useTaskLoopState } from '../hooks/useTaskLoopState.js';
@@ -15,8 +15,10 @@ afterEach(() => {
 
 const TITLES = ['Set up the scratch dir', 'Write notes', 'Run the checks', 'Summarize'];
 const PAUSED_PROMPT = "Task 1 complete. Press Enter to continue or 'p' to switch to continuous mode";
-const HELP_PAUSE = 'p: continuous mode | Enter: continue | q: quit';
-const HELP_CONTINUOUS = 'p: pause mode | j/k: scroll | q: quit';
+const HELP_PAUSED = 'p: continuous mode | Enter: continue | Esc: stop | j/k: scroll | q: quit';
+const HELP_PAUSE = 'p: continuous mode | Esc: stop | j/k: scroll | q: quit';
+const HELP_CONTINUOUS = 'p: pause mode | Esc: stop | j/k: scroll | q: quit';
+const HELP_DONE = 'j/k: scroll | q: quit';
 
 async function setup(opts: { pauseMode?: boolean; height?: number } = {}) {
   const loop = new FakeTaskLoop(TITLES, { pauseMode: opts.pauseMode });
@@ -47,11 +49,12 @@ describe('TaskProgress view', () => {
   it('in pause mode: [PAUSE MODE], the prompt after a task, and the pause-mode help', async () => {
     const { ui, loop, update } = await setup({ pauseMode: true });
     await update(() => loop.begin(0));
-    assert.ok(ui.frame().includes('[PAUSE MODE] Task 1/4'), ui.frame());
+    assert.match(ui.frame(), /\[PAUSE MODE\] . Task 1\/4/);
     assert.ok(ui.frame().includes(HELP_PAUSE));
     await update(() => loop.end(0));
     const frame = ui.frame();
     assert.ok(frame.includes(`[PAUSE MODE] ${PAUSED_PROMPT}`), frame);
+    assert.ok(frame.includes(HELP_PAUSED), frame);
     assert.match(frame, /✓ 1\. Set up the scratch dir/);
   });
 
@@ -72,8 +75,10 @@ describe('TaskProgress view', () => {
       await update(() => loop.end(i, i === 2 ? 'exit status 3' : undefined));
     }
     const frame = ui.frame();
-    assert.match(frame, /^Completed!/m);
+    assert.match(frame, /^Completed! +/m);
+    assert.ok(frame.trimEnd().endsWith(` ${HELP_DONE}`), `only the keys that still work: ${frame}`);
     assert.match(frame, /3 completed, 1 failed, 4 total/);
+    assert.doesNotMatch(frame, /PAUSE MODE|Enter|Esc/);
   });
 });
 
@@ -113,7 +118,7 @@ describe('TaskProgress keys', () => {
     clock.advance(249);
     await ui.press(KEY.space);
     assert.deepEqual(loop.calls, []);
-    clock.advance(1);
+    clock.advance(250); // quiet since the last key
     await ui.press(KEY.enter);
     assert.deepEqual(loop.calls, [['continue']]);
   });
@@ -149,9 +154,8 @@ describe('TaskProgress keys', () => {
     const { ui, loop, clock, update } = await setup({ pauseMode: true });
     await update(() => loop.end(0));
     clock.advance(250);
-    ui.stdin.write('p'); // continuous, and go on
-    ui.stdin.write('p'); // pause mode again, for after the next task
-    await tick();
+    await ui.press('p'); // continuous, and go on
+    await ui.press('p'); // pause mode again, for after the next task
     assert.deepEqual(loop.calls, [['continueAll'], ['setPauseMode', true]]);
     assert.ok(ui.frame().includes('[PAUSE MODE]'), ui.frame());
   });
@@ -162,8 +166,9 @@ describe('TaskProgress keys', () => {
     await ui.press('c');
     assert.deepEqual(loop.calls, [['continueAll']]);
     for (let i = 0; i < TITLES.length; i++) await update(() => loop.end(i));
-    await ui.press('p', 'c', 'n', KEY.enter, KEY.space);
+    await ui.press('p', 'c', 'n', KEY.enter, KEY.space, KEY.escape);
     assert.deepEqual(loop.calls, [['continueAll']]);
+    assert.deepEqual((loop.session as FakeSession).calls, [], 'Esc after the end stops nothing');
     assert.match(ui.frame(), /^Completed!/m);
   });
 
@@ -191,6 +196,71 @@ describe('TaskProgress keys', () => {
     const { ui, quits } = await setup();
     await ui.press('q');
     assert.equal(quits(), 1);
+  });
+});
+
+describe('TaskProgress stop and typing', () => {
+  it('running: the spinner says "(Esc to stop)" and Esc interrupts the running task', async () => {
+    const { ui, loop, update } = await setup();
+    await update(() => loop.begin(1));
+    assert.match(ui.frame(), /^. Task 2\/4: Write notes \(Esc to stop\) +p: pause mode \| Esc: stop/m);
+    await ui.press(`${KEY.escape}`);
+    assert.deepEqual((loop.session as FakeSession).calls, [['interrupt', 'user_stop']]);
+  });
+
+  it('Esc and another key in one read stop a paused loop and move nothing on', async () => {
+    const { ui, loop, clock, update } = await setup({ pauseMode: true });
+    await update(() => loop.end(0));
+    clock.advance(1_000);
+    await ui.press(`${KEY.escape}${KEY.enter}`);
+    assert.deepEqual((loop.session as FakeSession).calls, [['interrupt', 'user_stop']]);
+    assert.deepEqual(loop.calls, []);
+  });
+
+  it('stopping and stopped say why, and offer only the keys that work', async () => {
+    const { ui, loop, update } = await setup();
+    const session = loop.session as FakeSession;
+    await update(() => loop.begin(1));
+    await update(() => session.set({ status: 'stopping', stopping: { reason: 'emergency_stop', label: 'Stopped by emergency stop' } }, 'stopping'));
+    assert.match(ui.frame(), /Stopping… \(stopped by emergency stop — waiting for the command to exit\) +j\/k: scroll \| q: quit$/m);
+    await update(() => {
+      session.interrupt('emergency_stop');
+      loop.set({ done: true }, 'completed');
+    });
+    assert.match(ui.frame(), /^Stopped by emergency stop — the loop has ended +j\/k: scroll \| q: quit$/m);
+    await ui.press(KEY.escape, KEY.enter);
+    assert.deepEqual(session.calls, [['interrupt', 'emergency_stop']], 'nothing more to stop');
+  });
+
+  it('a flood of Enter, space, y and Y through a task-loop pause moves nothing on', async () => {
+    const { ui, loop, clock, update } = await setup({ pauseMode: true });
+    await update(() => loop.begin(0));
+    const flood = [KEY.enter, KEY.space, 'y', 'Y'];
+    let i = 0;
+    for (; i < 5; i++) {
+      await ui.press(flood[i % 4]!);
+      clock.advance(100);
+    }
+    await update(() => loop.end(0)); // the pause appears mid-flood
+    for (; i < 25; i++) {
+      await ui.press(flood[i % 4]!);
+      clock.advance(100);
+    }
+    assert.deepEqual(loop.calls, []);
+    assert.match(ui.frame(), /Keys ignored while you were typing — press Enter again/);
+    clock.advance(150);
+    await ui.press(KEY.enter);
+    assert.deepEqual(loop.calls, [['continue']]);
+  });
+
+  it('a paste never moves a paused loop on', async () => {
+    const { ui, loop, clock, update } = await setup({ pauseMode: true });
+    await update(() => loop.end(0));
+    clock.advance(1_000);
+    await ui.press(`${KEY.escape}[200~${KEY.enter}${KEY.escape}[201~`);
+    clock.advance(1_000);
+    await ui.press(`n ${KEY.enter}`);
+    assert.deepEqual(loop.calls, []);
   });
 });
 

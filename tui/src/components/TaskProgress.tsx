@@ -1,11 +1,16 @@
 /** @jsxRuntime automatic */ // tsx runs this file without tui/tsconfig.json
-import { Box, Text, useInput } from 'ink';
+import { Box, Text } from 'ink';
 import { useEffect, useRef, useState } from 'react';
 import type { TaskInfo, TaskLoopState } from '../../../node/index.js';
-import { useSettleGuard, DEFAULT_SETTLE_MS } from '../hooks/useSettleGuard.js';
+import { useKeys } from '../hooks/useKeys.js';
+import { useQuietGate } from '../hooks/useQuietGate.js';
+import { useSessionState } from '../hooks/useSessionState.js';
 import { useTaskLoopState } from '../hooks/useTaskLoopState.js';
-import { theme } from '../theme.js';
-import type { TaskLoopLike } from '../types.js';
+import { DEFAULT_SETTLE_MS, type KeyRead } from '../input/quiet.js';
+import { useTheme, type Theme } from '../theme.js';
+import type { SessionState, TaskLoopLike } from '../types.js';
+import { stoppingText } from './InputTransition.js';
+import { ThinkingIndicator } from './ThinkingIndicator.js';
 
 export interface TaskProgressProps {
   loop: TaskLoopLike;
@@ -17,40 +22,60 @@ export interface TaskProgressProps {
   isActive?: boolean;
   /** Task rows shown at once; j/k scroll the rest. Default 10. */
   height?: number;
-  /** Keys that move the loop on are ignored this long after it pauses, ms. Default 250. */
+  /**
+   * Quiet period of the keys that move a paused loop on, ms. Default 250:
+   * they count only once the pause has been shown and the input quiet this
+   * long; every key restarts it.
+   */
   settleMs?: number;
-  /** Clock for the settle guard (tests inject one). */
+  /** Clock of the quiet period (tests inject one). */
   now?: () => number;
 }
 
-const GLYPH: Record<TaskInfo['status'], { glyph: string; color?: string }> = {
-  pending: { glyph: '○', color: theme.muted },
-  running: { glyph: '▶', color: theme.active },
-  completed: { glyph: '✓', color: theme.success },
-  failed: { glyph: '✗', color: theme.danger },
+/** The line a paused loop shows while it ignores keys typed into it. */
+export const LOOP_IGNORED_HINT = 'Keys ignored while you were typing — press Enter again';
+
+const GLYPH: Record<TaskInfo['status'], { glyph: string; color: keyof Theme }> = {
+  pending: { glyph: '○', color: 'muted' },
+  running: { glyph: '▶', color: 'active' },
+  completed: { glyph: '✓', color: 'success' },
+  failed: { glyph: '✗', color: 'danger' },
 };
 
 /** Errors can span lines ("checking\n[exit code 3]"); a row shows one. */
 const oneLine = (text: string) => text.replace(/\s*\n\s*/g, ' ').trim();
 
-/** The footer's left part (seed 001). */
-function statusLine(state: TaskLoopState): string {
-  if (state.done) return 'Completed!';
-  if (state.paused) {
-    return `Task ${state.current + 1} complete. Press Enter to continue or 'p' to switch to continuous mode`;
+/** What the loop is doing, as the footer and the keys see it. */
+type Phase = 'running' | 'paused' | 'stopping' | 'stopped' | 'completed';
+
+function phaseOf(loop: TaskLoopState, session: SessionState): Phase {
+  if (session.status === 'stopping') return 'stopping';
+  if (loop.done) return session.status === 'interrupted' ? 'stopped' : 'completed';
+  if (loop.paused) return 'paused';
+  return 'running';
+}
+
+/** The keys that do something in each phase (seed 001's help line, trimmed to what works). */
+function keyHelp(phase: Phase, pauseMode: boolean): string {
+  switch (phase) {
+    case 'paused':
+      return 'p: continuous mode | Enter: continue | Esc: stop | j/k: scroll | q: quit';
+    case 'running':
+      return `${pauseMode ? 'p: continuous mode' : 'p: pause mode'} | Esc: stop | j/k: scroll | q: quit`;
+    default:
+      return 'j/k: scroll | q: quit';
   }
-  const task = state.tasks[state.current];
-  if (!task) return 'Starting…';
-  return `Task ${state.current + 1}/${state.tasks.length}: ${task.title}`;
 }
 
 /**
  * TaskProgress shows a task loop (seed 001): the tasks with their status and
- * a footer with the mode, the prompt between tasks and the key help.
+ * a footer with the mode, what the loop is doing and the keys that work now.
+ * In pause mode it has a yellow border and [PAUSE MODE].
  *
- * Keys: p toggles pause mode (while paused: continuous, and go on), Enter or
- * space continue, n runs the next task and pauses again, c continues all,
- * j/k scroll, q quits.
+ * Keys: Esc stops the loop (the running task is interrupted); p toggles
+ * pause mode (while paused: continuous, and go on); Enter or space continue;
+ * n runs the next task and pauses again; c continues all; j/k scroll; q quits.
+ * Keys that move a paused loop on obey the quiet period (see settleMs).
  */
 export function TaskProgress({
   loop,
@@ -61,11 +86,14 @@ export function TaskProgress({
   settleMs = DEFAULT_SETTLE_MS,
   now,
 }: TaskProgressProps) {
+  const theme = useTheme();
   const state = useTaskLoopState(loop);
+  const session = useSessionState(loop.session);
+  const phase = phaseOf(state, session);
   const [offset, setOffset] = useState(0);
   const maxOffset = Math.max(0, state.tasks.length - height);
-  const pauseKey = state.paused ? `${state.id}:${state.current}` : null;
-  const isSettled = useSettleGuard(pauseKey, settleMs, now);
+  const pauseKey = phase === 'paused' ? `${state.id}:${state.current}` : null;
+  const gate = useQuietGate(pauseKey, settleMs, now);
   // The pause this view already moved on from. loop.continue() names no
   // pause: a second Enter read before the view caught up would release the
   // next pause, one the user never saw, if the next task were quick.
@@ -91,38 +119,52 @@ export function TaskProgress({
     }
   };
 
-  useInput(
-    (input, key) => {
-      if (input === 'q') return onQuit?.();
-      if (input === 'j' || key.downArrow) return setOffset((o) => Math.min(o + 1, maxOffset));
-      if (input === 'k' || key.upArrow) return setOffset((o) => Math.max(o - 1, 0));
-      if (state.done) return;
+  useKeys(
+    (read: KeyRead) => {
+      const stoppable = phase === 'running' || phase === 'paused';
+      if (stoppable && read.keys.some((key) => key.name === 'escape')) {
+        return void call(() => loop.session.interrupt('user_stop'));
+      }
       const paused = pauseKey !== null && answered.current !== pauseKey;
-      // Keys that move the loop on wait for the settle time after a pause.
-      if (paused && !isSettled()) return;
+      // Keys that move a paused loop on must come after a quiet period; every read restarts it.
+      const admitted = paused && gate.admit(read);
+      for (const key of read.keys) {
+        const input = key.name === 'char' ? key.text : '';
+        if (input === 'q') return onQuit?.();
+        if (input === 'j' || key.name === 'down') setOffset((o) => Math.min(o + 1, maxOffset));
+        else if (input === 'k' || key.name === 'up') setOffset((o) => Math.max(o - 1, 0));
+      }
+      if (phase !== 'running' && phase !== 'paused') return;
+      const [key] = read.keys;
+      const input = key?.name === 'char' ? key.text : '';
+      if (!paused) {
+        // Running: p toggles the engine's mode, not the rendered one ("p p"
+        // typed faster than a render must end where it started); c goes continuous.
+        for (const k of read.keys) {
+          if (k.name !== 'char') continue;
+          if (k.text === 'p') call(() => loop.setPauseMode(!loop.isPauseMode()));
+          else if (k.text === 'c') call(() => loop.continueAll());
+        }
+        return;
+      }
+      if (!admitted || !key) return;
       const moveOn = (act: () => void) => {
         // One answer per pause (a failed one may be retried).
-        if (call(act) && paused) answered.current = pauseKey;
+        if (call(act)) answered.current = pauseKey;
       };
-      if (input === 'p') {
-        // While paused, leaving pause mode also goes on (seed 001's hotkey flow).
-        // Otherwise toggle the engine's mode, not the rendered one: "p p" typed
-        // faster than a render must end where it started.
-        if (paused) return moveOn(() => loop.continueAll());
-        return void call(() => loop.setPauseMode(!loop.isPauseMode()));
-      }
-      if (input === 'c') return moveOn(() => loop.continueAll());
-      if (!paused) return;
-      if (key.return || input === ' ') return moveOn(() => loop.continue());
+      // While paused, leaving pause mode also goes on (seed 001's hotkey flow).
+      if (input === 'p' || input === 'c') return moveOn(() => loop.continueAll());
+      if (key.name === 'return' || key.name === 'space') return moveOn(() => loop.continue());
       if (input === 'n') return moveOn(() => loop.next());
     },
-    { isActive },
+    { isActive, now },
   );
 
   const visible = state.tasks.slice(offset, offset + height);
-  const pausedTask = state.paused ? state.tasks[state.current] : undefined;
+  const pausedTask = phase === 'paused' ? state.tasks[state.current] : undefined;
+  const pauseMode = state.pauseMode && (phase === 'running' || phase === 'paused');
   return (
-    <Box flexDirection="column">
+    <Box flexDirection="column" {...(pauseMode ? { borderStyle: 'round', borderColor: theme.paused } : {})}>
       <Text bold>
         Tasks <Text color={theme.muted}>
           {state.completed} completed, {state.failed} failed, {state.tasks.length} total
@@ -130,7 +172,7 @@ export function TaskProgress({
       </Text>
       {offset > 0 ? <Text color={theme.muted}>  ↑ {offset} more</Text> : null}
       {visible.map((task) => (
-        <TaskRow key={task.index} task={task} />
+        <TaskRow key={task.index} task={task} theme={theme} />
       ))}
       {offset + height < state.tasks.length ? (
         <Text color={theme.muted}>  ↓ {state.tasks.length - offset - height} more</Text>
@@ -138,33 +180,51 @@ export function TaskProgress({
       <Box marginTop={1} flexWrap="wrap" justifyContent="space-between">
         <Box flexDirection="column">
           <Text>
-            {state.pauseMode && !state.done ? (
+            {pauseMode ? (
               <Text color={theme.paused} bold>
                 [PAUSE MODE]{' '}
               </Text>
             ) : null}
-            {statusLine(state)}
+            <StatusLine state={state} session={session} phase={phase} theme={theme} />
           </Text>
           {pausedTask?.status === 'failed' ? (
             <Text color={theme.danger}>
               Task {state.current + 1} failed: {oneLine(pausedTask.error ?? 'unknown error')}
             </Text>
           ) : null}
+          {gate.ignored && phase === 'paused' ? <Text color={theme.paused}>{LOOP_IGNORED_HINT}</Text> : null}
         </Box>
-        <Text color={theme.muted}>
-          {state.pauseMode ? 'p: continuous mode | Enter: continue | q: quit' : 'p: pause mode | j/k: scroll | q: quit'}
-        </Text>
+        <Text color={theme.muted}>{keyHelp(phase, state.pauseMode)}</Text>
       </Box>
     </Box>
   );
 }
 
-function TaskRow({ task }: { task: TaskInfo }) {
+/** StatusLine is the footer's left part: what the loop is doing, and why it stopped. */
+function StatusLine({ state, session, phase, theme }: { state: TaskLoopState; session: SessionState; phase: Phase; theme: Theme }) {
+  switch (phase) {
+    case 'completed':
+      return <Text>Completed!</Text>;
+    case 'stopped':
+      return <Text color={theme.interrupted}>{session.interruption?.label ?? 'Stopped'} — the loop has ended</Text>;
+    case 'stopping':
+      return <Text color={theme.interrupted}>{stoppingText(session)}</Text>;
+    case 'paused':
+      return <Text>Task {state.current + 1} complete. Press Enter to continue or 'p' to switch to continuous mode</Text>;
+    case 'running': {
+      const task = state.tasks[state.current];
+      if (!task || task.status !== 'running') return <Text>Starting…</Text>;
+      return <ThinkingIndicator label={`Task ${state.current + 1}/${state.tasks.length}: ${task.title}`} />;
+    }
+  }
+}
+
+function TaskRow({ task, theme }: { task: TaskInfo; theme: Theme }) {
   const { glyph, color } = GLYPH[task.status];
   return (
     <Text>
       {'  '}
-      <Text color={color}>{glyph}</Text> {task.index + 1}. {task.title}
+      <Text color={theme[color]}>{glyph}</Text> {task.index + 1}. {task.title}
       {task.status === 'failed' && task.error ? <Text color={theme.danger}> — {oneLine(task.error)}</Text> : null}
     </Text>
   );

@@ -1,7 +1,7 @@
 /** @jsxRuntime automatic */ // tsx runs this file without tui/tsconfig.json
 import { Text } from 'ink';
 import { useEffect, useState } from 'react';
-import { theme } from '../theme.js';
+import { useTheme } from '../theme.js';
 
 /** Braille spinner frames. */
 export const SPINNER_FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'] as const;
@@ -28,6 +28,7 @@ export function ThinkingIndicator({
   intervalMs = 80,
   animate = true,
 }: ThinkingIndicatorProps) {
+  const theme = useTheme();
   const [frame, setFrame] = useState(0);
   useEffect(() => {
     if (!animate) return;

@@ -33,6 +33,10 @@ export function toSessionState(snap: SessionSnapshot): SessionState {
     const { reason, label, resumable } = snap.interruption;
     interruption = Object.freeze({ reason, label, resumable });
   }
+  const stopping =
+    snap.status === 'stopping' && snap.stopping
+      ? Object.freeze({ reason: snap.stopping.reason, label: snap.stopping.label })
+      : null;
   return Object.freeze({
     status: snap.status,
     isLoading: snap.status === 'running',
@@ -42,6 +46,7 @@ export function toSessionState(snap: SessionSnapshot): SessionState {
     tokens: Object.freeze({ input: snap.tokens?.input ?? 0, output: snap.tokens?.output ?? 0 }),
     version: snap.version,
     interruption,
+    stopping,
   });
 }
 
@@ -57,6 +62,7 @@ function closedState(previous: SessionState | undefined): SessionState {
     // Past every real version, so the change is seen once and never again.
     version: Number.MAX_SAFE_INTEGER,
     interruption: null,
+    stopping: null,
   });
 }
 

@@ -12,7 +12,7 @@ export const KEY = { enter: '\r', escape: '\u001B', space: ' ', down: '\u001B[B'
  * listeners) and Ink's flush of a lone Esc, which waits one setImmediate to
  * tell it from the start of an escape sequence. It orders nothing by time.
  */
-export async function tick(times = 3): Promise<void> {
+export async function tick(times = 4): Promise<void> {
   for (let i = 0; i < times; i++) await new Promise<void>((resolve) => setImmediate(resolve));
 }
 
