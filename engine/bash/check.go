@@ -176,6 +176,7 @@ type checker struct {
 	// scripts counts the script files read from disk, to bound the work
 	scripts int
 	writes  []fileWrite
+	real    map[string]string // realPath results of this check
 	found   []finding
 	seen    map[string]bool // reasons already found
 	// parsed counts the bytes of all nested scripts parsed, to bound the
@@ -447,7 +448,6 @@ func (l *level) call(args []arg, redirs []*syntax.Redirect, depth int, via strin
 		return
 	}
 	x := &command{l: l, args: args, name: commandBase(name.text), redirs: redirs, depth: depth, via: via, disp: disp}
-	x.key, x.why = l.actionKey(args)
 	act, prefix, matched := matchRules(l.c.rules, args)
 	if matched && act == ActionDeny {
 		l.c.add(finding{action: ActionDeny, reason: fmt.Sprintf("denied by rule %q: %s", prefix, abbreviate(disp)), key: disp})

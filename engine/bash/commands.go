@@ -20,6 +20,7 @@ type command struct {
 	disp   string
 	key    string    // the judged action a grant remembers; "" when it cannot be remembered
 	why    string    // why key is ""
+	keyed  bool      // key and why are computed (only when a finding needs them)
 	local  []finding // built-in findings about this command (rules may silence them)
 }
 
@@ -33,6 +34,9 @@ func (x *command) flag(category string) {
 	}
 	if x.via != "" {
 		d += " (via " + x.via + ")"
+	}
+	if !x.keyed {
+		x.key, x.why, x.keyed = x.l.actionKey(x.args)
 	}
 	key, why := x.key, x.why
 	if x.via != "" && key != "" {

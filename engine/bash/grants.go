@@ -211,7 +211,12 @@ func projectRoot(dir string) string {
 // words as they will be when it runs, the paths among them that exist
 // resolved (symlinks followed), and the directory it runs in. why says
 // why there is none: a word only known at run time.
-func (l *level) actionKey(args []arg) (key, why string) {
+func (l *level) actionKey(args []arg) (key, why string, done bool) {
+	key, why = l.actionKeyOf(args)
+	return key, why, true
+}
+
+func (l *level) actionKeyOf(args []arg) (key, why string) {
 	if l.at == "" {
 		return "", "its working directory is not known statically"
 	}

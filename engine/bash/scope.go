@@ -23,7 +23,7 @@ func newScope(dir string) *scope {
 	home, _ := os.UserHomeDir()
 	if dir != "" {
 		if abs, err := filepath.Abs(dir); err == nil {
-			dir = abs
+			dir = realPath(abs) // paths are compared resolved: a workspace reached through a symlink is still inside
 		}
 	}
 	temp := []string{"/tmp", "/var/tmp", "/dev/shm"}
@@ -56,13 +56,23 @@ func (s *scope) inside(p string) bool {
 // component by component, also when the last ones do not exist yet (a
 // link to a directory that is about to be written to). It stops after 40
 // links, like the kernel.
-func realPath(p string) string {
+func realPath(p string) string { return realPathFrom("/", p) }
+
+// realPathFrom is realPath when the directory done, a prefix of p, is known
+// to hold no symlink: only the rest of p is looked at.
+func realPathFrom(done, p string) string {
 	p = filepath.Clean(p)
 	if !strings.HasPrefix(p, "/") {
 		return p
 	}
-	done := "/"
-	rest := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	if done == "" || !under(p, done) {
+		done = "/"
+	}
+	rel := strings.TrimPrefix(strings.TrimPrefix(p, done), "/")
+	if rel == "" {
+		return done
+	}
+	rest := strings.Split(rel, "/")
 	for links := 0; len(rest) > 0; {
 		part := rest[0]
 		rest = rest[1:]

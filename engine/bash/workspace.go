@@ -79,7 +79,20 @@ func (l *level) abs(a arg) (string, bool) {
 		}
 		p = t
 	}
-	return realPath(p), true
+	return l.c.realPath(p), true
+}
+
+// realPath is realPath, remembered for the rest of the check.
+func (c *checker) realPath(p string) string {
+	if r, ok := c.real[p]; ok {
+		return r
+	}
+	if c.real == nil {
+		c.real = map[string]string{}
+	}
+	r := realPathFrom(c.sc.dir, p) // the working directory is already resolved
+	c.real[p] = r
+	return r
 }
 
 // writesOutside reports whether writing to a (a file a command creates,
