@@ -2,6 +2,7 @@ package bash
 
 import (
 	"path"
+	"regexp"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -280,4 +281,64 @@ func isLoopbackURL(u arg) bool {
 	}
 	host, _, _ = strings.Cut(host, ":")
 	return host == "localhost" || strings.HasPrefix(host, "127.") || host == "0.0.0.0" || strings.HasSuffix(host, ".localhost")
+}
+
+// isDownloader reports commands that fetch from the network.
+func isDownloader(name string) bool {
+	switch name {
+	case "curl", "wget", "fetch", "aria2c", "http", "https", "xh", "lwp-download", "GET", "axel":
+		return true
+	}
+	return false
+}
+
+// isNetworkSender reports commands that can send their stdin off the machine.
+func isNetworkSender(name string) bool {
+	switch name {
+	case "nc", "ncat", "netcat", "socat", "telnet", "ssh", "curl", "wget", "http", "https", "xh",
+		"mail", "mailx", "mutt", "sendmail", "openssl", "s-nail":
+		return true
+	}
+	return false
+}
+
+// sshCode judges ssh options that run local commands: ProxyCommand,
+// LocalCommand, KnownHostsCommand; scp -S runs a program.
+func (x *command) sshCode() {
+	o := parseOpts(x.args, "-o -S -F -i -J -l -p -P -c -D -E -e -I -L -m -O -Q -R -w -W -b -B")
+	for _, v := range o.all("-o") {
+		k, val, ok := strings.Cut(v.text, "=")
+		if !ok {
+			k, val, _ = strings.Cut(strings.TrimSpace(v.text), " ")
+		}
+		switch strings.ToLower(strings.TrimSpace(k)) {
+		case "proxycommand", "localcommand", "knownhostscommand", "remotecommand":
+			x.code(arg{text: strings.TrimSpace(val), static: v.static, subst: v.subst, word: v.word})
+		case "pkcs11provider", "securitykeyprovider", "include", "controlpath", "identityagent", "proxyusefdpass":
+			x.flag(catOptionCode)
+		}
+	}
+	if x.name == "scp" || x.name == "sftp" {
+		for _, v := range o.all("-S") {
+			x.nested([]arg{v}, nil, x.via)
+		}
+	}
+	if len(o.all("-F")) > 0 && x.name != "ssh-keygen" {
+		for _, f := range o.all("-F") {
+			if texts, problem := x.l.scriptTexts(f); problem != "" || sshConfigRuns(texts) {
+				x.flag(catOptionCode)
+			}
+		}
+	}
+}
+
+var sshConfigCode = regexp.MustCompile(`(?im)^\s*(proxycommand|localcommand|knownhostscommand|pkcs11provider|securitykeyprovider|include)\b`)
+
+func sshConfigRuns(texts []string) bool {
+	for _, t := range texts {
+		if sshConfigCode.MatchString(t) {
+			return true
+		}
+	}
+	return false
 }

@@ -186,3 +186,32 @@ func (l *level) writtenScript(p string) (string, bool) {
 	text, ok := l.written[canon(l.resolve(p))]
 	return text, ok
 }
+
+type variable struct {
+	value string
+	known bool // assigned exactly one static value
+}
+
+// assign tracks NAME=value so that $NAME can be resolved later. A name
+// assigned twice, or to a run-time value, is unknown from then on.
+func (l *level) assign(a *syntax.Assign) {
+	if a.Name == nil {
+		return
+	}
+	name := a.Name.Value
+	v := variable{}
+	if a.Value != nil && a.Index == nil && a.Array == nil && !a.Append {
+		w := l.word(a.Value)
+		v = variable{value: w.text, known: w.static}
+	} else if a.Value == nil && a.Array == nil && !a.Naked {
+		v = variable{known: true} // NAME=
+	} else if a.Naked {
+		if _, seen := l.vars[name]; seen {
+			return // export NAME: the value stays what it was
+		}
+	}
+	if old, seen := l.vars[name]; seen && (old.value != v.value || !old.known) {
+		v.known = false
+	}
+	l.vars[name] = v
+}

@@ -1,0 +1,198 @@
+package bash
+
+// Version control: history rewrites and discarded work, and the shell code
+// git runs from config values, aliases and options.
+
+import (
+	"regexp"
+	"strings"
+)
+
+// git judges history rewrites and discarded work: push --force/--delete,
+// reset --hard, clean -f, checkout -f / -- ., branch -D, stash clear...
+func (x *command) git() {
+	args := x.args
+	i := 1
+	for i < len(args) {
+		t := args[i].text
+		if t == "-C" || t == "-c" || t == "--git-dir" || t == "--work-tree" || t == "--namespace" {
+			i += 2
+			continue
+		}
+		if !strings.HasPrefix(t, "-") {
+			break
+		}
+		i++
+	}
+	if i >= len(args) {
+		return
+	}
+	sub := args[i].text
+	rest := args[i:]
+	o := parseOpts(rest, "-m -F -C -c -o --message --file --author --date --push-option --repo --receive-pack --exec --upload-pack")
+	ops := o.operands
+	dangerous := false
+	switch sub {
+	case "push":
+		dangerous = o.has("-f", "--force", "--force-with-lease", "--force-if-includes", "-d", "--delete", "--mirror", "--prune")
+		for _, op := range ops {
+			if strings.HasPrefix(op.text, "+") || strings.HasPrefix(op.text, ":") {
+				dangerous = true
+			}
+		}
+	case "reset":
+		dangerous = o.has("--hard", "--merge", "--keep")
+	case "clean":
+		dangerous = o.has("-f", "--force") && !o.has("-n", "--dry-run")
+	case "checkout":
+		dangerous = o.has("-f", "--force") || hasOperand(rest, "--") && len(ops) > 0 || hasOperand(rest, ".")
+	case "restore":
+		dangerous = !o.has("-S", "--staged") || o.has("-W", "--worktree")
+	case "branch":
+		dangerous = o.has("-D") || o.has("-d", "--delete") && o.has("-f", "--force")
+	case "stash":
+		dangerous = o.operand(0) == "drop" || o.operand(0) == "clear"
+	case "reflog":
+		dangerous = o.operand(0) == "expire" || o.operand(0) == "delete"
+	case "gc":
+		for _, p := range o.all("--prune") {
+			dangerous = dangerous || p.text == "now" || p.text == "all"
+		}
+	case "filter-branch", "filter-repo":
+		dangerous = true
+	case "update-ref":
+		dangerous = o.has("-d")
+	}
+	if dangerous {
+		x.flag(catGit)
+	}
+}
+
+// gitCodeKeys are config keys whose value is a command git runs.
+var gitCodeKeys = regexp.MustCompile(`(?i)^(core\.(pager|editor|sshcommand|askpass|gitproxy|fsmonitor)|sequence\.editor|diff\.external|diff\..+\.(textconv|command)|merge\..+\.driver|mergetool\..+\.cmd|difftool\..+\.cmd|filter\..+\.(clean|smudge|process)|credential\.helper|credential\..+\.helper|pager\..+|uploadpack\.packobjectshook|gpg\.program|gpg\..+\.program|web\.browser|browser\..+\.cmd|man\..+\.cmd|sendemail\..*(cmd|command)|remote\..+\.(receivepack|uploadpack)|ssh\.variant|instaweb\..+|alias\..+|receive\.procreceiverefs|protocol\..+\.allow|core\.hookspath|include\.path|includeif\..+|core\.worktree|init\.templatedir|core\.attributesfile|submodule\..+\.update)$`)
+
+// gitConfigValue judges one git config setting: a command is parsed as
+// shell code; a hooks path, an included file or an allowed transport asks.
+func (x *command) gitConfigValue(key string, val arg) {
+	if !gitCodeKeys.MatchString(key) {
+		return
+	}
+	low := strings.ToLower(key)
+	switch {
+	case strings.HasPrefix(low, "alias."):
+		if strings.HasPrefix(val.text, "!") {
+			x.code(arg{text: val.text[1:], static: val.static, subst: val.subst, word: val.word})
+		} else if !val.static {
+			x.flag(catOptionCode)
+		}
+	case strings.HasPrefix(low, "credential.") && !strings.HasPrefix(val.text, "!") && val.static && !strings.ContainsAny(val.text, " /"):
+		// a helper name (store, cache, osxkeychain): git runs git-credential-NAME
+	case strings.HasPrefix(low, "credential."):
+		x.code(arg{text: strings.TrimPrefix(val.text, "!"), static: val.static, subst: val.subst, word: val.word})
+	case strings.HasPrefix(low, "protocol.") || low == "core.hookspath" || strings.HasPrefix(low, "include") ||
+		low == "core.worktree" || low == "init.templatedir" || low == "core.attributesfile" || strings.HasPrefix(low, "submodule."):
+		x.flag(catOptionCode)
+	default:
+		if !val.static {
+			x.flag(catOptionCode)
+			return
+		}
+		x.code(val)
+	}
+}
+
+// gitCode judges git -c key=value, --config-env, git config KEY VALUE and
+// the subcommands that run commands (rebase --exec, bisect run, submodule
+// foreach, difftool -x).
+func (x *command) gitCode() {
+	args := x.args
+	i := 1
+	for ; i < len(args); i++ {
+		t := args[i].text
+		switch {
+		case t == "-c" && i+1 < len(args):
+			i++
+			k, v, _ := strings.Cut(args[i].text, "=")
+			a := args[i]
+			x.gitConfigValue(k, arg{text: v, static: a.static, subst: a.subst, word: a.word})
+		case strings.HasPrefix(t, "--config-env"):
+			x.flag(catOptionCode) // the value is an environment variable's, not known here
+		case t == "-C" || t == "--git-dir" || t == "--work-tree" || t == "--namespace" || t == "--exec-path" || t == "--super-prefix":
+			if t == "--exec-path" {
+				x.flag(catOptionCode)
+			}
+			i++
+		case strings.HasPrefix(t, "--exec-path="):
+			x.flag(catOptionCode)
+		case strings.HasPrefix(t, "-"):
+		default:
+			goto sub
+		}
+	}
+	return
+sub:
+	rest := args[i:]
+	o := parseOpts(rest, "-x --exec -m -F -C -c --extcmd --upload-pack -u --receive-pack --exec-path --output --file -f --type --default")
+	switch rest[0].text {
+	case "config":
+		ops := o.operands
+		if o.has("--unset", "--unset-all", "--get", "--get-all", "--get-regexp", "--list", "-l", "--remove-section", "--rename-section", "--show-origin", "--name-only") || len(ops) < 2 {
+			if o.has("-e", "--edit") {
+				x.flag(catOptionCode)
+			}
+			break
+		}
+		key := ops[0].text
+		if ops[0].text == "set" && len(ops) > 2 {
+			key, ops = ops[1].text, ops[1:]
+		}
+		x.gitConfigValue(key, ops[1])
+		if o.has("--global", "--system") || len(o.all("-f", "--file")) > 0 {
+			x.writes(o.all("-f", "--file"))
+			if o.has("--global", "--system") {
+				x.flag(catOutside)
+			}
+		}
+	case "rebase":
+		for _, v := range o.all("-x", "--exec") {
+			x.code(v)
+		}
+	case "bisect":
+		for k, a := range rest {
+			if a.text == "run" && k+1 < len(rest) {
+				x.nested(rest[k+1:], nil, x.via)
+				break
+			}
+		}
+	case "submodule":
+		for k, op := range o.operands {
+			if op.text == "foreach" && k+1 < len(o.operands) {
+				x.runWords(o.operands[k+1:], false)
+				break
+			}
+		}
+	case "difftool", "mergetool":
+		for _, v := range o.all("-x", "--extcmd") {
+			x.code(v)
+		}
+	case "clone", "fetch", "pull", "push", "ls-remote", "archive":
+		for _, v := range o.all("--upload-pack", "--receive-pack", "--exec") {
+			x.code(v)
+		}
+		if rest[0].text == "clone" {
+			for _, v := range o.all("-u") { // clone -u is --upload-pack (push -u is --set-upstream)
+				x.code(v)
+			}
+		}
+		for _, op := range o.operands {
+			if strings.HasPrefix(op.text, "ext::") || strings.HasPrefix(op.text, "fd::") {
+				x.flag(catOptionCode)
+			}
+		}
+		if rest[0].text == "clone" && len(o.operands) > 1 {
+			x.writes(o.operands[1:2])
+		}
+	case "log", "diff", "show", "format-patch":
+		x.writes(o.all("--output", "-o"))
+	}
+}

@@ -1,0 +1,433 @@
+package bash
+
+// Judging one simple command: the order of the judgments (judgeAll),
+// wrappers that run another command (unwrap), and the dispatch to the
+// judgments of each domain (judge).
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// command is one simple command being judged.
+type command struct {
+	l      *level
+	args   []arg // args[0] is the command name as written
+	name   string
+	redirs []*syntax.Redirect
+	depth  int
+	via    string // "xargs", "find -exec": it runs once per input, in bulk
+	disp   string
+	key    string    // the judged action a grant remembers; "" when it cannot be remembered
+	why    string    // why key is ""
+	keyed  bool      // key and why are computed (only when a finding needs them)
+	local  []finding // built-in findings about this command (rules may silence them)
+}
+
+// flag records a finding about this command in category.
+// A command after a cd is told, and remembered, with its directory: an
+// approval of rm -f passwd in the project is none for cd /etc; rm -f passwd.
+func (x *command) flag(category string) {
+	d := x.disp
+	if cwd := x.l.cwd; cwd != "" {
+		d += " (in " + cwd + ")"
+	}
+	if x.via != "" {
+		d += " (via " + x.via + ")"
+	}
+	if !x.keyed {
+		x.key, x.why, x.keyed = x.l.actionKey(x.args)
+	}
+	key, why := x.key, x.why
+	if x.via != "" && key != "" {
+		key, why = "", "it runs once per input of "+x.via
+	}
+	x.local = append(x.local, finding{action: ActionConfirm, reason: category + ": " + abbreviate(d), key: key, why: why})
+}
+
+// judgeAll judges one simple command: a path run as a program by what it
+// is on disk, what it aims at, its own category judgments, the code its
+// options carry, where it writes, and whether the program (and its
+// subcommand) is known at all.
+func (x *command) judgeAll() {
+	if x.resolveProgram() {
+		return
+	}
+	x.hostTargets()
+	x.judge()
+	x.lookThrough()
+	x.workspace()
+	if len(x.local) == 0 {
+		x.knownProgram()
+	}
+}
+
+// nested judges a command this one runs (sudo's, xargs's...).
+func (x *command) nested(args []arg, redirs []*syntax.Redirect, via string) {
+	x.l.call(args, redirs, x.depth+1, via)
+}
+
+// code judges a word a shell will run as code (bash -c, eval, ssh, trap).
+func (x *command) code(a arg) {
+	if a.subst {
+		x.substCode(a)
+		return
+	}
+	x.l.c.script(a.text, x.depth+1)
+}
+
+// substCode judges code that is the output of another command: bash -c
+// "$(curl ...)", source <(wget ...).
+func (x *command) substCode(a arg) {
+	if x.l.downloads(a.word) {
+		x.flag(catDownloadExec)
+	} else {
+		x.flag(catDynamicCode)
+	}
+}
+
+// downloads reports whether a word runs a downloader ($(curl ...), <(wget ...)).
+func (l *level) downloads(w *syntax.Word) bool {
+	if w == nil {
+		return false
+	}
+	found := false
+	syntax.Walk(w, func(n syntax.Node) bool {
+		if call, ok := n.(*syntax.CallExpr); ok && !found {
+			if args := l.effective(l.words(call.Args)); len(args) > 0 && isDownloader(commandBase(args[0].text)) {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// stdinSecret reports whether stdin is redirected from a secret or home file.
+func (x *command) stdinSecret() bool {
+	for _, r := range x.redirs {
+		if r.Op == syntax.RdrIn && r.Word != nil && leaksHome(x.l.word(r.Word).text) {
+			return true
+		}
+	}
+	return false
+}
+
+// unwrap returns the command a wrapper runs (sudo, env, nice, timeout...).
+// ok is false for commands that are not wrappers; inner is empty when the
+// wrapper runs nothing (command -v, sudo -i).
+func unwrap(name string, args []arg) (inner []arg, ok bool) {
+	at := func(i int) []arg { return args[min(i, len(args)):] }
+	o := func(valued string) opts { return parseOpts(args, valued) }
+	switch name {
+	case "sudo":
+		return at(skipAssigns(args, skipOpts(args, "-u -g -h -C -p -r -t -T -D -U -R --user --group --host --close-from --prompt --role --type --command-timeout --chdir --other-user --chroot"))), true
+	case "doas":
+		return at(skipOpts(args, "-u -C")), true
+	case "pkexec":
+		return at(skipOpts(args, "--user")), true
+	case "env":
+		if o("-S --split-string").has("-S", "--split-string") {
+			return nil, false // runs a string: judged as code
+		}
+		return at(skipAssigns(args, skipOpts(args, "-u -C -P --unset --chdir"))), true
+	case "nohup", "builtin", "setsid", "unbuffer", "proxychains", "proxychains4", "torsocks", "catchsegv", "nsenter", "unshare", "firejail",
+		"fakeroot", "caffeinate", "dbus-run-session", "dbus-launch", "valgrind", "npx", "pnpx", "bunx", "uvx", "pipx-run", "nix-run":
+		return at(skipOpts(args, "-t -S -G --target --setuid --setgid")), true
+	case "timeout":
+		return at(skipOpts(args, "-s -k --signal --kill-after") + 1), true
+	case "nice":
+		return at(skipOpts(args, "-n --adjustment")), true
+	case "ionice":
+		if o("-c -n -p --class --classdata --pid").has("-p", "--pid") {
+			return nil, true
+		}
+		return at(skipOpts(args, "-c -n --class --classdata")), true
+	case "chrt":
+		if o("").has("-p", "--pid") {
+			return nil, true
+		}
+		return at(skipOpts(args, "-T -P -D --sched-runtime --sched-period --sched-deadline") + 1), true
+	case "taskset":
+		if o("").has("-p", "--pid") {
+			return nil, true
+		}
+		return at(skipOpts(args, "") + 1), true
+	case "command":
+		if o("").has("-v", "-V") {
+			return nil, true
+		}
+		return at(skipOpts(args, "")), true
+	case "exec":
+		return at(skipOpts(args, "-a")), true
+	case "time":
+		return at(skipOpts(args, "-f -o --format --output")), true
+	case "stdbuf":
+		return at(skipOpts(args, "-i -o -e --input --output --error")), true
+	case "chroot":
+		return at(skipOpts(args, "--userspec --groups") + 1), true
+	case "busybox":
+		return at(1), true
+	case "strace", "ltrace":
+		return at(skipOpts(args, "-o -e -p -s -u -E -a -I -b -P -S -X -O")), true
+	case "systemd-run":
+		return at(skipOpts(args, "-u -p -E -M -H -t -q -G -d --unit --property --setenv --machine --host --description --slice --uid --gid --working-directory --on-calendar --on-active --timer-property --service-type --nice --same-dir")), true
+	case "bundle", "poetry", "pipenv", "pdm", "hatch", "rye", "uv", "conda", "mamba", "micromamba", "npm", "pnpm", "yarn", "mise", "asdf", "direnv", "dotenv", "doppler", "op", "aws-vault", "nix":
+		// bundle exec CMD, poetry run CMD, direnv exec DIR CMD...: the
+		// subcommand that runs the rest; any other subcommand is no wrapper.
+		i := skipOpts(args, "-n -p --name --prefix -C --cwd --dir --directory --env --project")
+		if i >= len(args) {
+			return nil, false
+		}
+		switch sub := args[i].text; {
+		case sub == "exec" && name != "doppler" || sub == "run" && name != "npm" && name != "pnpm" && name != "yarn" && name != "nix" || sub == "dlx" || sub == "x":
+		case sub == "develop" && name == "nix" || sub == "shell" && name == "nix":
+			j := i + 1
+			for j < len(args) && args[j].text != "-c" && args[j].text != "--command" {
+				j++
+			}
+			return at(j + 1), true
+		default:
+			return nil, false
+		}
+		inner := args[i+1:]
+		inner = inner[min(skipOpts(append([]arg{{}}, inner...), "-n -p -e --name --prefix --env --env-file --with --python --config")-1, len(inner)):]
+		switch name {
+		case "direnv":
+			inner = inner[min(1, len(inner)):] // direnv exec DIR CMD
+		case "mise", "asdf", "aws-vault", "op", "doppler":
+			for k, a := range inner { // mise exec node@20 -- CMD
+				if a.text == "--" {
+					return inner[k+1:], true
+				}
+			}
+			if name == "aws-vault" {
+				inner = inner[min(1, len(inner)):] // aws-vault exec PROFILE CMD
+			}
+		}
+		return inner, true
+	case "xvfb-run":
+		return at(skipOpts(args, "-n -s -f -e -w -p --server-num --server-args --auth-file --error-file --wait")), true
+	}
+	return nil, false
+}
+
+// judge applies the built-in categories to one simple command.
+func (x *command) judge() {
+	args := x.args
+	if inner, ok := unwrap(x.name, args); ok {
+		switch x.name {
+		case "sudo", "doas", "pkexec", "chroot", "nsenter", "unshare":
+			x.flag(catPrivilege)
+		case "systemd-run": // a system service runs as root
+			if !parseOpts(args, "").has("--user") {
+				x.flag(catPrivilege)
+			}
+		}
+		if len(inner) > 0 {
+			x.nested(inner, x.redirs, x.via)
+		}
+		return
+	}
+	if isShell(x.name) {
+		x.shell()
+		return
+	}
+	if isInterpreter(x.name) {
+		x.interpreter()
+		return
+	}
+	if isDatabaseClient(x.name) {
+		x.database()
+		return
+	}
+	if isDownloader(x.name) {
+		x.download()
+	}
+	if networkTool(x.name) {
+		x.leakyArgs()
+	}
+	switch x.name {
+	case "rm":
+		o := parseOpts(args, "")
+		switch {
+		case o.has("-r", "-R", "--recursive") || x.via != "":
+			x.flag(catDelete)
+		case o.has("-f", "--force"):
+			x.flag(catForceDelete)
+		}
+		x.writes(o.operands)
+	case "shred", "wipe", "srm":
+		x.flag(catDestroy)
+	case "unlink", "rmdir":
+		x.writes(parseOpts(args, "").operands)
+	case "truncate":
+		x.writes(parseOpts(args, "-s -r --size --reference").operands)
+	case "find":
+		x.find()
+	case "xargs":
+		if i := skipOpts(args, "-a -d -E -I -L -n -P -s --arg-file --delimiter --eof --replace --max-lines --max-args --max-procs --max-chars --process-slot-var"); i < len(args) {
+			x.nested(args[i:], nil, "xargs")
+		}
+	case "git":
+		x.git()
+	case "eval":
+		x.eval()
+	case "source", ".":
+		if ops := parseOpts(args, "").operands; len(ops) > 0 {
+			x.script(ops[0], x.shellCode)
+		}
+	case "alias":
+		for _, a := range args[1:] {
+			if _, val, ok := strings.Cut(a.text, "="); ok {
+				x.code(arg{text: val, static: a.static, subst: a.subst, word: a.word})
+			}
+		}
+	case "trap":
+		if ops := parseOpts(args, "").operands; len(ops) > 1 && ops[0].text != "-" {
+			x.code(ops[0])
+		}
+	case "watch":
+		i := skipOpts(args, "-n -q --interval --equexit")
+		x.runWords(args[i:], parseOpts(args[:i], "-n -q --interval --equexit").has("-x", "--exec"))
+	case "env":
+		for _, s := range parseOpts(args, "-S --split-string -u -C").all("-S", "--split-string") {
+			x.code(s)
+		}
+	case "su", "runuser":
+		x.flag(catPrivilege)
+		o := parseOpts(args, "-c -s -g -G -u -w --command --shell --group --supp-group --session-command --whitelist-environment --user")
+		for _, c := range o.all("-c", "--command", "--session-command") {
+			x.code(c)
+		}
+		if o.has("-u", "--user") && !o.has("-c", "--command") && x.name == "runuser" {
+			x.nested(o.operands, x.redirs, x.via)
+		}
+	case "flock":
+		o := parseOpts(args, "-w -E -c --timeout --conflict-exit-code --command")
+		if cs := o.all("-c", "--command"); len(cs) > 0 {
+			x.code(cs[0])
+		} else if i := skipOpts(args, "-w -E --timeout --conflict-exit-code"); i+1 < len(args) {
+			x.nested(args[i+1:], x.redirs, x.via)
+		}
+	case "ssh":
+		x.ssh()
+	case "scp", "sftp", "rsync":
+		x.copyRemote()
+	case "rclone":
+		x.rclone()
+	case "nc", "ncat", "netcat", "socat", "telnet":
+		x.netcat()
+	case "openssl":
+		if x.stdinSecret() {
+			x.flag(catExfil)
+		}
+	case "mail", "mailx", "mutt", "sendmail", "s-nail":
+		if x.stdinSecret() || anyLeak(parseOpts(args, "-a -A -s -c -b -r").all("-a", "-A")) {
+			x.flag(catExfil)
+		}
+	case "tee":
+		x.writes(parseOpts(args, "").operands)
+	case "cp", "install", "ln":
+		o := parseOpts(args, "-t -S -m -o -g --target-directory --suffix --mode --owner --group")
+		if t := o.all("-t", "--target-directory"); len(t) > 0 {
+			x.writes(t)
+		} else if len(o.operands) >= 2 {
+			x.writes(o.operands[len(o.operands)-1:])
+		}
+	case "mv":
+		o := parseOpts(args, "-t -S --target-directory --suffix")
+		x.writes(append(o.operands, o.all("-t", "--target-directory")...))
+		if n := len(o.operands); n >= 2 && canon(o.operands[n-1].text) == "/dev/null" {
+			x.flag(catDestroy)
+		}
+	case "sed":
+		o := parseOpts(args, "-e -f -l --expression --file --line-length")
+		if o.has("-i", "--in-place") {
+			ops := o.operands
+			if len(o.all("-e", "--expression", "-f", "--file")) == 0 && len(ops) > 0 {
+				ops = ops[1:]
+			}
+			x.writes(ops)
+		}
+	case "dd":
+		for _, a := range args[1:] {
+			if of, ok := strings.CutPrefix(a.text, "of="); ok {
+				x.writes([]arg{{text: of, static: a.static, glob: a.glob, subst: a.subst}})
+			}
+		}
+	case "chmod":
+		x.chmod()
+	case "chown", "chgrp":
+		o := parseOpts(args, "--from --reference")
+		targets := o.operands
+		if !o.has("--reference") && len(targets) > 0 {
+			targets = targets[1:]
+		}
+		x.outside(catOwner, targets)
+	case "chattr", "setfacl":
+		o := parseOpts(args, "-m -x -M -X -v -p --modify --remove --modify-file --remove-file --set --set-file")
+		targets := o.operands
+		if x.name == "chattr" && len(targets) > 0 && strings.IndexAny(targets[0].text, "+-=") == 0 {
+			targets = targets[1:]
+		}
+		x.outside(catPerms, targets)
+	case "rimraf":
+		x.flag(catDelete)
+	case "awk", "gawk", "mawk", "nawk", "busybox-awk":
+		x.awk()
+	case "parallel":
+		x.parallel()
+	case "script":
+		for _, c := range parseOpts(args, "-c --command -E --echo -I -O -B -T -t --log-in --log-out --log-io --log-timing --timing --logging-format").all("-c", "--command") {
+			x.code(c)
+		}
+	case "sg":
+		x.flag(catPrivilege)
+		o := parseOpts(args, "-c")
+		for _, c := range o.all("-c") {
+			x.code(c)
+		}
+		if len(o.operands) > 1 {
+			x.runWords(o.operands[1:], false)
+		}
+	case "at", "batch":
+		if !parseOpts(args, "-f -q -t -m").has("-l", "-r", "-d", "-c") {
+			x.stdinCode(x.shellCode)
+			for _, f := range parseOpts(args, "-f -q -t").all("-f") {
+				x.script(f, x.shellCode)
+			}
+		}
+	case "tmux":
+		x.tmux()
+	case "screen":
+		if i := skipOpts(args, "-S -c -e -h -L -Logfile -p -s -t -T -X -x -r -R -D"); i < len(args) {
+			x.nested(args[i:], x.redirs, x.via)
+		}
+	case "expect":
+		for _, c := range parseOpts(args, "-c -f").all("-c") {
+			if c.subst || expectRuns.MatchString(c.text) {
+				x.flag(catInline)
+			}
+		}
+	case "nix-shell":
+		for _, c := range parseOpts(args, "-p -A -I --arg --argstr --attr --run --command --packages").all("--run", "--command") {
+			x.code(c)
+		}
+	case "visudo", "setcap":
+		x.flag(catPrivilege)
+	case "useradd", "userdel", "usermod", "adduser", "deluser", "passwd", "chpasswd", "groupadd", "groupdel",
+		"groupmod", "gpasswd", "chsh", "chfn", "vipw", "vigr", "dscl":
+		x.flag(catAccount)
+	case "crontab":
+		o := parseOpts(args, "-u")
+		if !o.has("-l") || o.has("-r", "-e", "-i") || len(o.operands) > 0 {
+			x.flag(catSensitive)
+		}
+	default:
+		x.system()
+		x.packages()
+		x.infra()
+	}
+}

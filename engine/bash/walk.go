@@ -1,0 +1,201 @@
+package bash
+
+// The walk over a parsed command line: every statement, redirect and
+// simple command in it, in order (what each sets up for the next is
+// tracked in track.go, what flows through pipes in pipeline.go).
+
+import (
+	"fmt"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+func (l *level) visit(n syntax.Node) bool {
+	switch n := n.(type) {
+	case *syntax.Stmt:
+		l.stmt(n)
+	case *syntax.DeclClause:
+		for _, a := range n.Args {
+			l.envAssign(a, l.source(n))
+			l.assign(a)
+		}
+	case *syntax.FuncDecl:
+		l.forkBomb(n)
+	case *syntax.ProcSubst:
+		l.procSubst(n)
+	}
+	return true
+}
+
+// procSubst flags >(sh): a shell that runs whatever the outer command writes.
+func (l *level) procSubst(ps *syntax.ProcSubst) {
+	if ps.Op != syntax.CmdOut {
+		return
+	}
+	for _, st := range ps.Stmts {
+		if call, ok := st.Cmd.(*syntax.CallExpr); ok {
+			args := l.effective(l.words(call.Args))
+			if len(args) > 0 && args[0].static && readsCode(commandBase(args[0].text), args) {
+				l.c.flag(catDynamicCode, l.source(ps))
+			}
+		}
+	}
+}
+
+func (l *level) stmt(s *syntax.Stmt) {
+	var disp string
+	switch cmd := s.Cmd.(type) {
+	case *syntax.CallExpr:
+		for _, a := range cmd.Assigns {
+			l.envAssign(a, l.source(s))
+		}
+		if len(cmd.Args) == 0 {
+			for _, a := range cmd.Assigns {
+				l.assign(a)
+			}
+		} else {
+			args := l.words(cmd.Args)
+			disp = display(args)
+			l.call(args, s.Redirs, l.depth, "")
+			l.track(s, args)
+		}
+	case *syntax.BinaryCmd:
+		if (cmd.Op == syntax.Pipe || cmd.Op == syntax.PipeAll) && !l.pipesDone[cmd] {
+			l.pipeline(s, cmd)
+		}
+	}
+	l.redirects(s.Redirs, disp)
+}
+
+// redirects judges where a statement writes: sensitive files, disks,
+// /dev/tcp connections.
+func (l *level) redirects(rs []*syntax.Redirect, disp string) {
+	for _, r := range rs {
+		if r.Word == nil {
+			continue
+		}
+		target := l.word(r.Word)
+		t := target.text
+		if strings.HasPrefix(canon(t), "/dev/tcp/") || strings.HasPrefix(canon(t), "/dev/udp/") {
+			l.c.flag(catNetShell, strings.TrimSpace(disp+" "+r.Op.String()+" "+t))
+			continue
+		}
+		if readsEnviron(t) {
+			l.c.flag(catHost, strings.TrimSpace(disp+" "+r.Op.String()+" "+t))
+		}
+		switch r.Op {
+		case syntax.RdrOut, syntax.AppOut, syntax.RdrInOut, syntax.RdrClob, syntax.AppClob,
+			syntax.RdrAll, syntax.RdrAllClob, syntax.AppAll, syntax.AppAllClob:
+		case syntax.DplOut:
+			if isFD(t) {
+				continue
+			}
+		default:
+			continue
+		}
+		shown := strings.TrimSpace(disp + " " + r.Op.String() + " " + t)
+		if cat := l.writeRisk(t); cat != "" {
+			l.c.flag(cat, shown)
+		} else if l.writesOutside(target) {
+			l.c.flag(catOutside, shown)
+		}
+	}
+}
+
+func isFD(s string) bool {
+	s = strings.TrimSuffix(s, "-")
+	if s == "" {
+		return true
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// forkBomb flags a function that calls itself in the background or through
+// a pipe: :(){ :|:& };:
+func (l *level) forkBomb(fd *syntax.FuncDecl) {
+	name := ""
+	if fd.Name != nil {
+		name = fd.Name.Value
+	} else if len(fd.Names) > 0 {
+		name = fd.Names[0].Value
+	}
+	if name == "" || fd.Body == nil {
+		return
+	}
+	selfCall, spawns := false, false
+	syntax.Walk(fd.Body, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.Stmt:
+			if n.Background {
+				spawns = true
+			}
+		case *syntax.BinaryCmd:
+			if n.Op == syntax.Pipe || n.Op == syntax.PipeAll {
+				spawns = true
+			}
+		case *syntax.CallExpr:
+			if len(n.Args) > 0 && n.Args[0].Lit() == name {
+				selfCall = true
+			}
+		}
+		return true
+	})
+	if selfCall && spawns {
+		l.c.flag(catForkBomb, l.source(fd))
+	}
+}
+
+// call judges one simple command: the user's rules first, then the
+// built-in categories, then whatever it runs in turn (wrapped commands,
+// shell strings, xargs and find -exec targets).
+func (l *level) call(args []arg, redirs []*syntax.Redirect, depth int, via string) {
+	if len(args) == 0 {
+		return
+	}
+	disp := display(args)
+	if depth > maxDepth {
+		l.c.flag(catTooDeep, disp)
+		return
+	}
+	name := args[0]
+	if !name.static || name.glob || name.text == "{}" {
+		l.c.flag(catDynamic, disp)
+		return
+	}
+	x := &command{l: l, args: args, name: commandBase(name.text), redirs: redirs, depth: depth, via: via, disp: disp}
+	act, prefix, matched := matchRules(l.c.rules, args)
+	if matched && act == ActionDeny {
+		l.c.add(finding{action: ActionDeny, reason: fmt.Sprintf("denied by rule %q: %s", prefix, abbreviate(disp)), key: disp})
+		return
+	}
+	x.judgeAll()
+	if matched && act == ActionConfirm {
+		l.c.add(finding{action: ActionConfirm, reason: fmt.Sprintf("confirm rule %q: %s", prefix, abbreviate(disp)), key: disp})
+	}
+	if !(matched && act == ActionAllow) {
+		for _, f := range x.local {
+			l.c.add(f)
+		}
+	}
+}
+
+// effective unwraps wrappers: sudo env nice rm -rf x is rm -rf x.
+func (l *level) effective(args []arg) []arg {
+	for range maxDepth {
+		if len(args) == 0 || !args[0].static {
+			return args
+		}
+		inner, ok := unwrap(commandBase(args[0].text), args)
+		if !ok || len(inner) == 0 {
+			return args
+		}
+		args = inner
+	}
+	return args
+}
