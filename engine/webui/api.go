@@ -180,7 +180,11 @@ func (s *Server) history(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := ss.Version()
-	writeJSON(w, http.StatusOK, map[string]any{"version": v, "messages": ss.History()})
+	msgs := ss.History()
+	if msgs == nil {
+		msgs = []engine.Message{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"version": v, "messages": msgs})
 }
 
 // runContext is the context of runs started from the page: they belong to

@@ -82,7 +82,7 @@ async function loadHistory() {
     const res = await fetch(`/api/sessions/${encodeURIComponent(id)}/history`);
     if (res.ok) {
       const h = await res.json();
-      if (state.selected === id) state.history = { id, version: h.version, messages: h.messages };
+      if (state.selected === id) state.history = { id, version: h.version, messages: h.messages || [] };
       renderHistory();
     }
   } catch { /* the connection state shows it */ }
@@ -266,6 +266,10 @@ function connect() {
     render();
   };
 }
+
+// A bug in this page must not fail silently.
+window.addEventListener('error', (e) => showNotice(`Page error: ${e.message}`));
+window.addEventListener('unhandledrejection', (e) => showNotice(`Page error: ${e.reason}`));
 
 render();
 connect();

@@ -1,0 +1,254 @@
+package webui_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/interlock-dev/interlock/engine"
+	"github.com/interlock-dev/interlock/engine/webui"
+)
+
+// startBrowser starts a headless Chromium with its own profile; it is
+// killed (and waited for) when the test ends.
+func startBrowser(t testing.TB) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("headless", "new"),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("disable-gpu", true),
+		// Every tab is "in the background" but one: keep them all live.
+		chromedp.Flag("disable-background-timer-throttling", true),
+		chromedp.Flag("disable-renderer-backgrounding", true),
+		chromedp.Flag("disable-backgrounding-occluded-windows", true),
+	)
+	if p := os.Getenv("INTERLOCK_CHROMIUM"); p != "" {
+		opts = append(opts, chromedp.ExecPath(p))
+	}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(allocCtx)
+	t.Cleanup(func() {
+		cancel()
+		cancelAlloc()
+	})
+	require.NoError(t, chromedp.Do(ctx), "start Chromium (install it: apt-get install chromium)")
+	return ctx
+}
+
+// tab is one page of the web UI.
+type tab struct {
+	t   testing.TB
+	ctx context.Context
+}
+
+// openTab opens url in a new tab of browser and waits until the page is
+// connected and authoritative.
+func openTab(t testing.TB, browser context.Context, url string) *tab {
+	t.Helper()
+	ctx, cancel := chromedp.NewContext(browser)
+	t.Cleanup(cancel)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(url)))
+	tb := &tab{t: t, ctx: ctx}
+	tb.waitFor(`document.getElementById('connection').textContent === 'Connected'`)
+	return tb
+}
+
+// waitFor waits until the JavaScript condition holds in the page and
+// returns the wall-clock time at which the DOM first satisfied it (a
+// MutationObserver checks after every change, so no polling delay).
+func (tb *tab) waitFor(cond string) time.Time {
+	tb.t.Helper()
+	script := fmt.Sprintf(`new Promise((resolve, reject) => {
+  const cond = () => { try { return !!(%s); } catch { return false; } };
+  const now = () => performance.timeOrigin + performance.now();
+  if (cond()) return resolve(now());
+  const obs = new MutationObserver(() => { if (cond()) { obs.disconnect(); clearTimeout(timer); resolve(now()); } });
+  obs.observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
+  const timer = setTimeout(() => { obs.disconnect(); reject(new Error('timed out; page shows: ' + document.body.innerText.slice(0, 600))); }, 10000);
+})`, cond)
+	ms, err := chromedp.Run(tb.ctx, chromedp.Evaluate[float64](script, chromedp.EvalAwaitPromise))
+	require.NoError(tb.t, err, "waiting for %s", cond)
+	return time.UnixMicro(int64(ms * 1000))
+}
+
+func (tb *tab) eval(expr string) string {
+	tb.t.Helper()
+	v, err := chromedp.Run(tb.ctx, chromedp.Evaluate[string](expr, chromedp.EvalAwaitPromise))
+	require.NoError(tb.t, err, expr)
+	return v
+}
+
+func (tb *tab) click(sel string) {
+	tb.t.Helper()
+	// A DOM click runs the page's own handlers; mouse events through the
+	// protocol only reach the tab in front.
+	ok, err := chromedp.Run(tb.ctx, chromedp.Evaluate[bool](fmt.Sprintf(`(() => { const e = document.querySelector(%q);
+  if (!e || e.disabled || e.closest('[hidden]')) return false; e.click(); return true; })()`, sel)))
+	require.NoError(tb.t, err, "click %s", sel)
+	require.True(tb.t, ok, "click %s: not there, hidden or disabled", sel)
+}
+
+func text(id string) string { return fmt.Sprintf(`document.getElementById(%q).textContent`, id) }
+func visible(id string) string {
+	return fmt.Sprintf(`!document.getElementById(%q).hidden`, id)
+}
+
+// holdTool blocks until released; interrupted, it keeps blocking until
+// released, so the session stays "stopping" for as long as a test wants.
+type holdTool struct {
+	started, release chan struct{}
+	once             sync.Once
+}
+
+func newHoldTool() *holdTool {
+	return &holdTool{started: make(chan struct{}, 8), release: make(chan struct{})}
+}
+
+func (h *holdTool) Release() { h.once.Do(func() { close(h.release) }) }
+
+func (h *holdTool) Run(ctx context.Context, c engine.ToolCall, env *engine.Env) (engine.Result, error) {
+	h.started <- struct{}{}
+	select {
+	case <-h.release:
+		return engine.Result{Output: "released"}, nil
+	case <-ctx.Done():
+		<-h.release
+		return engine.Result{}, ctx.Err()
+	}
+}
+
+const within = 200 * time.Millisecond
+
+func TestTwoTabsConvergeOnStopContinueAndAnswer(t *testing.T) {
+	hold := newHoldTool()
+	e := engine.New(engine.WithTool("hold", hold))
+	t.Cleanup(func() { e.Close() })
+	t.Cleanup(hold.Release) // before e.Close: an interrupted hold waits for it
+	s := newSession(t, e, "agent",
+		engine.ScriptTurn{ToolCalls: []engine.ScriptCall{call("hold", nil)}},
+		engine.ScriptTurn{ToolCalls: []engine.ScriptCall{ask(engine.PauseConfirm, "Potentially dangerous command", "rm -rf ./build")}},
+		engine.ScriptTurn{Text: "all done"})
+	srv := serve(t, e)
+	browser := startBrowser(t)
+	a, b := openTab(t, browser, srv.URL()), openTab(t, browser, srv.URL())
+	for _, tb := range []*tab{a, b} {
+		tb.waitFor(text("primary") + ` === 'Send' && document.querySelector('[data-session=agent] .badge').textContent === 'Idle'`)
+	}
+	out, err := s.Start(t.Context(), "go")
+	require.NoError(t, err)
+	<-hold.started
+	for _, tb := range []*tab{a, b} {
+		tb.waitFor(text("primary") + ` === 'Stop' && document.querySelector('[data-session=agent] .badge').textContent === 'Proceeding'`)
+	}
+
+	// Stop in tab A: tab B shows "Stopping…" until the engine reports, then the reason and Continue.
+	clicked := time.Now()
+	a.click("#primary")
+	stoppingAt := b.waitFor(text("primary") + ` === 'Stopping…'`)
+	assert.Less(t, stoppingAt.Sub(clicked), within, "tab B shows Stopping… after the click in tab A")
+	assert.Equal(t, "Stopping…", a.eval(text("primary")))
+	assert.Equal(t, "false", a.eval(visible("continue-row")+`+''`), "no Continue while stopping")
+	released := time.Now()
+	hold.Release()
+	o := <-out
+	require.Equal(t, engine.ReasonUserStop, o.Result.Interruption.Reason)
+	for _, tb := range []*tab{b, a} {
+		at := tb.waitFor(visible("continue-row") + ` && ` + text("reason-label") + ` === 'Stopped by you' && ` + text("primary") + ` === 'Send'`)
+		assert.Less(t, at.Sub(released), within, "the reason and Continue after the engine reported")
+	}
+	assert.Equal(t, "Interrupted", b.eval(`document.querySelector('[data-session=agent] .badge').textContent`))
+	assert.Equal(t, "Stopped by you", b.eval(`document.querySelector('[data-session=agent] .detail').textContent`))
+	b.waitFor(`[...document.querySelectorAll('#history .marker')].some(m => m.textContent.includes('Agent interrupted'))`)
+
+	// Continue in tab B; the resumed run asks to confirm; answer it from tab B.
+	b.click("#continue")
+	for _, tb := range []*tab{a, b} {
+		tb.waitFor(`!document.getElementById('pause').hidden && document.querySelector('#pause .pause-details').textContent === 'rm -rf ./build'`)
+		tb.waitFor(visible("waiting") + ` && ` + text("waiting") + ` === 'Waiting for your input' && !` + visible("continue-row"))
+		tb.waitFor(`document.querySelector('[data-session=agent] .badge').textContent === 'Needs input'`)
+	}
+	pauseID := a.eval(`document.getElementById('pause').dataset.pause`)
+	b.click(`#pause [data-answer=approved]`)
+	a.waitFor(`document.getElementById('pause').hidden && [...document.querySelectorAll('#history .msg')].some(m => m.textContent === 'all done')`)
+	a.waitFor(`document.querySelector('[data-session=agent] .badge').textContent === 'Idle'`)
+	require.Equal(t, engine.RunIdle, s.RunState())
+
+	// Tab A answering the same pause late is told it was already answered.
+	got := a.eval(fmt.Sprintf(`fetch('/api/state').then(r => r.json()).then(st => fetch('/api/sessions/agent/answer', {method: 'POST',
+		headers: {'Content-Type': 'application/json'}, body: JSON.stringify({epoch: st.epoch, version: %d, pause_id: %q, answer: 'denied'})}))
+		.then(r => r.json()).then(j => j.code + ': ' + j.error)`, s.Version(), pauseID))
+	assert.Contains(t, got, "already_answered: Already answered")
+}
+
+func TestEmergencyStopAndResumeAllShowCountsBeforeAndAfter(t *testing.T) {
+	e := newEngine(t)
+	var subs []*engine.Subscription[engine.Event]
+	for i := range 3 {
+		s := newSession(t, e, "busy"+strconv.Itoa(i), engine.ScriptTurn{ToolCalls: []engine.ScriptCall{sleepFor(600000)}}, engine.ScriptTurn{ToolCalls: []engine.ScriptCall{sleepFor(600000)}})
+		sub := s.Subscribe()
+		t.Cleanup(sub.Close)
+		subs = append(subs, sub)
+		_, err := s.Start(t.Context(), "go")
+		require.NoError(t, err)
+	}
+	newSession(t, e, "idle")
+	for _, sub := range subs {
+		waitEvent(t, sub, isType(engine.EventToolStarted))
+	}
+	srv := serve(t, e)
+	browser := startBrowser(t)
+	tb := openTab(t, browser, srv.URL())
+	// Placement: immediately left of the connection status.
+	assert.Equal(t, "resume-all emergency-stop", tb.eval(`(() => { const c = document.getElementById('connection'); return c.previousElementSibling.id + ' ' + c.previousElementSibling.previousElementSibling.id })()`))
+	tb.waitFor(text("emergency-stop") + ` === 'Emergency stop (3 proceeding)' && ` + text("resume-all") + ` === 'Resume all (0 eligible)'`)
+	assert.Contains(t, tb.eval(`document.getElementById('emergency-stop').className`), "danger")
+
+	tb.click("#emergency-stop") // no confirmation
+	tb.waitFor(text("emergency-stop") + ` === 'Emergency stop (0 proceeding)' && ` + text("resume-all") + ` === 'Resume all (3 eligible)'`)
+	tb.waitFor(`[...document.querySelectorAll('.badge')].map(b => b.textContent).join() === 'Interrupted,Interrupted,Interrupted,Idle'`)
+	assert.Equal(t, engine.Counts{Eligible: 3}, e.Counts())
+
+	tb.click("#resume-all") // asks once, saying what it will resume
+	tb.waitFor(visible("resume-confirm") + ` && ` + text("resume-confirm-text") + ` === 'Resume all will continue 3 sessions: busy0, busy1, busy2'`)
+	assert.Equal(t, engine.Counts{Eligible: 3}, e.Counts(), "nothing resumed before the confirmation")
+	tb.click("#resume-confirm-yes")
+	tb.waitFor(text("emergency-stop") + ` === 'Emergency stop (3 proceeding)' && ` + text("resume-all") + ` === 'Resume all (0 eligible)'`)
+	assert.Equal(t, engine.Counts{Proceeding: 3}, e.Counts())
+}
+
+func TestPageReconnectsAfterTheServerRestarts(t *testing.T) {
+	e := newEngine(t)
+	s := newSession(t, e, "s", engine.ScriptTurn{ToolCalls: []engine.ScriptCall{sleepFor(600000)}})
+	sub := s.Subscribe()
+	defer sub.Close()
+	_, err := s.Start(t.Context(), "go")
+	require.NoError(t, err)
+	waitEvent(t, sub, isType(engine.EventToolStarted))
+	require.NoError(t, s.Interrupt(engine.ReasonUserStop))
+	waitEvent(t, sub, isType(engine.EventInterrupted))
+
+	const token = "a-fixed-token-for-restarts"
+	srv := serve(t, e, webui.WithToken(token))
+	addr := srv.Addr().String()
+	browser := startBrowser(t)
+	tb := openTab(t, browser, srv.URL())
+	tb.waitFor(visible("continue-row"))
+
+	require.NoError(t, srv.Close())
+	tb.waitFor(text("connection") + ` === 'Disconnected — state unknown' && !` + visible("continue-row") + ` && document.getElementById('resume-all').disabled && document.getElementById('primary').disabled`)
+
+	serve(t, e, webui.WithAddr(addr), webui.WithToken(token))
+	tb.waitFor(text("connection") + ` === 'Connected' && ` + visible("continue-row") + ` && ` + text("resume-all") + ` === 'Resume all (1 eligible)'`)
+}
