@@ -432,9 +432,14 @@ func (s *Session) stopLocked(reason Reason) {
 		return
 	}
 	r.stopReason = reason
+	pending := s.pauses
 	s.pauses = nil // their waiters see the cancelled context
 	s.pauseRequested = false
 	r.cancel(&interruptCause{reason: reason})
+	// Every pause the interrupt ends is answered "interrupted", oldest first.
+	for _, p := range pending {
+		s.emitLocked(Event{Type: EventPauseAnswered, Answered: &p.Pause, Answer: AnswerInterrupted})
+	}
 	s.emitLocked(Event{Type: EventStopping, Reason: reason})
 }
 

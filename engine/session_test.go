@@ -864,3 +864,38 @@ func TestTaskFuncPanicFailsTheTaskNotTheProcess(t *testing.T) {
 	assert.Contains(t, st.Tasks[0].Error, `task "bad" panicked: task boom`)
 	assert.Equal(t, engine.TaskCompleted, st.Tasks[1].Status)
 }
+
+// TestInterruptAnswersEveryPendingPauseInterrupted: an interrupt while two
+// parallel tool calls wait on pauses emits pause_answered (interrupted) for
+// each, oldest first, before stopping — observers never see a pause vanish
+// without an answer.
+func TestInterruptAnswersEveryPendingPauseInterrupted(t *testing.T) {
+	t.Parallel()
+	ask := engine.ToolFunc(func(ctx context.Context, c engine.ToolCall, env *engine.Env) (engine.Result, error) {
+		_, err := env.Pause(ctx, engine.PauseRequest{Kind: engine.PauseConfirm, Message: c.ID})
+		return engine.Result{}, err
+	})
+	_, s := newEngine(t, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("ask", nil), call("ask", nil)}}}, engine.WithTool("ask", ask))
+	sub := s.Subscribe()
+	defer sub.Close()
+	out := start(t, s, "go")
+	for len(s.Snapshot().Pauses) < 2 {
+		waitEvent(t, sub, func(ev engine.Event) bool { return ev.Type == engine.EventPaused })
+	}
+	pending := s.Snapshot().Pauses
+	require.NoError(t, s.Interrupt(engine.ReasonUserStop))
+	require.ErrorIs(t, (<-out).Err, engine.ErrInterrupted)
+	var answered []string
+	for {
+		ev, err := sub.Next(t.Context())
+		require.NoError(t, err)
+		if ev.Type == engine.EventPauseAnswered {
+			require.Equal(t, engine.AnswerInterrupted, ev.Answer)
+			answered = append(answered, ev.Answered.ID)
+		}
+		if ev.Type == engine.EventStopping {
+			break
+		}
+	}
+	assert.Equal(t, []string{pending[0].ID, pending[1].ID}, answered)
+}

@@ -8,7 +8,7 @@
 
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, test } from 'node:test';
 
@@ -99,6 +99,13 @@ describe('npm pack and install from the tarball', { timeout: 10 * 60_000 }, () =
 
   before(() => {
     assert.ok(existsSync(path.join(prebuildDir(), 'interlock.node')), 'run `make prebuild` first: prebuilds/ is missing');
+    // A stale prebuild would ship old binaries: it must be the current build.
+    for (const [built, shipped] of [
+      [path.join(packageRoot, 'build', 'Release', 'interlock.node'), path.join(prebuildDir(), 'interlock.node')],
+      [path.join(packageRoot, 'lib', 'libinterlock.so.0.1'), path.join(prebuildDir(), 'libinterlock.so.0.1')],
+    ]) {
+      if (existsSync(built)) assert.ok(readFileSync(built).equals(readFileSync(shipped)), `${shipped} is not the current build: run \`make prebuild\``);
+    }
     dir = tempDir('interlock-pack-');
     // --ignore-scripts: prepack would rebuild everything; make prebuild did.
     const packed = npm(['pack', '--ignore-scripts', '--json', '--pack-destination', dir], packageRoot);
@@ -157,6 +164,43 @@ describe('npm pack and install from the tarball', { timeout: 10 * 60_000 }, () =
     assert.ok(!existsSync(path.join(pkgDir, 'build')), 'nothing was built');
     runConsumer(project, bareEnv);
   });
+
+  // examples/: each copied into a fresh project, installed from the tarball
+  // with install scripts off and no toolchain on PATH, type-checked with
+  // tsc --strict where it is TypeScript, and run.
+  const tsc = path.join(packageRoot, 'node_modules', 'typescript', 'bin', 'tsc');
+  const examples = [
+    { name: 'node-esm', run: ['main.js'], want: [/Potentially dangerous command: rm -rf \.\/build/, /run ended: idle/] },
+    { name: 'typescript', tsc: true, run: ['dist/main.js'], want: [/paused \(continue\): Look at the plan/, /run ended: interrupted, Stopped by you/, /answers: resumed, interrupted/] },
+    { name: 'ink-app', tsc: true, peers: ['ink@^6', 'react@^19'], run: ['dist/app.js'], want: [/the agent will ask before it deletes \.\/build/, /run ended: idle/] },
+  ];
+  for (const ex of examples) {
+    test(`examples/${ex.name} runs from the tarball`, () => {
+      const project = path.join(dir, `example-${ex.name}`);
+      // The example's sources, with a package.json of its type that names no
+      // registry versions: interlock comes from the tarball.
+      cpSync(path.join(packageRoot, 'examples', ex.name), project, { recursive: true, filter: (f) => !/^(node_modules|dist|package\.json)$/.test(path.basename(f)) });
+      writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: `example-${ex.name}`, private: true, type: 'module' }));
+      let r = npm(['install', '--offline', '--ignore-scripts', '--no-audit', '--no-fund', '--no-save', tarball], project, { PATH: bin });
+      assert.equal(r.status, 0, `npm install failed:\n${r.stdout}\n${r.stderr}`);
+      if (ex.peers) {
+        r = npm(['install', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund', '--no-save', tarball, ...ex.peers], project, { PATH: bin });
+        assert.equal(r.status, 0, `npm install ${ex.peers.join(' ')} failed:\n${r.stdout}\n${r.stderr}`);
+      }
+      if (ex.tsc) {
+        // As npm install -D @types/node @types/react would (the versions the repo tests with).
+        for (const t of ['@types/node', '@types/react', 'undici-types', 'csstype']) {
+          const from = path.join(packageRoot, 'node_modules', t);
+          if (existsSync(from)) cpSync(from, path.join(project, 'node_modules', t), { recursive: true });
+        }
+        const c = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: project, encoding: 'utf8', env: bareEnv });
+        assert.equal(c.status, 0, `tsc --strict failed:\n${c.stdout}${c.stderr}`);
+      }
+      const run = spawnSync(process.execPath, ex.run, { cwd: project, encoding: 'utf8', timeout: 60_000, env: bareEnv });
+      assert.equal(run.status, 0, `example failed:\n${run.stdout}\n${run.stderr}`);
+      for (const w of ex.want) assert.match(run.stdout, w);
+    });
+  }
 
   test('npm rebuild --build-from-source builds the addon and the library, and the build is loaded', () => {
     const project = path.join(dir, 'from-source');

@@ -1,0 +1,26 @@
+// A scripted agent asks to run `rm -rf ./build`; the bash tool's danger gate
+// turns that into a confirm pause, which this listener approves. Everything
+// happens inside a temporary directory: nothing of yours is touched.
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Engine } from 'interlock';
+
+const workDir = mkdtempSync(path.join(tmpdir(), 'interlock-example-'));
+mkdirSync(path.join(workDir, 'build'));
+
+const engine = new Engine({ workDir });
+const session = engine.createSession({
+  script: [
+    { toolCalls: [{ name: 'bash', args: { command: 'rm -rf ./build' } }] },
+    { text: 'Done.' },
+  ],
+});
+session.on('paused', (ev) => {
+  console.log(`${ev.pause.message}: ${ev.pause.details}`); // Potentially dangerous command: rm -rf ./build
+  session.confirm(true); // or session.confirm(false, 'reason'), or session.interrupt()
+});
+const result = await session.prompt('clean up');
+console.log(`run ended: ${result.status}`); // run ended: idle
+engine.close();
+rmSync(workDir, { recursive: true, force: true });
