@@ -80,6 +80,7 @@ bench: build
 	INTERLOCK_METRICS_DIR=$(METRICS) $(GO) test -p 1 -run '^TestMetrics$$' -count=1 ./engine ./engine/bash
 	INTERLOCK_METRICS_DIR=$(METRICS) xvfb-run -a $(GO) test -run '^TestMetrics$$' -count=1 ./engine/web
 	$(NODE) node/bench/bench.js
+	$(NODE) --expose-gc node/bench/scale.js
 	INTERLOCK_METRICS_DIR=$(METRICS) INTERLOCK_REQUIRE_DEMO=1 $(NODE) --import tsx --test tui/test/idle-cpu.test.ts
 	$(NODE) bench/report.js
 

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const outDir = path.join(here, 'out');
-const expected = ['engine.json', 'bash.json', 'web.json', 'js.json', 'tui.json'];
+const expected = ['engine.json', 'bash.json', 'web.json', 'js.json', 'scale.json', 'tui.json'];
 
 // Targets from the issues: [comparison, value].
 const targets = {
@@ -28,6 +28,11 @@ const targets = {
   js_event_p99_us: ['<=', 200],
   js_pause_roundtrip_p99_us: ['<=', 500],
   js_interrupt_p99_ms: ['<=', 15],
+  js_parked_session_rss_bytes: ['<=', 8192],
+  js_park_all_10k_ms: ['<=', 150],
+  js_approve_all_10k_ms: ['<=', 30],
+  js_pause_notify_p99_us: ['<=', 100],
+  js_approve_continue_p99_us: ['<=', 100],
   tui_idle_cpu_percent: ['<=', 1],
 };
 

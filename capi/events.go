@@ -133,8 +133,14 @@ func (d *dispatcher) run() {
 		}
 		d.items = items
 		d.deliverBatch(items)
+		if d.batch.Cap() > keptBatchBytes { // a burst is over: don't keep its memory
+			d.batch = bytes.Buffer{}
+		}
 	}
 }
+
+// keptBatchBytes is the largest batch buffer kept for reuse.
+const keptBatchBytes = 256 << 10
 
 // deliverBatch encodes items as one JSON array and calls the callback with
 // it, then waits if the callback holds the batch.

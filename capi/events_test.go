@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 	"time"
 
@@ -91,4 +92,62 @@ func TestLoneEventComesAloneAndAtOnce(t *testing.T) {
 		ev.mu.Unlock()
 		assert.Len(t, ev.collect(), before+1)
 	}
+}
+
+// Parked runs hold goroutines and memory only while parked: after approval
+// and close, both are back to where they started. The baseline is taken
+// after a first round, because the Go runtime keeps the descriptors of
+// dead goroutines (~400 B each) for reuse.
+func TestParkedSessionsLeaveNothingAfterClose(t *testing.T) {
+	const n = 2000
+	e := newEngine(t, `{}`)
+	listen(t, e, 0)
+	parkApproveClose(t, e, n)
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	goroutines := runtime.NumGoroutine()
+	parked := parkApproveClose(t, e, n)
+	assert.LessOrEqual(t, parked, 2*n+16, "at most two goroutines per parked run (and a few of the runtime)")
+	// Polled here, not with Eventually: that runs its check on a goroutine of its own.
+	var after runtime.MemStats
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		if runtime.NumGoroutine() <= goroutines && after.HeapAlloc < before.HeapAlloc+256<<10 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	assert.LessOrEqual(t, runtime.NumGoroutine(), goroutines, "goroutines back to baseline (parked: +%d)", parked)
+	assert.Less(t, after.HeapAlloc, before.HeapAlloc+256<<10, "Go heap back to baseline")
+	t.Logf("parked: %.2f goroutines per session; heap %d KB before, %d KB after close", float64(parked)/n, before.HeapAlloc>>10, after.HeapAlloc>>10)
+}
+
+// parkApproveClose parks n sessions at a confirm pause, approves and closes
+// them, and returns how many goroutines the parked runs held.
+func parkApproveClose(t *testing.T, e uint64, n int) int {
+	t.Helper()
+	goroutines := runtime.NumGoroutine()
+	sessions := make([]uint64, n)
+	for i := range sessions {
+		sessions[i] = newSession(t, e, `{"script": [{"tool_calls": [{"name": "ask", "args": {"kind": "confirm", "message": "ok?"}}]}, {"text": "done"}]}`)
+		_, st, msg := drivePrompt(sessions[i], "go")
+		require.Equal(t, ilOK, st, msg)
+	}
+	for _, s := range sessions {
+		waitStatus(t, s, statusPaused)
+	}
+	parked := runtime.NumGoroutine() - goroutines
+	for _, s := range sessions {
+		st, msg := driveConfirm(s, nil, true, nil, nil)
+		require.Equal(t, ilOK, st, msg)
+	}
+	for _, s := range sessions {
+		waitStatus(t, s, statusIdle)
+		st, msg := driveSessionClose(s)
+		require.Equal(t, ilOK, st, msg)
+	}
+	return parked
 }

@@ -55,9 +55,12 @@ type Event struct {
 	Reason   Reason    `json:"reason,omitempty"`
 	Step     int       `json:"step"`
 	At       time.Time `json:"at"`
-	Tool     string    `json:"tool,omitempty"`
-	CallID   string    `json:"call_id,omitempty"`
-	Text     string    `json:"text,omitempty"`
+	// MonoNS is when the change happened, in CLOCK_MONOTONIC nanoseconds:
+	// comparable with Node's process.hrtime.bigint(), for latency.
+	MonoNS int64  `json:"mono_ns"`
+	Tool   string `json:"tool,omitempty"`
+	CallID string `json:"call_id,omitempty"`
+	Text   string `json:"text,omitempty"`
 	// Coalesced counts the earlier deltas (text, tool_progress) merged into
 	// this one for a reader that had not taken them yet (see Feed).
 	Coalesced int `json:"coalesced,omitempty"`

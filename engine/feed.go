@@ -45,6 +45,10 @@ type FeedItem struct {
 // text is kept (Coalesced still counts every merged delta).
 const maxMergedText = 64 << 10
 
+// keptFeedCap is the most items whose memory a feed keeps for reuse
+// between reads; a larger burst's memory is given back.
+const keptFeedCap = 1024
+
 // Coalescable reports whether events of this type are deltas that a reader
 // which fell behind may get merged (text and tool-progress chunks). Every
 // other type is delivered one by one.
@@ -164,6 +168,10 @@ func (f *Feed) wakeLocked() {
 // the engine has closed and everything was taken; ctx's error when ctx
 // ends first.
 func (f *Feed) Next(ctx context.Context, buf []FeedItem) ([]FeedItem, error) {
+	clear(buf) // drop references the reader is done with, also while waiting
+	if cap(buf) > keptFeedCap {
+		buf = nil // a burst is over: don't keep its memory
+	}
 	for {
 		f.mu.Lock()
 		if f.closed {
@@ -172,8 +180,10 @@ func (f *Feed) Next(ctx context.Context, buf []FeedItem) ([]FeedItem, error) {
 		}
 		if len(f.items) > 0 {
 			out := f.items
-			clear(buf) // drop references the reader is done with
 			f.items = buf[:0]
+			if len(f.last) > keptFeedCap {
+				f.last = map[string]int{}
+			}
 			clear(f.last)
 			f.mu.Unlock()
 			return out, nil

@@ -224,6 +224,7 @@ func (s *Session) emitLocked(ev Event) {
 		ev.Step = s.step
 	}
 	ev.At = time.Now()
+	ev.MonoNS = MonoNanos(ev.At)
 	s.log.append(ev)
 	s.eng.log.append(ev)
 	s.eng.publishFeeds(ev)

@@ -6,6 +6,7 @@ import { fromNative } from './convert.js';
 import { argError } from './errors.js';
 import { EngineObject, kClosed, kEmit, kEndResult, kHandle, kInternal, kIsClosed, kPendingRuns, kRawHandle, kRetired, kRunResult, kTrack } from './base.js';
 import { native } from './native.js';
+import { fixSignalsBeforeRun } from './signal-guard.js';
 
 /** Status names by C enum value (il_session_get_status). */
 export const STATUS_NAMES = Object.freeze(['idle', 'running', 'interrupted', 'paused', 'stopping', 'closed']);
@@ -59,7 +60,7 @@ export class Session extends EngineObject {
 
   prompt(...args) {
     try {
-      native.fixSignals(); // a run starts tools: last net for the signal guard
+      fixSignalsBeforeRun(); // a run starts tools: last net for the signal guard
       return this[kTrack](native.sessionPrompt(this[kHandle](), ...args));
     } catch (err) {
       return Promise.reject(err);
@@ -68,7 +69,7 @@ export class Session extends EngineObject {
 
   continue(...args) {
     try {
-      native.fixSignals(); // a run starts tools: last net for the signal guard
+      fixSignalsBeforeRun(); // a run starts tools: last net for the signal guard
       return this[kTrack](native.sessionContinue(this[kHandle](), ...args));
     } catch (err) {
       return Promise.reject(err);

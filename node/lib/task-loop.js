@@ -5,6 +5,7 @@ import { fromNative } from './convert.js';
 import { argError } from './errors.js';
 import { EngineObject, kEndResult, kHandle, kInternal, kRunResult, kTrack } from './base.js';
 import { native } from './native.js';
+import { fixSignalsBeforeRun } from './signal-guard.js';
 
 /** Event types a TaskLoop's on() accepts. */
 export const TASK_EVENTS = new Set([
@@ -36,7 +37,7 @@ export class TaskLoop extends EngineObject {
   /** Runs the loop; resolves with the final state when it ends (taskloop_done). */
   run(...args) {
     try {
-      native.fixSignals(); // a run starts tools: last net for the signal guard
+      fixSignalsBeforeRun(); // a run starts tools: last net for the signal guard
       return this[kTrack](native.taskLoopRun(this[kHandle](), ...args));
     } catch (err) {
       return Promise.reject(err);

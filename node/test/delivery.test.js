@@ -104,3 +104,19 @@ test('a slow listener on a large tool output: memory stays bounded, text deltas 
     ['run_started', 'tool_started', 'tool_finished', 'run_finished'], 'every other event delivered');
   s.close();
 });
+
+test('events carry mono_ns on the clock of process.hrtime.bigint()', async () => {
+  const s = engine.createSession();
+  for (let i = 0; i < 20; i++) {
+    const got = nextEvent(s, 'pause_requested');
+    const before = process.hrtime.bigint();
+    s.signal('pause');
+    const ev = await got;
+    const after = process.hrtime.bigint();
+    const mono = BigInt(ev.mono_ns ?? ev.monoNs);
+    assert.ok(before <= mono && mono <= after, `mono_ns ${mono} not within [${before}, ${after}]`);
+    s.signal('resume');
+    await nextEvent(s, 'pause_answered');
+  }
+  s.close();
+});

@@ -1,0 +1,230 @@
+#!/usr/bin/env node
+// Many parked runs from JS (`make bench`), each figure next to a plain-JS
+// baseline doing the same work in the same process: a promise gate per run
+// and an EventEmitter per session. Writes scale.json.
+//
+//   js_parked_session_rss_bytes  10,000 sessions parked at a confirm pause:
+//                                RSS growth / 10,000, after GC
+//   js_park_all_10k_ms           create 10,000 sessions, start them, every
+//                                'paused' listener has run
+//   js_approve_all_10k_ms        confirm(true) on all -> all 10,000 prompt()
+//                                promises settled
+//   js_pause_notify_*_us         the tool raises the pause in Go (the paused
+//                                event's mono_ns) -> the JS 'paused' listener
+//                                runs (process.hrtime.bigint(), same clock)
+//   js_approve_continue_*_us     confirm(true) in JS -> the tool has
+//                                continued in Go (mono_ns of its
+//                                tool_finished event: an upper bound)
+//   plain_*                      the same, plain JS
+//   *_vs_plain_ratio             Interlock / plain JS
+//
+// Run with --expose-gc (the Makefile does). --quick: 1,000 sessions.
+
+import { EventEmitter } from 'node:events';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { setImmediate as turn } from 'node:timers/promises';
+
+import { Engine } from '../index.js';
+import { packageRoot } from '../load.js';
+import { tempDir } from '../test/helpers.js';
+
+if (typeof global.gc !== 'function') throw new Error('run with node --expose-gc');
+const quick = process.argv.includes('--quick');
+const N = quick ? 1_000 : 10_000;
+const PAUSES = quick ? 200 : 2_000;
+const results = {};
+const put = (name, value, unit) => (results[name] = { value: Number(value.toPrecision(4)), unit });
+const fmt = (x) => x.toFixed(x < 10 ? 2 : 1);
+const now = () => process.hrtime.bigint();
+const micros = (ns) => Number(ns) / 1000;
+
+function summary(samples) {
+  const s = [...samples].sort((a, b) => a - b);
+  const q = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))];
+  return { p50: q(0.5), p99: q(0.99), n: s.length };
+}
+
+async function settledRss() {
+  for (let i = 0; i < 3; i++) {
+    global.gc();
+    await turn();
+  }
+  return process.memoryUsage.rss();
+}
+
+// ---- plain JS: a promise gate per run, an EventEmitter per session ---------
+
+class PlainSession extends EventEmitter {
+  static #seq = 0;
+  id = `p${++PlainSession.#seq}`;
+  version = 0;
+  #gate = null;
+
+  #emit(type, extra) {
+    const ev = { session: this.id, version: ++this.version, type, status: 'running', step: 1, monoNs: now(), ...extra };
+    this.emit(type, ev);
+    this.emit('event', ev);
+  }
+
+  async prompt() {
+    this.#emit('run_started');
+    this.#emit('tool_started', { tool: 'ask' });
+    const answer = await new Promise((resolve) => {
+      this.#gate = resolve;
+      this.#emit('paused', { status: 'paused', pause: { id: 'p1', kind: 'confirm', message: 'ok?' } });
+    });
+    this.#gate = null;
+    this.#emit('pause_answered', { answer: answer ? 'approved' : 'denied' });
+    this.#emit('tool_finished', { tool: 'ask' });
+    this.#emit('text', { text: 'done' });
+    this.#emit('run_finished', { status: 'idle' });
+    return { status: 'idle' };
+  }
+
+  confirm(yes) {
+    this.#gate?.(yes);
+  }
+
+  close() {
+    this.removeAllListeners();
+  }
+}
+
+// ---- the shared workload -----------------------------------------------------
+
+/** Parks n sessions made by create(); measures time and RSS; approves all. */
+async function parkAndApprove(create) {
+  const rss0 = await settledRss();
+  const t0 = now();
+  const sessions = new Array(N);
+  const runs = new Array(N);
+  let parked = 0;
+  let allParked;
+  const parkedAll = new Promise((resolve) => (allParked = resolve));
+  const onPaused = () => {
+    if (++parked === N) allParked();
+  };
+  for (let i = 0; i < N; i++) {
+    const s = create();
+    s.on('paused', onPaused);
+    sessions[i] = s;
+    runs[i] = s.prompt('go');
+  }
+  await parkedAll;
+  const parkMs = Number(now() - t0) / 1e6;
+  const rss = await settledRss();
+  const t1 = now();
+  for (const s of sessions) s.confirm(true);
+  const res = await Promise.all(runs);
+  const approveMs = Number(now() - t1) / 1e6;
+  if (!res.every((r) => r.status === 'idle')) throw new Error(`a run did not finish: ${JSON.stringify(res.find((r) => r.status !== 'idle'))}`);
+  for (const s of sessions) s.close();
+  return { parkMs, approveMs, bytes: (rss - rss0) / N };
+}
+
+/** One session answers `pauses` confirm pauses in a row from its listener. */
+async function latencies(session, pauses) {
+  const notify = [];
+  const cont = [];
+  let confirmedAt = 0n;
+  session.on('paused', (ev) => {
+    const t = now();
+    notify.push(micros(t - BigInt(ev.monoNs ?? ev.mono_ns)));
+    confirmedAt = now();
+    session.confirm(true);
+  });
+  session.on('tool_finished', (ev) => {
+    if (confirmedAt) cont.push(micros(BigInt(ev.monoNs ?? ev.mono_ns) - confirmedAt));
+    confirmedAt = 0n;
+  });
+  const res = await session.prompt('go');
+  if (res.status !== 'idle') throw new Error(`pause loop ended ${JSON.stringify(res)}`);
+  session.close();
+  const warm = Math.min(50, pauses / 10);
+  return { notify: summary(notify.slice(warm)), cont: summary(cont.slice(warm)) };
+}
+
+/** A plain session that raises `pauses` confirm pauses in a row. */
+class PlainAsker extends EventEmitter {
+  version = 0;
+  #gate = null;
+  constructor(pauses) {
+    super();
+    this.pauses = pauses;
+  }
+  #emit(type, extra) {
+    const ev = { session: 'plain', version: ++this.version, type, monoNs: now(), ...extra };
+    this.emit(type, ev);
+  }
+  async prompt() {
+    for (let i = 0; i < this.pauses; i++) {
+      this.#emit('tool_started');
+      await new Promise((resolve) => {
+        this.#gate = resolve;
+        this.#emit('paused', { pause: { id: `p${i}`, kind: 'confirm' } });
+      });
+      this.#emit('tool_finished'); // the tool continues: the first thing it does
+    }
+    return { status: 'idle' };
+  }
+  confirm() {
+    this.#gate?.();
+  }
+  close() {
+    this.removeAllListeners();
+  }
+}
+
+// ---- run ---------------------------------------------------------------------
+
+const askConfirm = JSON.stringify([{ tool_calls: [{ name: 'ask', args: { kind: 'confirm', message: 'ok?' } }] }, { text: 'done' }]);
+
+// Warm-up, so that neither side pays for JIT compilation in the figures.
+{
+  const engine = new Engine({ work_dir: tempDir('interlock-scale-') });
+  const runs = [];
+  for (let i = 0; i < 200; i++) {
+    const s = engine.createSession({ script: askConfirm });
+    s.on('paused', () => s.confirm(true));
+    runs.push(s.prompt('go').then(() => s.close()));
+    const p = new PlainSession();
+    p.on('paused', () => p.confirm(true));
+    runs.push(p.prompt().then(() => p.close()));
+  }
+  await Promise.all(runs);
+  engine.close();
+}
+
+const plain = await parkAndApprove(() => new PlainSession());
+const engine = new Engine({ work_dir: tempDir('interlock-scale-') });
+const il = await parkAndApprove(() => engine.createSession({ script: askConfirm }));
+
+const askMany = JSON.stringify([
+  ...Array.from({ length: PAUSES }, () => ({ tool_calls: [{ name: 'ask', args: { kind: 'confirm', message: 'ok?' } }] })),
+  { text: 'done' },
+]);
+const plainLat = await latencies(new PlainAsker(PAUSES), PAUSES);
+const ilLat = await latencies(engine.createSession({ script: askMany }), PAUSES);
+engine.close();
+
+const pair = (name, value, base, unit) => {
+  put(`js_${name}`, value, unit);
+  put(`plain_${name}`, base, unit);
+  put(`js_${name}_vs_plain_ratio`, value / base, 'x');
+  console.log(`${name.padEnd(28)} interlock ${fmt(value).padStart(8)} ${unit}   plain JS ${fmt(base).padStart(8)} ${unit}   ratio ${fmt(value / base)}x`);
+};
+const k = quick ? '1k' : '10k';
+console.log(`${N} sessions parked at a confirm pause; ${PAUSES} pauses in a row for latencies`);
+pair('parked_session_rss_bytes', il.bytes, plain.bytes, 'bytes');
+pair(`park_all_${k}_ms`, il.parkMs, plain.parkMs, 'ms');
+pair(`approve_all_${k}_ms`, il.approveMs, plain.approveMs, 'ms');
+pair('pause_notify_p50_us', ilLat.notify.p50, plainLat.notify.p50, 'us');
+pair('pause_notify_p99_us', ilLat.notify.p99, plainLat.notify.p99, 'us');
+pair('approve_continue_p50_us', ilLat.cont.p50, plainLat.cont.p50, 'us');
+pair('approve_continue_p99_us', ilLat.cont.p99, plainLat.cont.p99, 'us');
+
+const outDir = process.env.INTERLOCK_METRICS_DIR || path.join(packageRoot, 'bench', 'out');
+mkdirSync(outDir, { recursive: true });
+writeFileSync(path.join(outDir, 'scale.json'), JSON.stringify(results, null, 2) + '\n');
+console.log(`wrote ${path.relative(process.cwd(), path.join(outDir, 'scale.json'))}`);
