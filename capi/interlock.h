@@ -190,7 +190,8 @@ il_status il_engine_emergency_stop(il_handle engine, int32_t *out_count);
  *
  * JSON shapes (each callback gets an array of these objects, each with a "type"):
  *  - session events (have "session"): {"session","version","type","status",
- *    "pause"?,"answered"?,"answer"?,"reason"?,"step","at","tool"?,"call_id"?,
+ *    "pause"?,"answered"?,"answer"?,"reason"?,"step","at","mono_ns"
+ *    (CLOCK_MONOTONIC nanoseconds, a decimal string),"tool"?,"call_id"?,
  *    "text"?,"coalesced"?}; type is run_started, text, tool_started, tool_progress,
  *    tool_finished, paused, pause_answered, pause_requested, stopping,
  *    interrupted, run_finished, run_failed or closed.

@@ -56,8 +56,10 @@ type Event struct {
 	Step     int       `json:"step"`
 	At       time.Time `json:"at"`
 	// MonoNS is when the change happened, in CLOCK_MONOTONIC nanoseconds:
-	// comparable with Node's process.hrtime.bigint(), for latency.
-	MonoNS int64  `json:"mono_ns"`
+	// comparable with Node's process.hrtime.bigint(), for latency. A
+	// string in JSON: nanoseconds outgrow a double's exact integers after
+	// 104 days of uptime.
+	MonoNS int64  `json:"mono_ns,string"`
 	Tool   string `json:"tool,omitempty"`
 	CallID string `json:"call_id,omitempty"`
 	Text   string `json:"text,omitempty"`
