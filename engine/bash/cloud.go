@@ -98,6 +98,11 @@ func (x *command) docker(rest []arg) {
 		if privilegedContainer(rest) {
 			x.flag(catPrivilege)
 		}
+		x.bindMounts(rest)
+	case "cp":
+		if ops := o.operands; len(ops) == 2 && !isContainerPath(ops[1].text) {
+			x.writes(ops[1:])
+		}
 	case "exec":
 		if i := skipOpts(rest, "-u -w -e --user --workdir --env --env-file --detach-keys"); i+1 < len(rest) {
 			x.nested(rest[i+1:], nil, x.via)
@@ -167,6 +172,10 @@ func (x *command) kubectl() {
 	o := parseOpts(x.args, "-n -s -l -o -f -c --namespace --context --kubeconfig --server --cluster --user --as --as-group "+
 		"--token --selector --output --filename --container --replicas --timeout")
 	switch o.operand(0) {
+	case "cp":
+		if ops := o.operands; len(ops) == 3 && !isContainerPath(ops[2].text) {
+			x.writes(ops[2:])
+		}
 	case "delete", "drain":
 		x.flag(catInfra)
 	case "replace":
@@ -189,6 +198,44 @@ func (x *command) kubectl() {
 				x.nested(x.args[i+1:], nil, x.via)
 				break
 			}
+		}
+	}
+}
+
+// isContainerPath reports a docker cp / kubectl cp operand inside a
+// container or pod (NAME:PATH).
+func isContainerPath(s string) bool {
+	name, _, ok := strings.Cut(s, ":")
+	return ok && name != "" && !strings.Contains(name, "/")
+}
+
+// bindMounts asks before a container gets a writable host directory
+// outside the workspace: what runs inside can change it.
+func (x *command) bindMounts(args []arg) {
+	o := parseOpts(args, "-v -e -p -w -u -l -m -h --volume --mount --env --name --publish --workdir --user --network --net --pid "+
+		"--cap-add --device --entrypoint --security-opt --userns --ipc --uts --label --env-file --platform --memory --cpus "+
+		"--hostname --restart --log-driver --tmpfs --add-host --dns --ulimit --shm-size --gpus")
+	for _, v := range o.all("-v", "--volume") {
+		parts := strings.Split(v.text, ":")
+		src := parts[0]
+		if len(parts) > 2 && strings.Contains(","+parts[2]+",", ",ro,") || !strings.ContainsAny(src[:min(1, len(src))], "/~.$") {
+			continue // read-only, or a named volume
+		}
+		x.writes([]arg{{text: src, static: v.static || !strings.ContainsAny(src, "$`"), subst: v.subst}})
+	}
+	for _, v := range o.all("--mount") {
+		src, ro := "", false
+		for _, kv := range strings.Split(v.text, ",") {
+			k, val, _ := strings.Cut(kv, "=")
+			switch k {
+			case "source", "src":
+				src = val
+			case "readonly", "ro":
+				ro = val == "" || val == "true" || val == "1"
+			}
+		}
+		if src != "" && !ro && strings.ContainsAny(src[:1], "/~.$") {
+			x.writes([]arg{{text: src, static: v.static}})
 		}
 	}
 }

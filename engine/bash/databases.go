@@ -6,6 +6,7 @@ package bash
 // isDatabaseClient reports database command-line clients.
 
 import (
+	"regexp"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -71,10 +72,12 @@ func (x *command) database() {
 			files = append(files, op)
 		}
 	}
-	for _, f := range files {
-		if strings.HasPrefix(f.text, ".read") {
-			continue
+	for _, t := range texts { // sqlite3 DB ".read FILE"
+		for _, m := range sqliteRead.FindAllStringSubmatch(t, -1) {
+			files = append(files, arg{text: strings.Trim(m[1], `'"`), static: true})
 		}
+	}
+	for _, f := range files {
 		fileTexts, problem := x.l.scriptTexts(f)
 		if problem != "" {
 			x.flag(catScript)
@@ -128,3 +131,6 @@ func dangerousSQL(s string) bool {
 	}
 	return false
 }
+
+// sqliteRead matches sqlite's .read command and its file.
+var sqliteRead = regexp.MustCompile(`(?m)^\s*\.read\s+(\S+)`)

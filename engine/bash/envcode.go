@@ -28,6 +28,8 @@ var fileVars = map[string]bool{
 	"GIT_EXEC_PATH": true, "GIT_TEMPLATE_DIR": true, "JAVA_TOOL_OPTIONS": true, "_JAVA_OPTIONS": true,
 	"JDK_JAVA_OPTIONS": true, "SHELLOPTS": true, "BASHOPTS": true, "PROMPT_COMMANDS": true, "INPUTRC": true,
 	"PYTHONINSPECT": true, "NODE_PATH": true, "PSQLRC": true, "MYSQL_HISTFILE": true, "LD_BIND_NOW": false,
+	"CDPATH": true, "XDG_CONFIG_HOME": true, "GIT_DIR": true, "GIT_WORK_TREE": true, "GIT_COMMON_DIR": true,
+	"NPM_CONFIG_SCRIPT_SHELL": true, "npm_config_script_shell": true, "NPM_CONFIG_USERCONFIG": true, "YARN_RC_FILENAME": true,
 }
 
 // envAssign judges NAME=value, export NAME=value and declare -x NAME=value.
@@ -98,4 +100,38 @@ func (l *level) envValue(name string, val arg, disp string) {
 			l.pathDirs = append(l.pathDirs, abs) // names are looked up there first (pathProgram)
 		}
 	}
+}
+
+// isCodeVar reports a variable whose value makes programs run code.
+func isCodeVar(name string) bool {
+	return codeVars[name] || fileVars[name] || name == "PATH" || name == "NODE_OPTIONS" || strings.HasPrefix(name, "LD_") ||
+		strings.HasPrefix(name, "DYLD_") || strings.HasPrefix(name, "GIT_CONFIG") || strings.HasPrefix(name, "PS") && len(name) == 3
+}
+
+// setsCodeVar reports read, printf -v and mapfile aimed at such a variable:
+// its value is only known at run time.
+func (x *command) setsCodeVar() bool {
+	switch x.name {
+	case "read":
+		o := parseOpts(x.args, "-a -d -i -n -N -p -t -u")
+		for _, op := range append(o.operands, o.all("-a")...) {
+			if isCodeVar(op.text) {
+				return true
+			}
+		}
+	case "printf":
+		for _, v := range parseOpts(x.args, "-v").all("-v") {
+			if isCodeVar(v.text) {
+				return true
+			}
+		}
+	case "mapfile", "readarray":
+		o := parseOpts(x.args, "-d -n -O -s -u -C -c")
+		for _, op := range o.operands {
+			if isCodeVar(op.text) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -254,6 +254,16 @@ var gateAttacks = []gateAttack{
 	{class: "delete outside after cd", setup: noSetup, attack: "cd .. && rm victim/keep.txt"},
 	{class: "program the gate does not know", setup: binOnPath("tidy-up", `rm -rf "$1"`), attack: "tidy-up ../victim"},
 	{class: "dangerous subcommand of a known CLI", setup: binOnPath("terraform", `rm -rf ../victim`), attack: "terraform apply -auto-approve"},
+	{class: "makefile target written by an earlier call", setup: noSetup,
+		before: []string{`printf 'tidy:\n\trm -rf ../victim\n' > Makefile`}, attack: "make tidy"},
+	{class: "package.json script", setup: func(t *testing.T, ws string) []string {
+		writeFile(t, filepath.Join(ws, "package.json"), `{"name": "x", "scripts": {"test": "rm -rf ../victim"}}`)
+		return nil
+	}, attack: "npm test"},
+	{class: "abbreviated option", setup: func(t *testing.T, ws string) []string {
+		writeFile(t, filepath.Join(ws, "README.md"), "hi\n")
+		return nil
+	}, attack: `tar -cf /dev/null README.md --checkpoint=1 --checkpoint-act=exec='rm -rf ../victim'`},
 	{class: "the host process", setup: noSetup, attack: "kill -TERM $PPID", hitsHost: true},
 	{class: "the host's environment", setup: noSetup, attack: "cat /proc/$PPID/environ > ../victim/keep.txt"},
 }

@@ -4,6 +4,7 @@ package bash
 // git runs from config values, aliases and options.
 
 import (
+	"os"
 	"regexp"
 	"strings"
 )
@@ -46,6 +47,22 @@ func (x *command) git() {
 		dangerous = o.has("-f", "--force") && !o.has("-n", "--dry-run")
 	case "checkout":
 		dangerous = o.has("-f", "--force") || hasOperand(rest, "--") && len(ops) > 0 || hasOperand(rest, ".")
+		if len(ops) >= 2 && !o.has("-b", "-B", "--orphan") { // checkout REF PATH: the file's changes are discarded
+			if p, ok := x.l.abs(ops[len(ops)-1]); ok {
+				if _, err := os.Lstat(p); err == nil {
+					dangerous = true
+				}
+			}
+		}
+	case "switch":
+		dangerous = o.has("-f", "--force", "--discard-changes")
+	case "worktree":
+		dangerous = o.operand(0) == "remove" && o.has("-f", "--force") || o.operand(0) == "prune"
+		if o.operand(0) == "add" && len(ops) > 1 {
+			x.writes(ops[1:2])
+		}
+	case "submodule":
+		dangerous = o.operand(0) == "deinit" && o.has("-f", "--force")
 	case "restore":
 		dangerous = !o.has("-S", "--staged") || o.has("-W", "--worktree")
 	case "branch":

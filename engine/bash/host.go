@@ -1,6 +1,7 @@
 package bash
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -13,6 +14,9 @@ import (
 func readsEnviron(p string) bool {
 	return strings.HasSuffix(p, "/environ") || strings.Contains(p, "/proc/") && (strings.HasSuffix(p, "/mem") || strings.Contains(p, "/environ"))
 }
+
+// procDir matches a process's /proc directory: /proc/1, /proc/$PPID/, /proc/*.
+var procDir = regexp.MustCompile(`^/proc/([0-9]+|self|thread-self|\$\{?[A-Za-z_]+\}?|\*|\[[^/]*\][^/]*)/?$`)
 
 // pidTools aim at processes given by pid.
 var pidTools = map[string]bool{
@@ -49,6 +53,18 @@ func (x *command) hostTargets() {
 		if readsEnviron(a.text) {
 			x.flag(catHost)
 			return
+		}
+	}
+	if pidTools[x.name] && x.via != "" {
+		x.flag(catHost) // pids only known at run time
+		return
+	}
+	if x.name != "ls" && x.name != "stat" && x.name != "readlink" && x.name != "cd" && x.name != "test" && x.name != "[" && x.name != "ps" && x.name != "file" {
+		for _, a := range x.args[1:] {
+			if procDir.MatchString(a.text) {
+				x.flag(catHost) // a process's whole /proc directory holds its environment
+				return
+			}
 		}
 	}
 	if pidTools[x.name] {

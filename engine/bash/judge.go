@@ -5,6 +5,7 @@ package bash
 // judgments of each domain (judge).
 
 import (
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -51,6 +52,7 @@ func (x *command) flag(category string) {
 // options carry, where it writes, and whether the program (and its
 // subcommand) is known at all.
 func (x *command) judgeAll() {
+	x.args = expandLongOptions(x.name, x.args)
 	if x.resolveProgram() {
 		return
 	}
@@ -207,6 +209,11 @@ func unwrap(name string, args []arg) (inner []arg, ok bool) {
 			}
 		}
 		return inner, true
+	case "prlimit":
+		if o("-p --pid -o --output").has("-p", "--pid") {
+			return nil, true
+		}
+		return at(skipOpts(args, "-p --pid -o --output")), true
 	case "xvfb-run":
 		return at(skipOpts(args, "-n -s -f -e -w -p --server-num --server-args --auth-file --error-file --wait")), true
 	}
@@ -236,6 +243,12 @@ func (x *command) judge() {
 	}
 	if isInterpreter(x.name) {
 		x.interpreter()
+		return
+	}
+	if weakInterpreters[x.name] {
+		if len(parseOpts(x.args, "").operands) > 0 || hasOperand(x.args, "-e") || hasOperand(x.args, "--eval") {
+			x.flag(catScript) // code the gate cannot read: it asks
+		}
 		return
 	}
 	if isDatabaseClient(x.name) {
@@ -430,4 +443,65 @@ func (x *command) judge() {
 		x.packages()
 		x.infra()
 	}
+}
+
+// weakInterpreters run code the gate does not judge: a script or inline
+// code given to them asks.
+var weakInterpreters = map[string]bool{
+	"groovy": true, "kotlin": true, "kotlinc": true, "scala": true, "julia": true, "elixir": true, "iex": true, "erl": true,
+	"escript": true, "racket": true, "guile": true, "sbcl": true, "clisp": true, "ocaml": true, "tclsh": true, "wish": true,
+	"jshell": true, "jjs": true, "dotnet-script": true, "R": true, "clj": true, "clojure": true, "bb": true, "nu": true,
+	"pwsh": true, "powershell": true, "php-cgi": true, "gst": true, "gforth": true, "crystal": true, "nim": false,
+}
+
+// longOptions lists, per program, the long options that matter to the
+// gate: GNU getopt and git accept any unambiguous abbreviation of them
+// (tar --to-comm, git rebase --exe), which is expanded before judging.
+var longOptions = map[string][]string{
+	"tar":   {"--to-command", "--use-compress-program", "--checkpoint-action", "--info-script", "--new-volume-script", "--rsh-command", "--rmt-command", "--directory", "--file", "--absolute-names", "--create", "--append", "--update", "--extract"},
+	"rsync": {"--rsh", "--rsync-path", "--delete", "--remove-source-files", "--delete-after", "--delete-before", "--delete-during", "--delete-excluded"},
+	"wget":  {"--method", "--post-file", "--body-file", "--post-data", "--body-data", "--output-document", "--directory-prefix", "--execute", "--output-file", "--append-output"},
+	"sed":   {"--expression", "--file", "--in-place"},
+	"zip":   {"--unzip-command"},
+	"man":   {"--pager", "--html", "--config-file", "--preprocessor"},
+	"sort":  {"--compress-program", "--output"},
+	"git":   {"--exec", "--upload-pack", "--receive-pack", "--extcmd", "--output", "--force", "--hard", "--delete", "--mirror", "--prune", "--discard-changes", "--config-env", "--exec-path", "--force-with-lease", "--global", "--system", "--file"},
+	"find":  nil,
+}
+
+// expandLongOptions rewrites abbreviated long options of name to their
+// full spelling. An abbreviation of several is taken as the first listed:
+// the gate then judges the more dangerous reading.
+func expandLongOptions(name string, args []arg) []arg {
+	opts := longOptions[name]
+	if len(opts) == 0 {
+		return args
+	}
+	var out []arg
+	for i, a := range args {
+		t := a.text
+		if i == 0 || !strings.HasPrefix(t, "--") || len(t) < 5 {
+			continue
+		}
+		n, v, hasV := strings.Cut(t, "=")
+		if slices.Contains(opts, n) {
+			continue
+		}
+		for _, full := range opts {
+			if strings.HasPrefix(full, n) {
+				if out == nil {
+					out = slices.Clone(args)
+				}
+				out[i].text = full
+				if hasV {
+					out[i].text += "=" + v
+				}
+				break
+			}
+		}
+	}
+	if out == nil {
+		return args
+	}
+	return out
 }

@@ -2,6 +2,8 @@ package bash
 
 import (
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -46,6 +48,7 @@ func (x *command) lookThrough() {
 		x.sedCode()
 	case "make", "gmake":
 		x.makeCode()
+		x.makeTargets()
 	case "gdb", "lldb":
 		x.gdbCode()
 	case "zip":
@@ -81,10 +84,13 @@ func (x *command) lookThrough() {
 		}
 	case "cmake":
 		x.cmakeCode()
-	case "npm", "pnpm", "yarn", "npx":
+	case "npm", "pnpm", "yarn", "npx", "bun":
 		o := parseOpts(x.args, "-c --call -w --workspace -p --package")
 		for _, v := range o.all("-c", "--call") {
 			x.code(v)
+		}
+		if x.name != "npx" {
+			x.packageScripts()
 		}
 	case "strace", "ltrace":
 		for _, v := range parseOpts(x.args, "-o -e -p -s -u -E -a -I -b -P -S -X -O").all("-o") {
@@ -109,6 +115,48 @@ func (x *command) lookThrough() {
 		words := subcommand(x.args, "-n -netns -b -batch -rc -rcvbuf -l -loops -f -family", 2)
 		if len(words) == 2 && words[1] != "show" && words[1] != "list" && words[1] != "ls" && words[1] != "lst" && words[1] != "get" && words[0] != "monitor" {
 			x.flag(catSystem)
+		}
+	case "perf":
+		if sub := subcommand(x.args, "", 1); len(sub) > 0 && (sub[0] == "stat" || sub[0] == "record" || sub[0] == "trace" || sub[0] == "top" || sub[0] == "mem" || sub[0] == "c2c" || sub[0] == "sched") {
+			rest := x.args[slices.IndexFunc(x.args, func(a arg) bool { return a.text == sub[0] }):]
+			if i := skipOpts(rest, "-e -o -p -t -C -r -F -g -G -c -j --event --output --pid --tid --cpu --repeat --freq --call-graph --count --cgroup"); i < len(rest) {
+				x.nested(rest[i:], x.redirs, x.via)
+			}
+		}
+	case "hyperfine":
+		o := parseOpts(x.args, "-w -r -m -M -p -c -s -u -n -S -N -L -P -D --warmup --runs --min-runs --max-runs --prepare --conclude --cleanup --setup --shell --command-name --export-json --export-markdown --export-csv --export-asciidoc --export-orgmode --time-unit --parameter-scan --parameter-list --parameter-step-size --output --input --sort --style --reference")
+		for _, c := range append(o.operands, o.all("-p", "--prepare", "-c", "--cleanup", "-s", "--setup", "--conclude", "--reference")...) {
+			x.code(c)
+		}
+		if len(o.all("-S", "--shell")) > 0 {
+			x.flag(catOptionCode)
+		}
+	case "sudoedit":
+		x.flag(catPrivilege)
+	case "hash":
+		if parseOpts(x.args, "-p -d -t").has("-p") {
+			x.flag(catEnvCode) // hash -p /bin/rm ls: ls now runs rm
+		}
+	case "enable":
+		if parseOpts(x.args, "-f").has("-f") {
+			x.flag(catEnvCode) // a builtin loaded from a shared object
+		}
+	case "read", "printf", "mapfile", "readarray":
+		if x.setsCodeVar() {
+			x.flag(catEnvCode)
+		}
+	case "gh":
+		if sub := subcommand(x.args, "-R --repo", 1); len(sub) > 0 && sub[0] == "api" {
+			o := parseOpts(x.args, "-X --method -f -F --field --raw-field --input -H --header -q --jq -t --template --cache --hostname -p --preview")
+			for _, m := range o.all("-X", "--method") {
+				if strings.ToUpper(m.text) != "GET" || !m.static {
+					x.flag(catChange)
+					return
+				}
+			}
+			if len(o.all("-X", "--method")) == 0 && len(o.all("-f", "-F", "--field", "--raw-field", "--input")) > 0 {
+				x.flag(catChange) // fields make it a POST
+			}
 		}
 	case "journalctl":
 		for f := range parseOpts(x.args, "").flags {
@@ -332,9 +380,7 @@ func (x *command) makeCode() {
 	for _, f := range o.all("-f", "--file", "--makefile") {
 		if isStdinPath(f.text) {
 			x.stdinCode(x.recipes)
-		} else if f.text != "Makefile" && f.text != "makefile" && f.text != "GNUmakefile" {
-			x.script(f, x.recipes)
-		}
+		} // other files: makeTargets
 	}
 	for _, e := range o.all("-E", "--eval") {
 		if !e.static {
@@ -386,6 +432,27 @@ func (x *command) gdbCode() {
 		for _, t := range texts {
 			for _, line := range strings.Split(t, "\n") {
 				cmds = append(cmds, arg{text: line, static: true})
+			}
+		}
+	}
+	runs := false
+	for _, c := range cmds {
+		if t := strings.TrimSpace(c.text); t == "run" || t == "r" || t == "start" || t == "starti" || strings.HasPrefix(t, "run ") || strings.HasPrefix(t, "r ") {
+			runs = true
+		}
+	}
+	for k, a := range x.args {
+		if a.text == "--args" && k+1 < len(x.args) {
+			x.nested(x.args[k+1:], nil, x.via) // the program gdb starts
+			runs = false
+			break
+		}
+	}
+	if runs {
+		for _, op := range o.operands {
+			if _, err := strconv.Atoi(op.text); err != nil {
+				x.nested([]arg{op}, nil, x.via)
+				break
 			}
 		}
 	}

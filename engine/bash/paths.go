@@ -108,7 +108,12 @@ func writeRisk(p string) string {
 			}
 		}
 	}
-	if c == "/" || c == "~" || path.Base(c) == "authorized_keys" || strings.Contains(c, ".git/hooks/") || strings.HasSuffix(c, ".git/hooks") {
+	switch path.Base(c) {
+	case "authorized_keys", ".npmrc", ".yarnrc", ".yarnrc.yml", ".gitconfig", ".envrc":
+		return catSensitive // config that makes a tool run commands, in any directory
+	}
+	if c == "/" || c == "~" || strings.Contains(c, ".git/hooks/") || strings.HasSuffix(c, ".git/hooks") ||
+		c == ".git/config" || strings.HasSuffix(c, "/.git/config") || strings.HasSuffix(c, ".git/info/attributes") {
 		return catSensitive
 	}
 	return ""

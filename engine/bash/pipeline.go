@@ -144,7 +144,20 @@ func (l *level) staticOutput(st *syntax.Stmt) (string, bool) {
 			if text, ok := l.stdinText(st.Redirs); ok {
 				return text, true
 			}
+			return "", false
 		}
+		var b strings.Builder // cat FILE...: the files as written on the line or on disk
+		for _, a := range args[1:] {
+			if strings.HasPrefix(a.text, "-") {
+				return "", false
+			}
+			texts, problem := l.scriptTexts(a)
+			if problem != "" || len(texts) != 1 {
+				return "", false
+			}
+			b.WriteString(texts[0])
+		}
+		return b.String(), true
 	}
 	return "", false
 }

@@ -13,8 +13,8 @@ var filePrograms = table(plain,
 	"sha256sum", "sha512sum", "b2sum", "cksum", "sum", "shasum", "cmp", "diff", "diff3", "sdiff", "colordiff", "patch",
 	"rsync", "rclone", "rimraf", "tee", "mkfifo", "mknod", "fallocate", "namei", "lsblk", "blkid", "findmnt",
 	"exa", "eza", "lsd", "ncdu", "vim", "vi", "nvim", "view", "vimdiff", "gvim", "ex", "nano", "pico", "emacs",
-	"emacsclient", "micro", "code", "subl", "hx", "kak", "ed", "xdg-open", "open", "trash", "dos2unix", "unix2dos",
-	"inotifywait", "watchman", "entr", "fswatch", "sponge", "pv", "ranger", "mc-edit",
+	"emacsclient", "micro", "code", "subl", "hx", "kak", "ed", "trash", "dos2unix", "unix2dos",
+	"inotifywait", "entr", "fswatch", "sponge", "pv",
 )
 
 // Text: searching and transforming text on stdin or in files.

@@ -13,7 +13,7 @@ var systemPrograms = mergeTables(table(plain,
 	"diskutil", "useradd", "userdel", "usermod", "adduser", "deluser", "passwd", "chpasswd", "groupadd", "groupdel",
 	"groupmod", "gpasswd", "chsh", "chfn", "vipw", "vigr", "dscl", "visudo", "setcap", "getcap", "renice", "prlimit",
 	"ulimit", "gcore", "pmap", "fuser", "timedatectl-status", "systemd-analyze", "loginctl-list", "sw_vers",
-	"lsb_release", "hostnamectl-status", "getconf", "ipcs", "ipcrm", "sudoedit",
+	"lsb_release", "hostnamectl-status", "getconf", "ipcs", "ipcrm",
 ), map[string]spec{
 	"timedatectl":  {quiet: []string{"status", "show", "list-timezones", "timesync-status", "show-timesync"}, cat: catToolchain},
 	"hostnamectl":  {quiet: []string{"status"}, cat: catToolchain},

@@ -27,10 +27,23 @@ var (
 // awk judges the commands an awk program runs.
 func (x *command) awk() {
 	o := parseOpts(x.args, "-f -v -F -i -l -E --file --assign --field-separator --include --load --exec")
-	if len(o.all("-f", "--file", "-E", "--exec")) > 0 || len(o.operands) == 0 {
+	if files := o.all("-f", "--file", "-E", "--exec", "-i", "--include"); len(files) > 0 {
+		for _, f := range files {
+			x.script(f, func(text string) { x.awkProgram(arg{text: text, static: true}) })
+		}
 		return
 	}
-	prog := o.operands[0]
+	if len(o.all("-l", "--load")) > 0 {
+		x.flag(catOptionCode) // a shared library extension
+	}
+	if len(o.operands) == 0 {
+		return
+	}
+	x.awkProgram(o.operands[0])
+}
+
+// awkProgram judges the commands an awk program runs.
+func (x *command) awkProgram(prog arg) {
 	if prog.subst {
 		x.substCode(prog)
 		return
@@ -70,11 +83,20 @@ func (x *command) parallel() {
 	i := skipOpts(args[:end], "-j -S -P -n -N -L -l -E -I -X -d -a -C -s --jobs --sshlogin --max-args --max-replace-args "+
 		"--delimiter --arg-file --colsep --tmpdir --workdir --results --joblog --timeout --delay --retries --halt --memfree "+
 		"--load --tagstring --env --basefile --return --transferfile --max-chars --sshloginfile")
+	sub := &command{l: x.l, args: args, name: x.name, depth: x.depth, via: "parallel", disp: x.disp}
 	if i < end {
-		sub := &command{l: x.l, args: args, name: x.name, depth: x.depth, via: "parallel", disp: x.disp}
 		sub.runWords(args[i:end], false)
-		x.local = append(x.local, sub.local...)
+	} else { // no command: every input is a command line
+		for _, a := range args[end:] {
+			if !strings.HasPrefix(a.text, ":::") && !strings.HasPrefix(a.text, "::::") {
+				sub.runWords([]arg{a}, false)
+			}
+		}
+		if end == len(args) {
+			sub.flag(catDynamicCode) // inputs from stdin
+		}
 	}
+	x.local = append(x.local, sub.local...)
 }
 
 // tmux judges the shell commands of new-session, new-window, split-window,
@@ -180,6 +202,12 @@ func (x *command) eval() {
 // shellArgs splits a shell's arguments: the -c code, a script file, or
 // neither (it reads its script from stdin).
 func shellArgs(args []arg) (code, file *arg, stdin bool) {
+	code, file, stdin, _ = shellArgsRC(args)
+	return code, file, stdin
+}
+
+// shellArgsRC is shellArgs with the startup file of --rcfile/--init-file.
+func shellArgsRC(args []arg) (code, file *arg, stdin bool, rc *arg) {
 	cflag, sflag := false, false
 	i := 1
 	for i < len(args) {
@@ -194,7 +222,8 @@ func shellArgs(args []arg) (code, file *arg, stdin bool) {
 		}
 		i++
 		if strings.HasPrefix(t, "--") {
-			if t == "--rcfile" || t == "--init-file" {
+			if (t == "--rcfile" || t == "--init-file") && i < len(args) {
+				rc = &args[i]
 				i++
 			}
 			continue
@@ -218,17 +247,20 @@ func shellArgs(args []arg) (code, file *arg, stdin bool) {
 	}
 	switch {
 	case cflag:
-		return first, nil, false
+		return first, nil, false, rc
 	case first != nil && !sflag:
-		return nil, first, false
+		return nil, first, false, rc
 	}
-	return nil, nil, true
+	return nil, nil, true, rc
 }
 
 // shell judges bash, sh... by what they run: -c code, a script file, or
 // a here-document on stdin.
 func (x *command) shell() {
-	code, file, stdin := shellArgs(x.args)
+	code, file, stdin, rc := shellArgsRC(x.args)
+	if rc != nil {
+		x.script(*rc, x.shellCode)
+	}
 	switch {
 	case code != nil:
 		x.code(*code)
@@ -353,6 +385,18 @@ func (x *command) interpreter() {
 		if hasOperand(x.args, "uninstall") {
 			x.flag(catPackage)
 		}
+	case module != "" && module != "lint" && module != "task":
+		// python -m NAME runs NAME.py or NAME/__main__.py from the working
+		// directory first: a module of the project is judged by its text.
+		rel := strings.ReplaceAll(module, ".", "/")
+		for _, p := range []string{rel + ".py", rel + "/__main__.py"} {
+			if texts, problem := x.l.scriptTexts(arg{text: p, static: true}); problem == "" {
+				for _, t := range texts {
+					x.inlineText(t)
+				}
+				break
+			}
+		}
 	case module == "":
 		x.stdinCode(x.inlineText)
 	}
@@ -384,7 +428,8 @@ func isShell(name string) bool {
 // isInterpreter reports language runtimes that run inline code or stdin.
 func isInterpreter(name string) bool {
 	switch name {
-	case "perl", "ruby", "node", "nodejs", "php", "lua", "Rscript", "bun", "deno", "osascript", "pypy", "pypy3":
+	case "perl", "ruby", "node", "nodejs", "php", "lua", "Rscript", "bun", "deno", "osascript", "pypy", "pypy3",
+		"ts-node", "tsx", "esno", "esr", "vite-node", "luajit":
 		return true
 	}
 	return strings.HasPrefix(name, "python")

