@@ -14,6 +14,7 @@ import (
 	"unsafe"
 
 	"github.com/interlock-dev/interlock/engine"
+	"github.com/interlock-dev/interlock/engine/webui"
 )
 
 // apiError is an error this layer finds itself (bad handle, bad argument):
@@ -65,6 +66,8 @@ var sentinelStatus = []struct {
 	{engine.ErrNotResumable, C.IL_ERR_NOT_RESUMABLE},
 	{engine.ErrInterrupted, C.IL_ERR_INTERRUPTED},
 	{engine.ErrInvalidArgument, C.IL_ERR_INVALID_ARGUMENT},
+	{webui.ErrNonLoopback, C.IL_ERR_INVALID_ARGUMENT},
+	{webui.ErrWeakToken, C.IL_ERR_INVALID_ARGUMENT},
 }
 
 // statusNames are the il_status_name strings, indexed by status code.

@@ -108,6 +108,15 @@ func (ee *engineEntry) close() error {
 	for _, l := range loops {
 		l.tl.Close() // a loop that never ran ends its event log here
 	}
+	var servers []*serverEntry
+	handles.each(func(_ C.il_handle, obj any) {
+		if s, ok := obj.(*serverEntry); ok && s.eng == ee {
+			servers = append(servers, s)
+		}
+	})
+	for _, s := range servers {
+		s.srv.Close()
+	}
 	err := ee.e.Close()
 	ee.bg.Wait()
 	ee.events.close()
@@ -123,6 +132,8 @@ func ownedBy(obj any) *engineEntry {
 	case *sessionEntry:
 		return o.eng
 	case *loopEntry:
+		return o.eng
+	case *serverEntry:
 		return o.eng
 	}
 	return nil

@@ -177,9 +177,33 @@ il_status il_engine_close(il_handle engine);
  * (see il_session_snapshot). Free with il_free. */
 il_status il_engine_sessions(il_handle engine, char **out_json);
 
-/* Interrupts every session with a run in flight (reason emergency_stop);
- * out_count (may be NULL) receives how many were stopped. */
+/* Interrupts every proceeding session (reason emergency_stop); blocked,
+ * idle and interrupted sessions are not touched, a session already stopping
+ * is not counted again. out_count (may be NULL) receives how many were stopped. */
 il_status il_engine_emergency_stop(il_handle engine, int32_t *out_count);
+
+/* What the global controls affect: {"proceeding","eligible","needs_input"}.
+ * Free with il_free. */
+il_status il_engine_counts(il_handle engine, char **out_json);
+
+/* Continues every session eligible for it, in the background (a session
+ * whose resumption may repeat a side effect asks first with a confirm
+ * pause); never starts a second run. out_json: {"resumed": [ids],
+ * "skipped": {id: reason}}. Free with il_free. */
+il_status il_engine_resume_all(il_handle engine, char **out_json);
+
+/*
+ * Serves the engine's local web UI. config_json (may be NULL):
+ *   {"port": 0, "host": "127.0.0.1", "allow_remote": false, "token": ""}
+ * port 0 picks a free port; a non-loopback host needs allow_remote (a
+ * warning is printed); an empty token is a random one. out_url receives the
+ * address to open, token included (free with il_free); out_server a handle
+ * for il_server_close. The server is closed with the engine.
+ */
+il_status il_engine_serve(il_handle engine, const char *config_json, il_handle *out_server, char **out_url);
+
+/* Stops a web UI (its open pages show "disconnected"); runs go on. */
+il_status il_server_close(il_handle server);
 
 /*
  * Registers the engine's one event callback (replacing any previous one).

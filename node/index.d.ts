@@ -105,6 +105,42 @@ export interface SessionSnapshot {
   model: string;
   pauseRequested: boolean;
   lastError?: string;
+  runState: RunState;
+  eligibility: Eligibility;
+}
+
+/** What a user decides from: Send, Stop, Continue or answer. */
+export type RunState = 'idle' | 'proceeding' | 'interrupted' | 'blocked' | 'terminal';
+
+/** Whether Continue may be offered, and why not. */
+export interface Eligibility {
+  eligible: boolean;
+  reason?: string;             // why not ("Waiting for your input", ...)
+  repeatsSideEffect?: boolean; // continuing asks first: a tool with side effects was cut off
+}
+
+/** What the global controls affect. */
+export interface Counts {
+  proceeding: number; // Emergency stop
+  eligible: number;   // Resume all
+  needsInput: number;
+}
+
+export interface ResumeReport {
+  resumed: string[];
+  skipped: Record<string, string>; // session id -> reason
+}
+
+export interface ServeOptions {
+  port?: number;         // 0 (default): a free port
+  host?: string;         // default 127.0.0.1; anything else needs allowRemote
+  allowRemote?: boolean; // prints a warning
+  token?: string;        // default: random (at least 16 characters)
+}
+
+export interface WebUI {
+  url: string;           // http://127.0.0.1:PORT/?token=...
+  close(): void;
 }
 
 export interface HistoryMessage {
@@ -178,6 +214,8 @@ export declare class Session {
   readonly statusCode: number;   // StatusCode value
   readonly version: number;      // throws ERR_CLOSED after close()
   readonly pauseState: PauseInfo | null;  // null after close()
+  readonly runState: RunState;            // from a snapshot; 'terminal' after close()
+  readonly eligibility: Eligibility;      // from a snapshot
   snapshot(): SessionSnapshot;
   history(): HistoryMessage[];
   /**
@@ -261,6 +299,9 @@ export declare class Engine {
   createTaskLoop(opts: { tasks: TaskSpec[]; pauseMode?: boolean }): TaskLoop;
   checkCommand(cmd: string): Decision;
   emergencyStop(): number;
+  counts(): Counts;
+  resumeAll(): ResumeReport;
+  serve(opts?: ServeOptions): WebUI;
   /** Every session's events, in engine order. Nothing is dropped: only text
    *  and tool_progress deltas that JS had not taken yet are merged (see
    *  TextEvent.coalesced). */

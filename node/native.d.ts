@@ -21,6 +21,11 @@ export interface Native {
   engineRef(engine: Handle, ref: boolean): void;
   engineSessions(engine: Handle): string;
   engineEmergencyStop(engine: Handle): number;
+  engineCounts(engine: Handle): string;
+  engineResumeAll(engine: Handle): string;
+  /** [server handle, url] */
+  engineServe(engine: Handle, optsJSON: string): [Handle, string];
+  serverClose(server: Handle): void;
 
   sessionCreate(engine: Handle, optsJson?: string): Handle;
   sessionClose(session: Handle): void;

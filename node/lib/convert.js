@@ -7,8 +7,8 @@
 
 import { argError } from './errors.js';
 
-/** Keys whose values are user data: never renamed inside. */
-const OPAQUE = new Set(['args']);
+/** Keys whose values are user data: never renamed inside (skipped: session ids → reasons). */
+const OPAQUE = new Set(['args', 'skipped']);
 
 const toCamelCache = new Map();
 const toSnakeCache = new Map();

@@ -110,9 +110,39 @@ export class Engine {
     return checkCommand(...args);
   }
 
-  /** Interrupts every running session (reason emergency_stop); returns how many. */
+  /** Interrupts every proceeding session (reason emergency_stop); returns how many. */
   emergencyStop(...args) {
     return native.engineEmergencyStop(this.#handle(), ...args);
+  }
+
+  /** What the global controls affect: {proceeding, eligible, needsInput}. */
+  counts(...args) {
+    return fromNative(native.engineCounts(this.#handle(), ...args));
+  }
+
+  /** Continues every eligible session in the background: {resumed: ids, skipped: {id: reason}}. */
+  resumeAll(...args) {
+    return fromNative(native.engineResumeAll(this.#handle(), ...args));
+  }
+
+  /**
+   * Serves the local web UI: {url, close}. Loopback and a random token by
+   * default; closed with the engine.
+   */
+  serve(opts, ...extra) {
+    const usage = 'engine.serve(opts?: {port?: number, host?: string, allowRemote?: boolean, token?: string})';
+    noExtra(extra, usage, '0 to 1 arguments');
+    const json = toNativeJSON(opts ?? {}, 'opts', usage);
+    const [server, url] = native.engineServe(this.#handle(), json);
+    let closed = false;
+    return Object.freeze({
+      url,
+      close: () => {
+        if (closed || this.#closed) return; // closed with the engine
+        closed = true;
+        native.serverClose(server);
+      },
+    });
   }
 
   on(type, fn) {

@@ -54,6 +54,16 @@ export class Session extends EngineObject {
     return fromNative(native.sessionSnapshot(this[kHandle]()));
   }
 
+  /** 'idle' | 'proceeding' | 'interrupted' | 'blocked' | 'terminal' (from the engine's snapshot). */
+  get runState() {
+    return this[kIsClosed] ? 'terminal' : this.snapshot().runState;
+  }
+
+  /** {eligible, reason?, repeatsSideEffect?}: whether Continue may be offered (from the engine's snapshot). */
+  get eligibility() {
+    return this[kIsClosed] ? { eligible: false, reason: 'Session is closed' } : this.snapshot().eligibility;
+  }
+
   history() {
     return fromNative(native.sessionHistory(this[kHandle]()));
   }

@@ -60,6 +60,43 @@ Napi::Value EngineEmergencyStop(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), count);
 }
 
+Napi::Value EngineCounts(const Napi::CallbackInfo& info) {
+  Args args(info, "engine.counts()", 0, 0);
+  il_handle engine = args.Handle();
+  char* json = nullptr;
+  Check(info.Env(), il_engine_counts(engine, &json), engine);
+  return TakeString(info.Env(), json);
+}
+
+Napi::Value EngineResumeAll(const Napi::CallbackInfo& info) {
+  Args args(info, "engine.resumeAll()", 0, 0);
+  il_handle engine = args.Handle();
+  char* json = nullptr;
+  Check(info.Env(), il_engine_resume_all(engine, &json), engine);
+  return TakeString(info.Env(), json);
+}
+
+// Returns [server handle, url].
+Napi::Value EngineServe(const Napi::CallbackInfo& info) {
+  Args args(info, "engine.serve(opts?: {port?: number, host?: string, allowRemote?: boolean, token?: string})", 1, 1);
+  il_handle engine = args.Handle();
+  std::string json = args.String(0, "opts");
+  il_handle server = 0;
+  char* url = nullptr;
+  Check(info.Env(), il_engine_serve(engine, json.c_str(), &server, &url), engine);
+  Napi::Array out = Napi::Array::New(info.Env(), 2);
+  out.Set(0u, Napi::Number::New(info.Env(), static_cast<double>(server)));
+  out.Set(1u, TakeString(info.Env(), url));
+  return out;
+}
+
+Napi::Value ServerClose(const Napi::CallbackInfo& info) {
+  Args args(info, "server.close()", 0, 0);
+  il_handle server = args.Handle();
+  Check(info.Env(), il_server_close(server), server);
+  return info.Env().Undefined();
+}
+
 // ---- Session --------------------------------------------------------------
 
 Napi::Value SessionCreate(const Napi::CallbackInfo& info) {
@@ -298,6 +335,10 @@ void RegisterCalls(Napi::Env env, Napi::Object exports) {
       {"engineRef", EngineRef},
       {"engineSessions", EngineSessions},
       {"engineEmergencyStop", EngineEmergencyStop},
+      {"engineCounts", EngineCounts},
+      {"engineResumeAll", EngineResumeAll},
+      {"engineServe", EngineServe},
+      {"serverClose", ServerClose},
       {"sessionCreate", SessionCreate},
       {"sessionClose", SessionClose},
       {"sessionPauseState", SessionPauseState},

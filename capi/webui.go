@@ -1,0 +1,100 @@
+package main
+
+/*
+#include "interlock.h"
+*/
+import "C"
+
+import (
+	"context"
+	"net"
+	"strconv"
+
+	"github.com/interlock-dev/interlock/engine/webui"
+)
+
+// serverEntry is a web UI served for an engine; it is closed with it.
+type serverEntry struct {
+	eng *engineEntry
+	srv *webui.Server
+}
+
+// serveConfig is il_engine_serve's JSON.
+type serveConfig struct {
+	Port        int    `json:"port"`
+	Host        string `json:"host"`
+	AllowRemote bool   `json:"allow_remote"`
+	Token       string `json:"token"`
+}
+
+//export il_engine_serve
+func il_engine_serve(h C.il_handle, configJSON *C.char, out *C.il_handle, outURL **C.char) C.il_status {
+	return call("il_engine_serve", h, func(ee *engineEntry) error {
+		if out == nil {
+			return errNilOut("out_server")
+		}
+		if outURL == nil {
+			return errNilOut("out_url")
+		}
+		var cfg serveConfig
+		if err := decodeJSON("serve config", configJSON, &cfg); err != nil {
+			return err
+		}
+		if cfg.Port < 0 || cfg.Port > 65535 {
+			return errorf(C.IL_ERR_INVALID_ARGUMENT, "port is %d: it must be 0 (a free port) to 65535", cfg.Port)
+		}
+		host := cfg.Host
+		if host == "" {
+			host = "127.0.0.1"
+		}
+		opts := []webui.Option{webui.WithAddr(net.JoinHostPort(host, strconv.Itoa(cfg.Port))), webui.WithToken(cfg.Token)}
+		if cfg.AllowRemote {
+			opts = append(opts, webui.AllowRemote())
+		}
+		return ee.whileOpen(func() error {
+			srv, err := webui.Serve(context.Background(), ee.e, opts...)
+			if err != nil {
+				return err
+			}
+			*out = handles.add(&serverEntry{eng: ee, srv: srv})
+			putString(outURL, srv.URL())
+			return nil
+		})
+	})
+}
+
+//export il_server_close
+func il_server_close(h C.il_handle) C.il_status {
+	return call("il_server_close", h, func(se *serverEntry) error {
+		handles.remove(h)
+		return se.srv.Close()
+	})
+}
+
+//export il_engine_counts
+func il_engine_counts(h C.il_handle, out **C.char) C.il_status {
+	return call("il_engine_counts", h, func(ee *engineEntry) error {
+		if out == nil {
+			return errNilOut("out_json")
+		}
+		return putJSON(out, ee.e.Counts())
+	})
+}
+
+//export il_engine_resume_all
+func il_engine_resume_all(h C.il_handle, out **C.char) C.il_status {
+	return call("il_engine_resume_all", h, func(ee *engineEntry) error {
+		if out == nil {
+			return errNilOut("out_json")
+		}
+		var rep any
+		err := ee.whileOpen(func() error {
+			rep = ee.e.ResumeAll(context.Background())
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		return putJSON(out, rep)
+	})
+}
