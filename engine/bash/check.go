@@ -229,6 +229,8 @@ type level struct {
 	funcs      map[string]bool   // functions defined on the line: calling one runs its body, judged where defined
 	pathDirs   []string          // directories the line put in PATH: names are looked up there first
 	absLinks   map[string]string // symlinks made on the line: absolute link -> absolute target
+	secretOut  map[string]bool   // files the line fills with secrets (env > x): absolute
+	dirty      string            // a command that may have rewritten files in ways not tracked, "" if none
 }
 
 // script parses src and judges every simple command in it.
@@ -246,7 +248,7 @@ func (c *checker) script(src string, depth int) {
 	l := &level{c: c, src: src, depth: depth, vars: map[string]variable{}, downloaded: map[string]bool{},
 		written: map[string]string{}, links: map[string]string{}, ifsChanged: strings.Contains(src, "IFS"),
 		pipesDone: map[*syntax.BinaryCmd]bool{}, at: c.at, copies: map[string]string{}, unknownOut: map[string]bool{},
-		funcs: map[string]bool{}, absLinks: map[string]string{}}
+		funcs: map[string]bool{}, absLinks: map[string]string{}, secretOut: map[string]bool{}}
 	syntax.Walk(f, func(n syntax.Node) bool {
 		if fd, ok := n.(*syntax.FuncDecl); ok && fd.Name != nil {
 			l.funcs[fd.Name.Value] = true

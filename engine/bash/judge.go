@@ -109,7 +109,7 @@ func (l *level) downloads(w *syntax.Word) bool {
 // stdinSecret reports whether stdin is redirected from a secret or home file.
 func (x *command) stdinSecret() bool {
 	for _, r := range x.redirs {
-		if r.Op == syntax.RdrIn && r.Word != nil && leaksHome(x.l.word(r.Word).text) {
+		if r.Op == syntax.RdrIn && r.Word != nil && x.l.leaks(x.l.word(r.Word).text) {
 			return true
 		}
 	}
@@ -337,7 +337,7 @@ func (x *command) judge() {
 			x.flag(catExfil)
 		}
 	case "mail", "mailx", "mutt", "sendmail", "s-nail":
-		if x.stdinSecret() || anyLeak(parseOpts(args, "-a -A -s -c -b -r").all("-a", "-A")) {
+		if x.stdinSecret() || x.anyLeak(parseOpts(args, "-a -A -s -c -b -r").all("-a", "-A")) {
 			x.flag(catExfil)
 		}
 	case "tee":

@@ -42,10 +42,10 @@ func (x *command) download() {
 				file = t[strings.Index(t, "=<")+2:]
 			}
 			file, _, _ = strings.Cut(file, ";")
-			leak = leak || file == "-" && x.stdinSecret() || file != "" && file != "-" && leaksHome(file) || mentionsSecret(t)
+			leak = leak || file == "-" && x.stdinSecret() || file != "" && file != "-" && x.l.leaks(file) || mentionsSecret(t)
 		}
 		for _, v := range o.all("-T", "--upload-file") {
-			leak = leak || v.text == "-" && x.stdinSecret() || v.text != "-" && leaksHome(v.text)
+			leak = leak || v.text == "-" && x.stdinSecret() || v.text != "-" && x.l.leaks(v.text)
 		}
 		for _, v := range o.all("-o", "--output") {
 			x.downloadedTo(v.text)
@@ -57,7 +57,7 @@ func (x *command) download() {
 		}
 	case "wget":
 		for _, v := range o.all("--post-file", "--body-file") {
-			leak = leak || leaksHome(v.text)
+			leak = leak || x.l.leaks(v.text)
 		}
 		for _, v := range o.all("--post-data", "--body-data") {
 			leak = leak || mentionsSecret(v.text)
@@ -95,7 +95,7 @@ func (x *command) download() {
 		}
 		for _, op := range o.operands {
 			if i := strings.Index(op.text, "@"); i >= 0 && (i == 0 || strings.ContainsAny(op.text[:i], "=:")) {
-				leak = leak || leaksHome(strings.TrimLeft(op.text[i+1:], "@"))
+				leak = leak || x.l.leaks(strings.TrimLeft(op.text[i+1:], "@"))
 			}
 			if strings.Contains(op.text, "=") {
 				leak = leak || mentionsSecret(op.text)
@@ -154,9 +154,9 @@ func (x *command) downloadedTo(p string) {
 	x.writes([]arg{{text: p, static: true}})
 }
 
-func anyLeak(as []arg) bool {
+func (x *command) anyLeak(as []arg) bool {
 	for _, a := range as {
-		if leaksHome(a.text) {
+		if x.l.leaks(a.text) {
 			return true
 		}
 	}
@@ -203,7 +203,7 @@ func (x *command) transfer(ops []arg) {
 		return
 	}
 	for _, s := range srcs {
-		if !isRemote(s.text) && leaksHome(s.text) {
+		if !isRemote(s.text) && x.l.leaks(s.text) {
 			x.flag(catExfil)
 			return
 		}

@@ -83,12 +83,17 @@ func (l *level) readsSecrets(n syntax.Node) bool {
 				found = true
 			}
 			for _, a := range args[1:] {
-				if leaksHome(a.text) || mentionsSecret(a.text) {
+				if l.leaks(a.text) || mentionsSecret(a.text) {
 					found = true
 				}
 			}
+		case *syntax.DeclClause:
+			if (n.Variant.Value == "export" || n.Variant.Value == "declare" || n.Variant.Value == "typeset") &&
+				(len(n.Args) == 0 || len(n.Args) == 1 && n.Args[0].Naked && n.Args[0].Name == nil) {
+				found = true // export, export -p: the environment
+			}
 		case *syntax.Redirect:
-			if n.Op == syntax.RdrIn && n.Word != nil && leaksHome(l.word(n.Word).text) {
+			if n.Op == syntax.RdrIn && n.Word != nil && l.leaks(l.word(n.Word).text) {
 				found = true
 			}
 		}

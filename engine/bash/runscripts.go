@@ -75,6 +75,9 @@ func (x *command) packageScripts() {
 	}
 	texts, problem := x.l.scriptTexts(arg{text: path.Join(dir, "package.json"), static: true})
 	if problem != "" {
+		if x.l.dirty != "" {
+			x.flag(catScript)
+		}
 		return // no package.json: the package manager fails
 	}
 	var pkg struct {
@@ -200,6 +203,14 @@ func (m *makefile) expand(s string, l *level, depth int) (string, bool) {
 			switch name {
 			case "MAKE":
 				return "make"
+			case "RM":
+				return "rm -f"
+			case "CC":
+				return "cc"
+			case "CXX":
+				return "g++"
+			case "AR":
+				return "ar"
 			case "CURDIR", "PWD":
 				return l.at
 			case "HOME":
@@ -242,6 +253,10 @@ func (x *command) makeTargets() {
 			texts = append(texts, strings.Join(t, "\n"))
 		}
 	} else {
+		if x.l.dirty != "" {
+			x.flag(catScript)
+			return
+		}
 		for _, name := range []string{"GNUmakefile", "makefile", "Makefile"} {
 			if t, problem := x.l.scriptTexts(arg{text: path.Join(dir, name), static: true}); problem == "" {
 				texts = t

@@ -68,6 +68,9 @@ func (l *level) scriptTexts(a arg) (texts []string, problem string) {
 	if lf, ok := l.c.sc.files.lookup(p); ok && lf.download {
 		return nil, "an earlier command of the session downloaded it"
 	}
+	if l.dirty != "" {
+		return nil, "an earlier command of the line (" + l.dirty + ") may have rewritten it"
+	}
 	if l.c.scripts++; l.c.scripts > maxScripts {
 		return nil, "too many scripts to read"
 	}

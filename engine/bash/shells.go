@@ -42,8 +42,14 @@ func (x *command) awk() {
 	x.awkProgram(o.operands[0])
 }
 
+// awkOutput matches awk's print and printf into a file.
+var awkOutput = regexp.MustCompile(`\bprintf?\b[^;}]*?>>?\s*"([^"]+)"`)
+
 // awkProgram judges the commands an awk program runs.
 func (x *command) awkProgram(prog arg) {
+	for _, m := range awkOutput.FindAllStringSubmatch(prog.text, -1) {
+		x.writes([]arg{{text: m[1], static: true}})
+	}
 	if prog.subst {
 		x.substCode(prog)
 		return
@@ -258,6 +264,9 @@ func shellArgsRC(args []arg) (code, file *arg, stdin bool, rc *arg) {
 // a here-document on stdin.
 func (x *command) shell() {
 	code, file, stdin, rc := shellArgsRC(x.args)
+	if code == nil && x.via != "" && hasCFlag(x.args) {
+		x.flag(catDynamicCode) // xargs sh -c: the code is the input
+	}
 	if rc != nil {
 		x.script(*rc, x.shellCode)
 	}
@@ -406,8 +415,14 @@ func (x *command) interpreter() {
 // commands or fork.
 var inlineDanger = regexp.MustCompile(`rmtree|os\.(remove|unlink|rmdir|removedirs|system|popen|exec|spawn|kill)|subprocess|shutil\.(move|rmtree)|\bunlink\b|\bfork\b|child_process|exec(Sync|File)?\s*\(|spawn(Sync)?\s*\(|\bsystem\s*\(|fs\.(rm|unlink|rmdir)|rmSync|rimraf|FileUtils\.rm|File\.delete|Dir\.delete|qx[({/]|` + "`" + `|\bkill\s*\(|Deno\.(remove|run|Command)|Bun\.spawn|\.unlink\(|\.rmdir\(|do shell script`)
 
+// inlineWrites matches interpreter one-liners that write files.
+var inlineWrites = regexp.MustCompile(`(?i)write|open\s*\(|fopen|file_put_contents|spit|>>?\s*\$?\w|IO\.|Files\.|fs\.|copy|rename|move`)
+
 // inlineCode judges an interpreter one-liner.
 func (x *command) inlineCode(a arg) {
+	if a.subst || inlineWrites.MatchString(a.text) {
+		x.l.dirty = x.name + " code"
+	}
 	switch {
 	case a.subst:
 		x.substCode(a)
@@ -449,6 +464,20 @@ func readsCode(name string, args []arg) bool {
 		return len(ops) > 0 && isStdinPath(ops[0].text)
 	case name == "at" || name == "batch":
 		return !parseOpts(args, "-f -q -t").has("-f", "-l", "-r", "-d", "-c")
+	}
+	return false
+}
+
+// hasCFlag reports a shell's -c option (alone or in a cluster).
+func hasCFlag(args []arg) bool {
+	for _, a := range args[1:] {
+		t := a.text
+		if !strings.HasPrefix(t, "-") || strings.HasPrefix(t, "--") {
+			break
+		}
+		if strings.Contains(t, "c") {
+			return true
+		}
 	}
 	return false
 }

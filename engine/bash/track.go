@@ -59,6 +59,12 @@ func (l *level) track(s *syntax.Stmt, args []arg) {
 			}
 		}
 	}
+	l.trackRedirects(s)
+}
+
+// trackRedirects records what the redirects of s write: known text, a
+// copy (cat FILE > x), secrets, or text not known statically.
+func (l *level) trackRedirects(s *syntax.Stmt) {
 	text, known := l.staticOutput(s)
 	for _, r := range s.Redirs {
 		if r.Word == nil || r.N != nil && r.N.Value != "1" {
@@ -72,6 +78,11 @@ func (l *level) track(s *syntax.Stmt, args []arg) {
 		target := l.word(r.Word)
 		if !target.static {
 			continue
+		}
+		if l.readsSecrets(s) {
+			if dst, ok := l.abs(target); ok {
+				l.secretOut[dst] = true // env > x: x now holds secrets
+			}
 		}
 		if !known {
 			if src, ok := l.catSource(s); ok { // cat /bin/rm > r: a copy
@@ -88,6 +99,9 @@ func (l *level) track(s *syntax.Stmt, args []arg) {
 func (l *level) wrote(a arg, text string, known, appendTo bool) {
 	p := canon(l.resolve(a.text))
 	abs, absOK := l.abs(a)
+	if absOK {
+		p = abs // one key per file, however the line names it
+	}
 	switch {
 	case !known:
 		delete(l.written, p)
@@ -183,6 +197,11 @@ func (l *level) writeRisk(p string) string { return writeRisk(l.resolve(p)) }
 
 // writtenScript is the text the line wrote earlier to the script file p.
 func (l *level) writtenScript(p string) (string, bool) {
+	if abs, ok := l.abs(arg{text: p, static: true}); ok {
+		if text, ok := l.written[abs]; ok {
+			return text, true
+		}
+	}
 	text, ok := l.written[canon(l.resolve(p))]
 	return text, ok
 }
@@ -214,4 +233,14 @@ func (l *level) assign(a *syntax.Assign) {
 		v.known = false
 	}
 	l.vars[name] = v
+}
+
+// leaks reports whether sending p off the machine sends secrets: a key
+// file, a home file, or a file the line filled with secrets.
+func (l *level) leaks(p string) bool {
+	if leaksHome(p) {
+		return true
+	}
+	abs, ok := l.abs(arg{text: p, static: true})
+	return ok && l.secretOut[abs]
 }

@@ -64,6 +64,8 @@ func (l *level) stmt(s *syntax.Stmt) {
 		if (cmd.Op == syntax.Pipe || cmd.Op == syntax.PipeAll) && !l.pipesDone[cmd] {
 			l.pipeline(s, cmd)
 		}
+	case *syntax.DeclClause:
+		l.trackRedirects(s)
 	}
 	l.redirects(s.Redirs, disp)
 }

@@ -191,6 +191,18 @@ func (x *command) workspace() {
 		o := parseOpts(args, "-e -E -I -M -m -x -C")
 		if o.has("-i") || anyPrefix(args, "-i") || anyPrefix(args, "-pi") || anyPrefix(args, "-ni") {
 			x.writes(o.operands)
+			x.l.dirty = x.name + " -i"
+		}
+	case "sed", "gsed":
+		if parseOpts(args, "-e -f -l --expression --file --line-length").has("-i", "--in-place") {
+			x.l.dirty = "sed -i"
+		}
+	case "cpio":
+		if o := parseOpts(args, "-D -E -F -H -I -O -R --directory --file --format --owner"); o.has("-i", "--extract") {
+			x.writes(o.all("-D", "--directory"))
+			if !o.has("--no-absolute-filenames") {
+				x.flag(catOutside) // members may name any path
+			}
 		}
 	case "npm", "pnpm", "bun":
 		o := parseOpts(args, "-C --prefix -w --workspace")
