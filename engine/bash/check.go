@@ -75,6 +75,8 @@ const (
 	catToolchain    = "toolchain or system setting change"
 	catPublish      = "publishes or pushes outside the machine"
 	catSubUnknown   = "subcommand not known (an alias or a plugin can run anything)"
+	catUnknownPath  = "write to a path only known when it runs"
+	catHTTP         = "HTTP request that changes or deletes data on another machine"
 )
 
 // MaxCommandBytes is the longest command the tool runs or checks.

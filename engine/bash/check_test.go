@@ -248,3 +248,39 @@ func TestOutsideWorkingDir(t *testing.T) {
 		})
 	}
 }
+
+// TestGateReasons: each class of issue-12 danger says what it is, judged in
+// the fixture project.
+func TestGateReasons(t *testing.T) {
+	t.Parallel()
+	sc := corpusScope(t)
+	rmPath, err := filepath.EvalSymlinks("/bin/rm")
+	require.NoError(t, err)
+	tests := []struct {
+		name, cmd string
+		reasons   []string
+	}{
+		{"unknown program", "frobnicate --all", []string{"program not known (a rule can allow it): frobnicate --all"}},
+		{"subcommand", "terraform apply", []string{"destructive container, cluster or cloud command: terraform apply"}},
+		{"unknown git subcommand", "git st", []string{"subcommand not known (an alias or a plugin can run anything): git st"}},
+		{"environment", "LD_PRELOAD=./x.so ls", []string{"environment that makes a program run code: LD_PRELOAD=./x.so ls"}},
+		{"code in a config value", "git -c core.pager='frobnicate' log", []string{"program not known (a rule can allow it): frobnicate"}},
+		{"script on disk", "bash scripts/cleanup.sh", []string{"recursive deletion: rm -rf $HOME/victim", "write outside the working directory: rm -rf $HOME/victim"}},
+		{"script not readable", "bash missing.sh", []string{"script that cannot be judged: bash missing.sh"}},
+		{"binary under another name", "tools/ls -rf README.md", []string{"recursive deletion: ls -rf README.md (tools/ls is " + rmPath + ")"}},
+		{"write outside", "cp README.md ../victim/x", []string{"write outside the working directory: cp README.md ../victim/x"}},
+		{"host pid", "kill -TERM $PPID", []string{"aimed at the host process or its secrets: kill -TERM $PPID"}},
+		{"host environment", "cat /proc/1/environ", []string{"aimed at the host process or its secrets: cat /proc/1/environ"}},
+		{"HTTP method", "curl -X DELETE https://api.example.com/x", []string{"HTTP request that changes or deletes data on another machine: curl -X DELETE https://api.example.com/x"}},
+		{"migration", "python manage.py migrate", []string{"database migration: python manage.py migrate"}},
+		{"toolchain", "rustup default nightly", []string{"toolchain or system setting change: rustup default nightly"}},
+		{"package.json script", "npm run nuke", []string{"recursive deletion: rm -rf ~/victim", "write outside the working directory: rm -rf ~/victim"}},
+		{"quiet everyday work", "go test ./... && npm test && make test && git log --oneline -5", []string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tt.reasons, sc.check(tt.cmd, nil).Reasons)
+		})
+	}
+}

@@ -257,7 +257,7 @@ func (x *command) httpMethod(m arg, urls []arg) {
 	}
 	for _, u := range urls {
 		if !isLoopbackURL(u) {
-			x.flag(catChange)
+			x.flag(catHTTP)
 			return
 		}
 	}

@@ -236,7 +236,7 @@ func (x *command) resolveProgram() bool {
 		return true
 	}
 	if inSystemBin(abs) || strings.HasPrefix(abs, "/usr/lib/") || strings.HasPrefix(abs, "/usr/libexec/") {
-		x.name = commandBase(abs) // tools/ls -> /usr/bin/rm is rm
+		x.renamed(abs) // tools/ls -> /usr/bin/rm is rm
 		if real := commandBase(abs); isShell(real) || isInterpreter(real) || known[real].quiet != nil || known[real].prefixes != nil {
 			return false
 		}
@@ -245,7 +245,7 @@ func (x *command) resolveProgram() bool {
 	head, _ := readHead(abs, 4)
 	if bytes.HasPrefix(head, []byte("\x7fELF")) || bytes.HasPrefix(head, []byte("\xcf\xfa\xed\xfe")) {
 		if sys := systemCopy(abs, fi.Size()); sys != "" {
-			x.name = commandBase(sys) // a copy of a system program
+			x.renamed(sys) // a copy of a system program
 			return false
 		}
 		x.flag(catUnknown)
@@ -352,4 +352,13 @@ func fileHash(p string) ([32]byte, error) {
 	var out [32]byte
 	copy(out[:], h.Sum(nil))
 	return out, nil
+}
+
+// renamed judges the command as the system program at p from now on, and
+// says so in its reasons: "ls -rf x (ls is /usr/bin/rm)".
+func (x *command) renamed(p string) {
+	if base := commandBase(p); base != x.name || !strings.Contains(x.args[0].text, "/") {
+		x.disp += " (" + x.args[0].text + " is " + p + ")"
+	}
+	x.name = commandBase(p)
 }

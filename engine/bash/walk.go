@@ -100,7 +100,7 @@ func (l *level) redirects(rs []*syntax.Redirect, disp string) {
 		if cat := l.writeRisk(t); cat != "" {
 			l.c.flag(cat, shown)
 		} else if l.writesOutside(target) {
-			l.c.flag(catOutside, shown)
+			l.c.flag(l.outsideCategory(target), shown)
 		}
 	}
 }

@@ -120,6 +120,14 @@ func (l *level) writesOutside(a arg) bool {
 	return !l.c.sc.inside(p)
 }
 
+// outsideCategory is the category of a write writesOutside reported.
+func (l *level) outsideCategory(a arg) string {
+	if _, ok := l.abs(a); !ok {
+		return catUnknownPath
+	}
+	return catOutside
+}
+
 // writes flags operands that are sensitive files or disks, or outside the
 // workspace.
 func (x *command) writes(ops []arg) {
@@ -127,7 +135,7 @@ func (x *command) writes(ops []arg) {
 		if cat := x.l.writeRisk(a.text); cat != "" {
 			x.flag(cat)
 		} else if x.l.writesOutside(a) {
-			x.flag(catOutside)
+			x.flag(x.l.outsideCategory(a))
 		}
 	}
 }
