@@ -6,13 +6,24 @@
 // ; && || |, subshells, $( ) and backticks, here-documents fed to a shell,
 // bash -c / sh -c / eval strings (parsed in turn), xargs and find -exec
 // targets, wrappers (sudo, env, nohup, timeout, nice, exec...), however the
-// name is spelled (/bin/rm, \rm, 'r'm, $'\x72m', CMD=rm; $CMD). It follows
-// what a line sets up for its later commands: a cd (cd /etc && echo x >
-// passwd), a symlink, a script written with known text and then run
-// (echo 'rm -rf ~' > s.sh; sh s.sh), a file a downloader wrote. What cannot
-// be known statically (an unparsable line, a command name computed at run
-// time) needs confirming: it fails closed. CheckCommand exposes the gate on
-// its own.
+// name is spelled (/bin/rm, \rm, 'r'm, $'\x72m', CMD=rm; $CMD). What it
+// does not know it asks about: a program missing from its tables (one per
+// domain, programs_*.go) or a subcommand not listed as only reading
+// (kubectl cordon, terraform apply) needs confirming. It looks through to
+// what runs: shell code in options and config values (git -c core.pager=,
+// ssh -o ProxyCommand=, tar --to-command, sed's e command...), environment
+// that makes programs run code (BASH_ENV, LD_PRELOAD, GIT_SSH_COMMAND), and
+// the scripts, package.json scripts and makefile targets a command runs,
+// read from disk when checked (a file it cannot read asks). A program run
+// by path is what it is on disk (a symlink or copy of rm is rm). The
+// working directory is the boundary: writing, truncating, moving or
+// deleting outside it asks, with paths resolved after cd, ~ and symlinks;
+// the host's processes and /proc/*/environ are protected. It follows what
+// a line sets up for its later commands (a cd, a symlink, a script written
+// or copied, a download), and the files earlier calls of the session wrote
+// (FileLog). What cannot be known statically (an unparsable line, a
+// command name computed at run time) needs confirming: it fails closed.
+// CheckCommand exposes the gate on its own.
 //
 // A dangerous command raises a confirm pause (tool "Bash", message
 // "Potentially dangerous command", the command as details, the reasons);
