@@ -349,6 +349,10 @@ func (x *command) judge() {
 		} else if len(o.operands) >= 2 {
 			x.writes(o.operands[len(o.operands)-1:])
 		}
+		if x.name == "ln" && !o.has("-s", "--symbolic") && len(o.operands) >= 2 {
+			// a hard link to a file elsewhere: writing to the link writes to it
+			x.writes(o.operands[:len(o.operands)-1])
+		}
 	case "mv":
 		o := parseOpts(args, "-t -S --target-directory --suffix")
 		x.writes(append(o.operands, o.all("-t", "--target-directory")...))

@@ -84,8 +84,27 @@ func (x *command) lookThrough() {
 		}
 	case "cmake":
 		x.cmakeCode()
+	case "go":
+		if sub := subcommand(x.args, "-C", 1); len(sub) > 0 && (sub[0] == "run" || sub[0] == "install") {
+			for _, a := range parseOpts(x.args, "-C -tags -ldflags -gcflags -o -exec -p").operands[1:] {
+				if strings.Contains(a.text, "@") && !strings.HasPrefix(a.text, ".") {
+					x.flag(catDownloadExec) // go run module@version: fetched and run
+					break
+				}
+			}
+		}
+	case "deno":
+		for _, a := range x.args[1:] {
+			if strings.HasPrefix(a.text, "https://") || strings.HasPrefix(a.text, "http://") || strings.HasPrefix(a.text, "npm:") || strings.HasPrefix(a.text, "jsr:") {
+				x.flag(catDownloadExec)
+				break
+			}
+		}
 	case "npm", "pnpm", "yarn", "npx", "bun":
 		o := parseOpts(x.args, "-c --call -w --workspace -p --package")
+		if sub := subcommand(x.args, "", 1); len(sub) > 0 && sub[0] == "dlx" || x.name == "npx" && o.has("-y", "--yes") {
+			x.flag(catDownloadExec) // fetched from the registry and run
+		}
 		for _, v := range o.all("-c", "--call") {
 			x.code(v)
 		}

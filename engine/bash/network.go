@@ -166,6 +166,9 @@ func (x *command) anyLeak(as []arg) bool {
 // ssh judges the remote command (a shell parses it there) and stdin fed
 // from a secret file.
 func (x *command) ssh() {
+	if o := parseOpts(x.args, "-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w -B -P"); len(o.all("-R", "-D", "-w")) > 0 {
+		x.flag(catNetShell) // a remote or dynamic forward, a tunnel: the network reaches in
+	}
 	i := skipOpts(x.args, "-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w -B -P")
 	if x.stdinSecret() {
 		x.flag(catExfil)

@@ -1,6 +1,8 @@
 package bash
 
 import (
+	"os"
+	"syscall"
 	"path/filepath"
 	"strings"
 )
@@ -117,7 +119,18 @@ func (l *level) writesOutside(a arg) bool {
 	if !ok {
 		return true
 	}
-	return !l.c.sc.inside(p)
+	return !l.c.sc.inside(p) || hardLinked(p)
+}
+
+// hardLinked reports a regular file with more than one name: writing to it
+// may change a file outside the workspace.
+func hardLinked(p string) bool {
+	fi, err := os.Lstat(p)
+	if err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && st.Nlink > 1
 }
 
 // outsideCategory is the category of a write writesOutside reported.
