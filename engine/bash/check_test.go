@@ -54,7 +54,11 @@ func corpusScope(t testing.TB) *scope {
 	t.Helper()
 	dir, err := filepath.Abs("testdata/workspace")
 	require.NoError(t, err)
-	return newScope(dir)
+	sc := newScope(dir)
+	// The checkout itself may live in /tmp (CI clones there): a temporary
+	// directory of the test's own keeps the fixture's neighbours "outside".
+	sc.temp = []string{t.TempDir()}
+	return sc
 }
 
 // TestCorpus checks the classifier against the labelled corpus, judged in
