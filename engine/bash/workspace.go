@@ -2,9 +2,9 @@ package bash
 
 import (
 	"os"
-	"syscall"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // The workspace is the boundary: a command may change the session's
