@@ -15,6 +15,9 @@
 //   js_approve_continue_*_us     confirm(true) in JS -> the tool has
 //                                continued in Go (mono_ns of its
 //                                tool_finished event: an upper bound)
+//   js_*_cpu_ms                  CPU time of the whole process (every
+//                                thread: JS, Go, libuv) for the same step:
+//                                steadier than wall time on a shared machine
 //   plain_*                      the same, plain JS
 //   *_vs_plain_ratio             Interlock / plain JS
 //
@@ -38,6 +41,7 @@ const put = (name, value, unit) => (results[name] = { value: Number(value.toPrec
 const fmt = (x) => x.toFixed(x < 10 ? 2 : 1);
 const now = () => process.hrtime.bigint();
 const micros = (ns) => Number(ns) / 1000;
+const cpuMs = (u) => (u.user + u.system) / 1000;
 
 function summary(samples) {
   const s = [...samples].sort((a, b) => a - b);
@@ -96,6 +100,7 @@ class PlainSession extends EventEmitter {
 /** Parks n sessions made by create(); measures time and RSS; approves all. */
 async function parkAndApprove(create) {
   const rss0 = await settledRss();
+  const c0 = process.cpuUsage();
   const t0 = now();
   const sessions = new Array(N);
   const runs = new Array(N);
@@ -113,14 +118,17 @@ async function parkAndApprove(create) {
   }
   await parkedAll;
   const parkMs = Number(now() - t0) / 1e6;
+  const parkCpu = cpuMs(process.cpuUsage(c0));
   const rss = await settledRss();
+  const c1 = process.cpuUsage();
   const t1 = now();
   for (const s of sessions) s.confirm(true);
   const res = await Promise.all(runs);
   const approveMs = Number(now() - t1) / 1e6;
+  const approveCpu = cpuMs(process.cpuUsage(c1));
   if (!res.every((r) => r.status === 'idle')) throw new Error(`a run did not finish: ${JSON.stringify(res.find((r) => r.status !== 'idle'))}`);
   for (const s of sessions) s.close();
-  return { parkMs, approveMs, bytes: (rss - rss0) / N };
+  return { parkMs, approveMs, parkCpu, approveCpu, bytes: (rss - rss0) / N };
 }
 
 /** One session answers `pauses` confirm pauses in a row from its listener. */
@@ -204,8 +212,9 @@ const askMany = JSON.stringify([
   ...Array.from({ length: PAUSES }, () => ({ tool_calls: [{ name: 'ask', args: { kind: 'confirm', message: 'ok?' } }] })),
   { text: 'done' },
 ]);
-const plainLat = await latencies(new PlainAsker(PAUSES), PAUSES);
-const ilLat = await latencies(engine.createSession({ script: askMany }), PAUSES);
+const noLatency = process.argv.includes('--no-latency'); // for builds without mono_ns
+const plainLat = noLatency ? null : await latencies(new PlainAsker(PAUSES), PAUSES);
+const ilLat = noLatency ? null : await latencies(engine.createSession({ script: askMany }), PAUSES);
 engine.close();
 
 const pair = (name, value, base, unit) => {
@@ -219,10 +228,14 @@ console.log(`${N} sessions parked at a confirm pause; ${PAUSES} pauses in a row 
 pair('parked_session_rss_bytes', il.bytes, plain.bytes, 'bytes');
 pair(`park_all_${k}_ms`, il.parkMs, plain.parkMs, 'ms');
 pair(`approve_all_${k}_ms`, il.approveMs, plain.approveMs, 'ms');
-pair('pause_notify_p50_us', ilLat.notify.p50, plainLat.notify.p50, 'us');
-pair('pause_notify_p99_us', ilLat.notify.p99, plainLat.notify.p99, 'us');
-pair('approve_continue_p50_us', ilLat.cont.p50, plainLat.cont.p50, 'us');
-pair('approve_continue_p99_us', ilLat.cont.p99, plainLat.cont.p99, 'us');
+pair(`park_all_${k}_cpu_ms`, il.parkCpu, plain.parkCpu, 'ms');
+pair(`approve_all_${k}_cpu_ms`, il.approveCpu, plain.approveCpu, 'ms');
+if (!noLatency) {
+  pair('pause_notify_p50_us', ilLat.notify.p50, plainLat.notify.p50, 'us');
+  pair('pause_notify_p99_us', ilLat.notify.p99, plainLat.notify.p99, 'us');
+  pair('approve_continue_p50_us', ilLat.cont.p50, plainLat.cont.p50, 'us');
+  pair('approve_continue_p99_us', ilLat.cont.p99, plainLat.cont.p99, 'us');
+}
 
 const outDir = process.env.INTERLOCK_METRICS_DIR || path.join(packageRoot, 'bench', 'out');
 mkdirSync(outDir, { recursive: true });
