@@ -77,15 +77,17 @@ test: build prebuild check-package
 bench: build
 	rm -rf $(METRICS) && mkdir -p $(METRICS)
 	# -p 1: one package at a time, so no measurement shares the 2 cores with another
-	INTERLOCK_METRICS_DIR=$(METRICS) $(GO) test -p 1 -run '^TestMetrics$$' -count=1 ./engine ./engine/bash
+	INTERLOCK_METRICS_DIR=$(METRICS) $(GO) test -p 1 -run '^TestMetrics$$' -count=1 ./engine ./engine/bash ./engine/provider/openai
 	INTERLOCK_METRICS_DIR=$(METRICS) xvfb-run -a $(GO) test -run '^TestMetrics$$' -count=1 ./engine/web
 	$(NODE) node/bench/bench.js
 	$(NODE) --expose-gc node/bench/scale.js
 	INTERLOCK_METRICS_DIR=$(METRICS) INTERLOCK_REQUIRE_DEMO=1 $(NODE) --import tsx --test tui/test/idle-cpu.test.ts
 	$(NODE) bench/report.js
 
+# A real model: make demo PROVIDER=openai BASE_URL=http://127.0.0.1:11434/v1 MODEL=qwen2.5
+# [API_KEY_ENV=OPENAI_API_KEY] (the name of the variable holding the key).
 demo: build
-	$(NODE) --import tsx tui/demo/main.tsx
+	$(NODE) --import tsx tui/demo/main.tsx $(if $(PROVIDER),--provider '$(PROVIDER)' --base-url '$(BASE_URL)' --model '$(MODEL)' --api-key-env '$(API_KEY_ENV)')
 
 demo-tasks: build
 	$(NODE) --import tsx tui/demo/main.tsx --tasks

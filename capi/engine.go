@@ -25,6 +25,8 @@ type engineConfig struct {
 	StreamIdleTimeoutMS *int64     `json:"stream_idle_timeout_ms"`
 	Bash                bashConfig `json:"bash"`
 	Web                 webConfig  `json:"web"`
+	// Provider is the model of sessions that name none (see modelProvider).
+	Provider json.RawMessage `json:"provider"`
 }
 
 type bashConfig struct {
@@ -182,6 +184,13 @@ func il_engine_create(configJSON *C.char, out *C.il_handle) C.il_status {
 				return err
 			}
 			opts = append(opts, engine.WithStreamIdleTimeout(d))
+		}
+		p, err := modelProvider("engine config: provider", cfg.Provider)
+		if err != nil {
+			return err
+		}
+		if p != nil {
+			opts = append(opts, engine.WithProvider(p))
 		}
 		toolOpts, err := toolOptions(cfg)
 		if err != nil {

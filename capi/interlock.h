@@ -154,7 +154,9 @@ il_status il_open_handles(int64_t *out_count);
  *     "bash": {"timeout_ms": N, "grace_ms": N,
  *              "rules": [{"prefix": "rm -rf", "action": "allow|confirm|deny"}]},
  *     "web":  {"search_url": "http://127.0.0.1:8080/search?q={query}",
- *              "auto_devtools": false}
+ *              "auto_devtools": false},
+ *     "provider": {...}                  the model of sessions that set none (see
+ *                                        il_session_create)
  *   }
  * Unknown fields are IL_ERR_INVALID_ARGUMENT naming the field. Tools
  * registered: "bash", "web", and the built-ins "sleep" and "ask".
@@ -245,11 +247,25 @@ il_status il_engine_events_done(il_handle engine);
 /*
  * Creates a session. opts_json may be NULL or "":
  *   {"id": "s1", "dir": "/path", "env": ["KEY=value"],
- *    "script": [turns] | "JSON string of turns"}
+ *    "script": [turns] | "JSON string of turns",
+ *    "provider": {"type": "openai", ...}}
  * A script plays model turns (the scripted provider):
  *   [{"text": "...", "tool_calls": [{"name": "bash", "args": {...}}],
  *     "usage": {"input": N, "output": N}, "chunk_delay_ms": N,
  *     "hang": false, "error": "..."}]
+ * A provider is an OpenAI-compatible Chat Completions server (OpenAI,
+ * Ollama, vLLM, llama.cpp, LM Studio, OpenRouter); script and provider
+ * exclude each other:
+ *   {"type": "openai", "base_url": "http://127.0.0.1:11434/v1",
+ *    "model": "qwen2.5", "api_key_env": "OPENAI_API_KEY" (read at each
+ *    request, never stored; omit for none), "headers": {"K": "v"},
+ *    "max_tokens": N, "temperature": 0.2, "system": "...",
+ *    "max_retries": 3, "retry_wait_ms": 500}
+ * A failed
+ * model turn ends the run with a run_failed event whose "code" says why
+ * ("rate_limited", "server_error", "unauthorized", "bad_request",
+ * "missing_api_key", "connection_failed", "connection_lost",
+ * "malformed_stream", "stream_error", "stream_truncated").
  */
 il_status il_session_create(il_handle engine, const char *opts_json, il_handle *out_session);
 

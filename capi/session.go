@@ -26,7 +26,8 @@ type sessionOptions struct {
 	ID     string          `json:"id"`
 	Dir    string          `json:"dir"`
 	Env    []string        `json:"env"`
-	Script json.RawMessage `json:"script"`
+	Script   json.RawMessage `json:"script"`
+	Provider json.RawMessage `json:"provider"`
 }
 
 // scriptProvider returns the scripted provider of a "script" field (an
@@ -80,6 +81,14 @@ func il_session_create(h C.il_handle, optsJSON *C.char, out *C.il_handle) C.il_s
 		p, err := scriptProvider("session options: script", o.Script)
 		if err != nil {
 			return err
+		}
+		if len(o.Provider) > 0 && string(o.Provider) != "null" {
+			if p != nil {
+				return errorf(C.IL_ERR_INVALID_ARGUMENT, "session options: both script and provider are set: a session has one model, pass one of them")
+			}
+			if p, err = modelProvider("session options: provider", o.Provider); err != nil {
+				return err
+			}
 		}
 		return ee.whileOpen(func() error {
 			_, sh, err := ee.newSession(engine.SessionOptions{ID: o.ID, Dir: o.Dir, Environ: o.Env, Provider: p})

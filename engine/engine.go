@@ -2,6 +2,7 @@ package engine
 
 import (
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -53,8 +54,10 @@ func New(opts ...Option) *Engine {
 		created:     make(map[*Session]uint64),
 		log:         eventLog[Event]{max: 4096},
 	}
-	e.tools.Register("sleep", SleepTool)
-	e.tools.Register("ask", AskTool)
+	e.tools.Register("sleep", Described(SleepTool, "Wait for a number of milliseconds (a long-running tool the user can stop).",
+		json.RawMessage(`{"type":"object","properties":{"ms":{"type":"integer","minimum":0,"description":"how long to wait, in milliseconds"}},"required":["ms"]}`)))
+	e.tools.Register("ask", Described(AskTool, "Ask the user to continue or to confirm something, and wait for the answer.",
+		json.RawMessage(`{"type":"object","properties":{"kind":{"type":"string","enum":["continue","confirm"]},"message":{"type":"string"},"details":{"type":"string"}},"required":["kind","message"]}`)))
 	for _, o := range opts {
 		o(e)
 	}

@@ -32,3 +32,20 @@ var (
 	// ErrIdleTimeout: the model stream sent nothing for longer than the idle timeout.
 	ErrIdleTimeout = errors.New("model stream idle timeout")
 )
+
+// ErrorCoder is implemented by errors that carry a stable, machine-readable
+// code for the kind of failure ("rate_limited", "server_error", ...), such as
+// a model provider's errors. The code reaches observers in run_failed events.
+type ErrorCoder interface {
+	error
+	ErrorCode() string
+}
+
+// ErrorCode returns the code of the first ErrorCoder in err's chain, or ""
+// if there is none.
+func ErrorCode(err error) string {
+	if c, ok := errors.AsType[ErrorCoder](err); ok {
+		return c.ErrorCode()
+	}
+	return ""
+}

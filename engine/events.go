@@ -16,17 +16,18 @@ type EventType string
 // are never coalesced away for a slow observer.
 const (
 	EventRunStarted     EventType = "run_started"
-	EventText           EventType = "text"          // a streamed text delta (Text)
-	EventToolStarted    EventType = "tool_started"  // Tool, CallID
-	EventToolProgress   EventType = "tool_progress" // a chunk of tool output (Text)
-	EventToolFinished   EventType = "tool_finished" // Tool, CallID, Text = "error" when it failed
-	EventPaused         EventType = "paused"        // a pause became pending (Pause is the current one)
+	EventText           EventType = "text"            // a streamed text delta (Text)
+	EventToolCallDelta  EventType = "tool_call_delta" // a streamed piece of a tool call's arguments (Tool, CallID, Text)
+	EventToolStarted    EventType = "tool_started"    // Tool, CallID
+	EventToolProgress   EventType = "tool_progress"   // a chunk of tool output (Text)
+	EventToolFinished   EventType = "tool_finished"   // Tool, CallID, Text = "error" when it failed
+	EventPaused         EventType = "paused"          // a pause became pending (Pause is the current one)
 	EventPauseAnswered  EventType = "pause_answered"
 	EventPauseRequested EventType = "pause_requested" // Signal(pause): parks at the next step boundary
 	EventStopping       EventType = "stopping"
 	EventInterrupted    EventType = "interrupted"
 	EventRunFinished    EventType = "run_finished"
-	EventRunFailed      EventType = "run_failed" // Text is the error
+	EventRunFailed      EventType = "run_failed" // Text is the error, Code its class (ErrorCode)
 	EventClosed         EventType = "closed"
 )
 
@@ -66,6 +67,8 @@ type Event struct {
 	// Coalesced counts the earlier deltas (text, tool_progress) merged into
 	// this one for a reader that had not taken them yet (see Feed).
 	Coalesced int `json:"coalesced,omitempty"`
+	// Code is, on run_failed, what kind of failure (ErrorCode), e.g. "rate_limited".
+	Code string `json:"code,omitempty"`
 }
 
 // ErrSubscriptionClosed is returned by Next after Close, or once the source

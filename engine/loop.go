@@ -178,8 +178,9 @@ func (s *Session) end(r *run, err error) (RunResult, error) {
 		return RunResult{Status: StatusInterrupted, Interruption: &in}, err
 	case err != nil:
 		s.lastError = err.Error()
-		s.emitLocked(Event{Type: EventRunFailed, Text: err.Error()})
-		return RunResult{Status: StatusIdle, Error: err.Error()}, err
+		code := ErrorCode(err)
+		s.emitLocked(Event{Type: EventRunFailed, Text: err.Error(), Code: code})
+		return RunResult{Status: StatusIdle, Error: err.Error(), ErrorCode: code}, err
 	}
 	s.emitLocked(Event{Type: EventRunFinished})
 	return RunResult{Status: StatusIdle}, nil
@@ -246,7 +247,7 @@ func (s *Session) modelTurn(r *run) ([]ToolCall, error) {
 	s.mu.Lock()
 	// History is append-only, so a view capped at its length is a stable
 	// snapshot; copying it every turn made long sessions quadratic.
-	req := ModelRequest{Messages: s.history[:len(s.history):len(s.history)], Tools: s.eng.tools.Names()}
+	req := ModelRequest{Messages: s.history[:len(s.history):len(s.history)], Tools: s.eng.tools.Specs()}
 	s.mu.Unlock()
 	if r.provider == nil {
 		return nil, fmt.Errorf("session %s: %w: no model provider configured (engine.WithProvider or SessionOptions.Provider)", s.id, ErrInvalidArgument)
@@ -278,6 +279,11 @@ func (s *Session) modelTurn(r *run) ([]ToolCall, error) {
 			text.WriteString(chunk.Text)
 			s.mu.Lock()
 			s.emitLocked(Event{Type: EventText, Text: chunk.Text})
+			s.mu.Unlock()
+		}
+		if d := chunk.ToolCallDelta; d != nil && d.Args != "" {
+			s.mu.Lock()
+			s.emitLocked(Event{Type: EventToolCallDelta, Tool: d.Name, CallID: d.ID, Text: d.Args})
 			s.mu.Unlock()
 		}
 		if c := chunk.ToolCall; c != nil {

@@ -34,15 +34,28 @@ type ModelRequest struct {
 	// Messages is the session's history so far. It shares the session's
 	// (append-only) storage: read it, never modify it.
 	Messages []Message
-	Tools    []string
+	// Tools describes the tools the model may call, sorted by name.
+	Tools []ToolSpec
 }
 
-// Chunk is one piece of a streamed model turn: a text delta, a tool call, or
-// usage (cumulative for the turn, as providers report it).
+// Chunk is one piece of a streamed model turn: a text delta, a piece of a
+// tool call being streamed, a complete tool call, or usage (cumulative for
+// the turn, as providers report it).
 type Chunk struct {
-	Text     string
-	ToolCall *ToolCall
-	Usage    *Usage
+	Text string
+	// ToolCallDelta is a piece of a tool call's arguments as it streams; it
+	// is shown to observers only. The complete call follows as ToolCall.
+	ToolCallDelta *ToolCallDelta
+	ToolCall      *ToolCall
+	Usage         *Usage
+}
+
+// ToolCallDelta is a streamed piece of a tool call: Args is the next piece
+// of its JSON arguments. ID and Name are those of the call, when known.
+type ToolCallDelta struct {
+	ID   string
+	Name string
+	Args string
 }
 
 // Provider streams model turns. Stream and every Recv must honour ctx.

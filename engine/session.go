@@ -84,6 +84,7 @@ type RunResult struct {
 	Status       Status        `json:"status"`
 	Interruption *Interruption `json:"interruption,omitempty"`
 	Error        string        `json:"error,omitempty"`
+	ErrorCode    string        `json:"error_code,omitempty"` // what kind of failure (ErrorCode), e.g. "rate_limited"
 }
 
 // ID returns the session id.

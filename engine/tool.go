@@ -36,6 +36,39 @@ func (f ToolFunc) Run(ctx context.Context, call ToolCall, env *Env) (Result, err
 	return f(ctx, call, env)
 }
 
+// ToolSpec describes a tool to the model: what it does and the JSON Schema
+// of its arguments.
+type ToolSpec struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters,omitempty"` // a JSON Schema object; nil means "any object"
+}
+
+// Describer is implemented by tools that describe themselves to the model.
+// The registry fills in the name the tool is registered under.
+type Describer interface {
+	Describe() ToolSpec
+}
+
+// Described returns t with a description and the JSON Schema of its
+// arguments, for the model.
+func Described(t Tool, description string, parameters json.RawMessage) Tool {
+	return describedTool{Tool: t, spec: ToolSpec{Description: description, Parameters: parameters}}
+}
+
+type describedTool struct {
+	Tool
+	spec ToolSpec
+}
+
+func (d describedTool) Describe() ToolSpec { return d.spec }
+
+// HasSideEffects passes the question on to the tool described.
+func (d describedTool) HasSideEffects(call ToolCall) bool {
+	se, ok := d.Tool.(SideEffecter)
+	return ok && se.HasSideEffects(call)
+}
+
 // SideEffecter is implemented by tools whose calls may change the outside
 // world. Cutting such a call off makes a later Continue ask for confirmation.
 type SideEffecter interface {
@@ -74,6 +107,21 @@ func (r *Registry) Names() []string {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	return r.namesLocked()
+}
+
+// Specs describes every registered tool to the model, sorted by name.
+func (r *Registry) Specs() []ToolSpec {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	names := r.namesLocked()
+	specs := make([]ToolSpec, len(names))
+	for i, n := range names {
+		if d, ok := r.tools[n].(Describer); ok {
+			specs[i] = d.Describe()
+		}
+		specs[i].Name = n
+	}
+	return specs
 }
 
 func (r *Registry) namesLocked() []string {

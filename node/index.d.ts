@@ -43,7 +43,7 @@ export interface Interruption {
 }
 
 export type EventType =
-  | 'run_started' | 'text' | 'tool_started' | 'tool_progress' | 'tool_finished'
+  | 'run_started' | 'text' | 'tool_call_delta' | 'tool_started' | 'tool_progress' | 'tool_finished'
   | 'paused' | 'pause_answered' | 'pause_requested' | 'stopping'
   | 'interrupted' | 'run_finished' | 'run_failed' | 'closed';
 
@@ -61,6 +61,8 @@ export interface EventBase {
 export interface RunStartedEvent extends EventBase { type: 'run_started'; }
 /** A text delta of the model's answer. */
 export interface TextEvent extends EventBase { type: 'text'; text: string; coalesced?: number; }
+/** A piece of a tool call's JSON arguments as the model streams them. */
+export interface ToolCallDeltaEvent extends EventBase { type: 'tool_call_delta'; tool: string; callId: string; text: string; }
 export interface ToolStartedEvent extends EventBase { type: 'tool_started'; tool: string; callId: string; }
 /** A chunk of a tool's output. */
 export interface ToolProgressEvent extends EventBase { type: 'tool_progress'; tool: string; callId: string; text: string; coalesced?: number; }
@@ -77,13 +79,35 @@ export interface PauseRequestedEvent extends EventBase { type: 'pause_requested'
 export interface StoppingEvent extends EventBase { type: 'stopping'; reason: Reason; }
 export interface InterruptedEvent extends EventBase { type: 'interrupted'; reason: Reason; }
 export interface RunFinishedEvent extends EventBase { type: 'run_finished'; }
-/** text: the error. */
-export interface RunFailedEvent extends EventBase { type: 'run_failed'; text: string; }
+/** text: the error; code: what kind of failure, when known (e.g. 'rate_limited'). */
+export interface RunFailedEvent extends EventBase { type: 'run_failed'; text: string; code?: ProviderErrorCode | string; }
+
+/** Codes of run_failed events from an OpenAI-compatible provider. */
+export type ProviderErrorCode =
+  | 'rate_limited' | 'server_error' | 'unauthorized' | 'bad_request' | 'missing_api_key'
+  | 'connection_failed' | 'connection_lost' | 'malformed_stream' | 'stream_error' | 'stream_truncated';
+
+/**
+ * A real model: an OpenAI-compatible Chat Completions server (OpenAI,
+ * Ollama, vLLM, llama.cpp, LM Studio, OpenRouter).
+ */
+export interface ProviderConfig {
+  type: 'openai';
+  baseUrl?: string;                // the API root; default https://api.openai.com/v1
+  model: string;
+  apiKeyEnv?: string;              // name of the env variable holding the key: read at each request, never stored
+  headers?: Record<string, string>; // sent as they are
+  maxTokens?: number;
+  temperature?: number;
+  system?: string;                 // system prompt
+  maxRetries?: number;             // 429/5xx/connection retries (default 3)
+  retryWaitMs?: number;            // first wait, doubled per retry (default 500)
+}
 export interface ClosedEvent extends EventBase { type: 'closed'; }
 
 /** One engine event, discriminated by `type`. */
 export type EngineEvent =
-  | RunStartedEvent | TextEvent | ToolStartedEvent | ToolProgressEvent | ToolFinishedEvent
+  | RunStartedEvent | TextEvent | ToolCallDeltaEvent | ToolStartedEvent | ToolProgressEvent | ToolFinishedEvent
   | PausedEvent | PauseAnsweredEvent | PauseRequestedEvent | StoppingEvent
   | InterruptedEvent | RunFinishedEvent | RunFailedEvent | ClosedEvent;
 
@@ -156,6 +180,7 @@ export interface RunResult {
   status: Status;                  // 'idle' after a finished run, 'interrupted' after a stop
   interruption?: Interruption;
   error?: string;
+  errorCode?: ProviderErrorCode | string; // what kind of failure, when known (e.g. 'rate_limited')
   code?: string;                   // il_status_name when the run did not finish normally ('ERR_INTERRUPTED')
 }
 
@@ -170,6 +195,8 @@ export interface SessionOptions {
   env?: string[];                  // extra KEY=value for processes
   /** Scripted provider turns: an array, or the library's JSON as a string (snake_case keys, passed as is). */
   script?: ScriptTurn[] | string;
+  /** A real model instead of a script. */
+  provider?: ProviderConfig;
 }
 
 export interface ScriptTurn {
@@ -188,6 +215,8 @@ export interface EngineConfig {
   streamIdleTimeoutMs?: number;
   bash?: { timeoutMs?: number; graceMs?: number; rules?: { prefix: string; action: 'allow' | 'confirm' | 'deny' }[] };
   web?: { searchUrl?: string; autoDevtools?: boolean };
+  /** The model of sessions that set neither script nor provider. */
+  provider?: ProviderConfig;
 }
 
 /**

@@ -1,14 +1,15 @@
 // The one place where the library's JSON (snake_case keys) becomes the JS
 // surface (camelCase keys) and back. Every structured value crossing the
 // addon goes through fromNative or toNativeJSON; nothing else renames keys.
-// Tool-call arguments (`args`) are the model's or the user's own data and
-// cross unchanged. The monotonic timestamp `mono_ns` becomes a bigint
+// Tool-call arguments (`args`) and HTTP headers are the model's or the user's
+// own data and cross unchanged. The monotonic timestamp `mono_ns` becomes a bigint
 // `monoNs`, comparable with process.hrtime.bigint().
 
 import { argError } from './errors.js';
 
-/** Keys whose values are user data: never renamed inside (skipped: session ids → reasons). */
-const OPAQUE = new Set(['args', 'skipped']);
+/** Keys whose values are user data: never renamed inside (skipped: session ids → reasons;
+ *  headers: a provider's HTTP headers). */
+const OPAQUE = new Set(['args', 'skipped', 'headers']);
 
 const toCamelCache = new Map();
 const toSnakeCache = new Map();

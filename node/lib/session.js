@@ -16,7 +16,7 @@ const CLOSED = StatusCode.closed;
 
 /** Event types a Session's on() accepts. */
 export const SESSION_EVENTS = new Set([
-  'run_started', 'text', 'tool_started', 'tool_progress', 'tool_finished', 'paused', 'pause_answered',
+  'run_started', 'text', 'tool_call_delta', 'tool_started', 'tool_progress', 'tool_finished', 'paused', 'pause_answered',
   'pause_requested', 'stopping', 'interrupted', 'run_finished', 'run_failed', 'closed', 'event',
 ]);
 

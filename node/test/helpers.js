@@ -81,3 +81,44 @@ export async function settledCounters({ timeoutMs = 5_000 } = {}) {
   }
   return c;
 }
+
+/**
+ * Starts the replay server of recorded OpenAI-compatible responses
+ * (cmd/interlock-openaitest) and resolves with {url, close}. The model
+ * name picks the recording ('text', 'tool_calls', 'stall', ...).
+ */
+export function startReplayServer({ timeoutMs = 120_000 } = {}) {
+  const root = path.resolve(testDir, '..', '..');
+  return new Promise((resolve, reject) => {
+    const child = spawn('go', ['run', './cmd/interlock-openaitest'], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the replay server did not start within ${timeoutMs} ms: ${stderr}`));
+    }, timeoutMs);
+    child.stderr.on('data', (d) => (stderr += d));
+    child.stdout.on('data', (d) => {
+      stdout += d;
+      const nl = stdout.indexOf('\n');
+      if (nl < 0) return;
+      clearTimeout(timer);
+      const closed = new Promise((r) => child.on('close', r));
+      resolve({
+        url: stdout.slice(0, nl).trim(),
+        close: () => {
+          child.stdin.end(); // it serves until stdin closes
+          return closed;
+        },
+      });
+    });
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      reject(new Error(`go run ./cmd/interlock-openaitest: ${err.message}`));
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the replay server exited (${code}) before serving: ${stderr}`));
+    });
+  });
+}

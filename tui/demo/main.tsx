@@ -5,6 +5,9 @@
 //   node --import tsx tui/demo/main.tsx --tasks    task loop; add --pause to start in pause mode
 //
 // Options: --settle-ms N (answer keys ignored N ms after a pause appears; default 250).
+// A real model instead of the script (an OpenAI-compatible server):
+//   --provider openai --base-url http://127.0.0.1:11434/v1 --model qwen2.5 [--api-key-env OPENAI_API_KEY]
+// (make demo PROVIDER=openai BASE_URL=... MODEL=... [API_KEY_ENV=...]).
 // q (on an empty prompt) or Ctrl+C quits: session, engine and page server are
 // closed and the temporary directory removed.
 
@@ -24,6 +27,10 @@ const { values: opts } = parseArgs({
     tasks: { type: 'boolean', default: false },
     pause: { type: 'boolean', default: false },
     'settle-ms': { type: 'string' },
+    provider: { type: 'string' },
+    'base-url': { type: 'string' },
+    model: { type: 'string' },
+    'api-key-env': { type: 'string' },
   },
 });
 const settleMs = opts['settle-ms'] === undefined ? undefined : Number(opts['settle-ms']);
@@ -46,9 +53,13 @@ if (opts.tasks) {
   const intro = `Interlock task demo in ${workDir}. ${opts.pause ? 'Pause mode is on.' : 'Press p for pause mode.'}`;
   app = render(<TasksApp loop={loop} intro={intro} settleMs={settleMs} />);
 } else {
-  const session = engine.createSession({ dir: workDir, script: chatScript(server.url) });
+  const model = opts.provider
+    ? { provider: { type: opts.provider as 'openai', baseUrl: opts['base-url'] || undefined, model: opts.model ?? '', apiKeyEnv: opts['api-key-env'] || undefined } }
+    : { script: chatScript(server.url) };
+  const session = engine.createSession({ dir: workDir, ...model });
   closers.push(() => session.close());
-  const intro = `Interlock demo: a scripted agent working in ${workDir}.`;
+  const who = opts.provider ? `model ${opts.model} at ${opts['base-url'] || 'api.openai.com'}` : 'a scripted agent';
+  const intro = `Interlock demo: ${who} working in ${workDir}.`;
   app = render(<ChatApp session={session} intro={intro} beforePrompt={makeScratch} settleMs={settleMs} />);
 }
 
