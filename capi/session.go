@@ -23,9 +23,9 @@ type sessionEntry struct {
 
 // sessionOptions is the JSON of il_session_create.
 type sessionOptions struct {
-	ID     string          `json:"id"`
-	Dir    string          `json:"dir"`
-	Env    []string        `json:"env"`
+	ID       string          `json:"id"`
+	Dir      string          `json:"dir"`
+	Env      []string        `json:"env"`
 	Script   json.RawMessage `json:"script"`
 	Provider json.RawMessage `json:"provider"`
 }
