@@ -39,6 +39,8 @@ type Feed struct {
 type FeedItem struct {
 	Event Event
 	Extra any
+
+	text []byte // the merged text of a delta while it is queued
 }
 
 // maxMergedText caps the text of a merged delta: beyond it only the newest
@@ -114,7 +116,7 @@ func (f *Feed) publish(ev Event) {
 	}
 	if ev.Type.Coalescable() {
 		if i, ok := f.last[ev.Session]; ok && f.items[i].Extra == nil && mergeable(f.items[i].Event, ev) {
-			f.items[i].Event = merged(f.items[i].Event, ev)
+			f.items[i].merge(ev)
 			return
 		}
 	}
@@ -127,19 +129,37 @@ func mergeable(prev, next Event) bool {
 	return prev.Type == next.Type && prev.CallID == next.CallID && prev.Tool == next.Tool && prev.Step == next.Step
 }
 
-// merged folds the delta prev into next: next's state, both texts (the
-// newest maxMergedText bytes of them), and the count of deltas merged.
-func merged(prev, next Event) Event {
-	next.Coalesced = prev.Coalesced + 1
-	text := prev.Text + next.Text
+// merge folds the delta next into it: next's state, the count of deltas
+// merged, and the text of both, kept in a buffer that grows by appending
+// (amortized: a flood of tiny chunks must not copy the kept text each
+// time) and is cut to the newest maxMergedText bytes when taken.
+func (it *FeedItem) merge(next Event) {
+	if it.text == nil {
+		it.text = append(make([]byte, 0, 2*len(it.Event.Text)+len(next.Text)), it.Event.Text...)
+	}
+	it.text = append(it.text, next.Text...)
+	if len(it.text) > 2*maxMergedText {
+		it.text = append(it.text[:0], it.text[len(it.text)-maxMergedText:]...)
+	}
+	next.Coalesced = it.Event.Coalesced + 1
+	next.Text = ""
+	it.Event = next
+}
+
+// settle sets the text of a merged delta from its buffer.
+func (it *FeedItem) settle() {
+	if it.text == nil {
+		return
+	}
+	text := it.text
 	if len(text) > maxMergedText {
 		text = text[len(text)-maxMergedText:]
 		for len(text) > 0 && !utf8.RuneStart(text[0]) { // don't start inside a character
 			text = text[1:]
 		}
 	}
-	next.Text = text
-	return next
+	it.Event.Text = string(text)
+	it.text = nil
 }
 
 // Add queues an item of the feed's owner after every event published so
@@ -180,6 +200,9 @@ func (f *Feed) Next(ctx context.Context, buf []FeedItem) ([]FeedItem, error) {
 		}
 		if len(f.items) > 0 {
 			out := f.items
+			for i := range out {
+				out[i].settle()
+			}
 			f.items = buf[:0]
 			if len(f.last) > keptFeedCap {
 				f.last = map[string]int{}

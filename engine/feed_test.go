@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -147,4 +148,31 @@ func TestFeedCloseAndEnd(t *testing.T) {
 	late := e.NewFeed()
 	_, err = late.Next(t.Context(), nil)
 	require.ErrorIs(t, err, engine.ErrSubscriptionClosed, "a feed made after close has ended")
+}
+
+// A flood of tiny chunks to a reader that takes nothing: the merged text is
+// the newest 64 KiB, and merging stays cheap: amortized appends, not a copy
+// of the kept 64 KiB per chunk (which would allocate ~6 GB here). Not
+// parallel: it reads the process's allocation counter.
+func TestFeedMergesAFloodOfTinyChunksCheaply(t *testing.T) {
+	const chunks = 100_000
+	e, s := newEngine(t, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("chatty", nil)}}, {Text: "end"}},
+		engine.WithTool("chatty", chatty(chunks, 7)))
+	f := e.NewFeed()
+	defer f.Close()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	require.NoError(t, (<-start(t, s, "go")).Err)
+	runtime.ReadMemStats(&after)
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(256<<20), "bytes allocated while merging")
+	require.NoError(t, e.Close())
+	var got int
+	for _, it := range drain(t, f) {
+		if it.Event.Type == engine.EventToolProgress {
+			got++
+			assert.Equal(t, chunks-1, it.Event.Coalesced)
+			assert.Equal(t, strings.Repeat("x", 64<<10), it.Event.Text, "the newest 64 KiB")
+		}
+	}
+	assert.Equal(t, 1, got, "one merged delta")
 }
