@@ -134,7 +134,19 @@ func unwrap(name string, args []arg) (inner []arg, ok bool) {
 			return nil, false // runs a string: judged as code
 		}
 		return at(skipAssigns(args, skipOpts(args, "-u -C -P --unset --chdir"))), true
-	case "nohup", "builtin", "setsid", "unbuffer", "proxychains", "proxychains4", "torsocks", "catchsegv", "nsenter", "unshare", "firejail",
+	case "envdir":
+		return at(skipOpts(args, "") + 1), true // envdir DIR CMD
+	case "cross-env", "cross-env-shell":
+		return at(skipAssigns(args, 1)), true
+	case "env-cmd":
+		return at(skipOpts(args, "-f -e -r --file --environments --rc-file")), true
+	case "dotenv":
+		for k, a := range args {
+			if a.text == "--" {
+				return at(k + 1), true // dotenv -e .env -- CMD
+			}
+		}
+	case "nohup", "builtin", "setsid", "unbuffer", "rlwrap", "with-contenv", "chronic", "ts", "sem", "nice-run", "tini", "dumb-init", "gosu", "su-exec", "setpriv", "authbind", "faketime", "nocache", "eatmydata", "trickle", "cpulimit", "lxterminal-run", "proxychains", "proxychains4", "torsocks", "catchsegv", "nsenter", "unshare", "firejail",
 		"fakeroot", "caffeinate", "dbus-run-session", "dbus-launch", "valgrind", "npx", "pnpx", "bunx", "uvx", "pipx-run", "nix-run":
 		return at(skipOpts(args, "-t -S -G --target --setuid --setgid")), true
 	case "timeout":
@@ -175,7 +187,7 @@ func unwrap(name string, args []arg) (inner []arg, ok bool) {
 		return at(skipOpts(args, "-o -e -p -s -u -E -a -I -b -P -S -X -O")), true
 	case "systemd-run":
 		return at(skipOpts(args, "-u -p -E -M -H -t -q -G -d --unit --property --setenv --machine --host --description --slice --uid --gid --working-directory --on-calendar --on-active --timer-property --service-type --nice --same-dir")), true
-	case "bundle", "poetry", "pipenv", "pdm", "hatch", "rye", "uv", "conda", "mamba", "micromamba", "npm", "pnpm", "yarn", "mise", "asdf", "direnv", "dotenv", "doppler", "op", "aws-vault", "nix":
+	case "bundle", "poetry", "pipenv", "pdm", "hatch", "rye", "uv", "conda", "mamba", "micromamba", "npm", "pnpm", "yarn", "mise", "asdf", "direnv", "doppler", "op", "aws-vault", "nix":
 		// bundle exec CMD, poetry run CMD, direnv exec DIR CMD...: the
 		// subcommand that runs the rest; any other subcommand is no wrapper.
 		i := skipOpts(args, "-n -p --name --prefix -C --cwd --dir --directory --env --project")
@@ -225,7 +237,7 @@ func (x *command) judge() {
 	args := x.args
 	if inner, ok := unwrap(x.name, args); ok {
 		switch x.name {
-		case "sudo", "doas", "pkexec", "chroot", "nsenter", "unshare":
+		case "sudo", "doas", "pkexec", "chroot", "nsenter", "unshare", "gosu", "su-exec", "setpriv", "authbind":
 			x.flag(catPrivilege)
 		case "systemd-run": // a system service runs as root
 			if !parseOpts(args, "").has("--user") {

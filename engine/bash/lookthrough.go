@@ -84,6 +84,23 @@ func (x *command) lookThrough() {
 		}
 	case "cmake":
 		x.cmakeCode()
+	case "concurrently":
+		for _, op := range parseOpts(x.args, "-n -c -p -k -s -r -P -i -l -t --names --prefix-colors --prefix --kill-others --success --restart-tries --restart-after --max-processes --timestamp-format --default-input-target --handle-input --name-separator --passthrough-arguments").operands {
+			if strings.HasPrefix(op.text, "npm:") || strings.HasPrefix(op.text, "yarn:") || strings.HasPrefix(op.text, "pnpm:") || strings.HasPrefix(op.text, "bun:") {
+				pm, script, _ := strings.Cut(op.text, ":")
+				x.nested([]arg{{text: pm, static: true}, {text: "run", static: true}, {text: script, static: op.static}}, nil, x.via)
+				continue
+			}
+			x.code(op)
+		}
+	case "npm-run-all", "npm-run-all2", "run-s", "run-p":
+		for _, op := range parseOpts(x.args, "-c -l -n -p -r -s --continue-on-error --max-parallel --npm-path").operands {
+			if op.glob || strings.ContainsAny(op.text, "*") {
+				x.flag(catScript) // scripts chosen by pattern
+				continue
+			}
+			x.nested([]arg{{text: "npm", static: true}, {text: "run", static: true}, op}, nil, x.via)
+		}
 	case "go":
 		if sub := subcommand(x.args, "-C", 1); len(sub) > 0 && (sub[0] == "run" || sub[0] == "install") {
 			for _, a := range parseOpts(x.args, "-C -tags -ldflags -gcflags -o -exec -p").operands[1:] {

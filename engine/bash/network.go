@@ -173,8 +173,17 @@ func (x *command) ssh() {
 	if x.stdinSecret() {
 		x.flag(catExfil)
 	}
-	if i+1 < len(x.args) {
-		x.runWords(x.args[i+1:], false)
+	// Options may follow the destination (ssh host -N): the remote command
+	// starts at the first word after it that is no option.
+	j := i + 1
+	for j < len(x.args) && strings.HasPrefix(x.args[j].text, "-") && x.args[j].static {
+		if hasWord("-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w -B -P", x.args[j].text) {
+			j++
+		}
+		j++
+	}
+	if j < len(x.args) {
+		x.runWords(x.args[j:], false)
 	}
 }
 

@@ -20,6 +20,7 @@ var shellPrograms = mergeTables(table(plain,
 	"watch", "flock", "tmux", "screen", "xvfb-run", "dbus-run-session", "dbus-launch", "caffeinate", "catchsegv",
 	"proxychains", "proxychains4", "torsocks", "ssh-agent", "strace", "ltrace", "systemd-run", "at",
 	"batch", "nix-shell", "dotenv", "envdir", "with-contenv", "rlwrap",
+	"cross-env", "cross-env-shell", "env-cmd", "chronic", "ts", "tini", "dumb-init", "faketime", "eatmydata", "gosu", "su-exec", "setpriv",
 ), map[string]spec{
 	"npx":  {quiet: []string{"*"}},
 	"pnpx": {quiet: []string{"*"}},
