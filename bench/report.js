@@ -34,6 +34,7 @@ const targets = {
   js_approve_all_10k_ms: ['<=', 30],
   js_pause_notify_p99_us: ['<=', 100],
   js_approve_continue_p99_us: ['<=', 100],
+  js_close_blocking_ms: ['<=', 1],
   tui_idle_cpu_percent: ['<=', 1],
 };
 

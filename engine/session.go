@@ -35,6 +35,7 @@ type Session struct {
 	mu             sync.Mutex
 	run            *run // the run in flight, nil if none
 	closing        bool // Close started: no new runs
+	closeDone      chan struct{} // closed when the first Close has finished
 	closed         bool
 	pauses         []*pending // pending pauses, oldest first
 	pauseSeq       uint64
@@ -447,14 +448,18 @@ func (s *Session) stopLocked(reason Reason) {
 
 // Close interrupts a run in flight (system_stop), waits until it has
 // unwound, closes the session's Local values and ends every subscription.
-// Closing twice returns ErrClosed.
+// Closing twice returns ErrClosed, once the first Close has finished.
 func (s *Session) Close() error {
 	s.mu.Lock()
 	if s.closing {
+		done := s.closeDone
 		s.mu.Unlock()
+		<-done // a second Close (e.g. the engine's) returns once the first has finished
 		return fmt.Errorf("session %s: %w", s.id, ErrClosed)
 	}
 	s.closing = true
+	s.closeDone = make(chan struct{})
+	defer close(s.closeDone)
 	r := s.run
 	if r != nil {
 		s.stopLocked(ReasonSystemStop)

@@ -899,3 +899,39 @@ func TestInterruptAnswersEveryPendingPauseInterrupted(t *testing.T) {
 	}
 	assert.Equal(t, []string{pending[0].ID, pending[1].ID}, answered)
 }
+
+// TestSecondCloseWaitsForTheFirst: a Close racing another (the engine's
+// close while a session's own close unwinds a tool) returns only once the
+// tool is gone, so "closed" never means "still unwinding".
+func TestSecondCloseWaitsForTheFirst(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		slow := engine.ToolFunc(func(ctx context.Context, c engine.ToolCall, env *engine.Env) (engine.Result, error) {
+			<-ctx.Done()
+			<-release // a tool that takes its time to die
+			return engine.Result{}, ctx.Err()
+		})
+		e := engine.New(engine.WithTool("slow", slow), engine.WithProvider(engine.NewScriptedProvider([]engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("slow", nil)}}})))
+		defer e.Close()
+		s, err := e.NewSession(engine.SessionOptions{})
+		require.NoError(t, err)
+		out, err := s.Start(t.Context(), "go")
+		require.NoError(t, err)
+		synctest.Wait()
+		first, second := make(chan error, 1), make(chan error, 1)
+		go func() { first <- s.Close() }()
+		synctest.Wait()
+		go func() { second <- s.Close() }()
+		synctest.Wait()
+		select {
+		case err := <-second:
+			t.Fatalf("second Close returned while the tool still runs: %v", err)
+		default:
+		}
+		close(release)
+		require.NoError(t, <-first)
+		require.ErrorIs(t, <-second, engine.ErrClosed)
+		<-out
+	})
+}

@@ -264,8 +264,13 @@ export declare class Session {
   signal(sig: ControlSignal): void;
   on<K extends keyof SessionEventMap>(type: K, fn: (ev: SessionEventMap[K]) => void): this;
   off<K extends keyof SessionEventMap>(type: K, fn: (ev: SessionEventMap[K]) => void): this;
-  /** Closes the session (a run in flight is interrupted with system_stop). Idempotent. */
+  /**
+   * Closes the session and returns at once (idempotent): a run in flight is
+   * interrupted (system_stop) and unwinds in the background.
+   */
   close(): void;
+  /** Settles once the session is closed and everything unwound (tools dead, 'closed' delivered). Never rejects. */
+  readonly closed: Promise<void>;
 }
 
 export type TaskStatus = 'pending' | 'running' | 'completed' | 'failed';
@@ -314,8 +319,10 @@ export declare class TaskLoop {
   continueAll(): void;   // switch to continuous and go
   on(type: TaskEventType | 'event', fn: (ev: TaskLoopEvent) => void): this;
   off(type: TaskEventType | 'event', fn: (ev: TaskLoopEvent) => void): this;
-  /** Stops and closes the loop. Its session stays open: close it too. Idempotent. */
+  /** Stops and closes the loop, returning at once. Its session stays open: close it too. Idempotent. */
   close(): void;
+  /** Settles once the loop is closed and has unwound. Never rejects. */
+  readonly closed: Promise<void>;
 }
 
 export declare class Engine {
@@ -345,11 +352,15 @@ export declare class Engine {
   ref(): this;
   unref(): this;
   /**
-   * Closes task loops and sessions (interrupting runs, waiting until they
-   * unwound) and the engine; the last events are still delivered. Idempotent.
-   * Engines still open at process exit are closed then.
+   * Closes task loops and sessions (interrupting runs) and the engine, and
+   * returns at once: it never blocks the JS thread, even while a tool takes
+   * the kill grace to die. The last events are still delivered; `closed`
+   * settles when everything has unwound. Idempotent. Engines still open at
+   * process exit are closed then, and closes in progress are waited for.
    */
   close(): void;
+  /** Settles once every session and tool has unwound and the last event was delivered. Never rejects. */
+  readonly closed: Promise<void>;
 }
 
 export declare function checkCommand(cmd: string): Decision;

@@ -15,8 +15,12 @@ export interface Native {
   /** Creates the engine and its event stream: onEvent gets one JSON array string per batch of
    *  events (engine order), then once with no argument when the stream has ended. */
   engineCreate(configJson: string | undefined, onEvent: (json?: string) => void): Handle;
-  /** il_engine_close, then ends the event stream (queued events are still delivered). */
+  /** il_engine_close, then ends the event stream (queued events are still delivered). Blocks: for process exit only. */
   engineClose(engine: Handle): void;
+  /** engineClose on a worker thread: returns at once; settles when closed (the stream end follows). */
+  engineCloseAsync(engine: Handle): Promise<void>;
+  /** Blocks until an engineCloseAsync in progress has finished (process exit). */
+  engineCloseWait(engine: Handle): void;
   /** Whether the event stream keeps the event loop alive (starts unref'd). */
   engineRef(engine: Handle, ref: boolean): void;
   engineSessions(engine: Handle): string;
@@ -28,7 +32,8 @@ export interface Native {
   serverClose(server: Handle): void;
 
   sessionCreate(engine: Handle, optsJson?: string): Handle;
-  sessionClose(session: Handle): void;
+  /** il_session_close on a worker thread: returns at once, settles when the session has unwound. */
+  sessionCloseAsync(session: Handle): Promise<void>;
   /** IL_STATUS_* (0..5). Raw N-API fast path. */
   sessionStatus(session: Handle): number;
   sessionVersion(session: Handle): number;
@@ -53,7 +58,8 @@ export interface Native {
   taskLoopNext(loop: Handle): void;
   taskLoopContinueAll(loop: Handle): void;
   taskLoopState(loop: Handle): string;
-  taskLoopClose(loop: Handle): void;
+  /** il_taskloop_close on a worker thread. */
+  taskLoopCloseAsync(loop: Handle): Promise<void>;
 
   checkCommand(cmd: string): string;
 

@@ -33,5 +33,6 @@ const result = await session.prompt('clean up');
 app.unmount();
 await app.waitUntilExit();
 console.log(`run ended: ${result.status}`);
-engine.close();
+engine.close(); // returns at once
+await engine.closed; // everything has unwound
 rmSync(workDir, { recursive: true, force: true });

@@ -22,5 +22,6 @@ session.on('paused', (ev) => {
 });
 const result = await session.prompt('clean up');
 console.log(`run ended: ${result.status}`); // run ended: idle
-engine.close();
+engine.close(); // returns at once
+await engine.closed; // everything has unwound
 rmSync(workDir, { recursive: true, force: true });

@@ -28,5 +28,6 @@ session.on('paused', (ev) => {
 const result: RunResult = await session.prompt('deploy');
 console.log(`run ended: ${result.status}, ${result.interruption?.label ?? ''}`); // run ended: interrupted, Stopped by you
 console.log(`answers: ${answers.join(', ')}`); // answers: resumed, interrupted
-engine.close();
+engine.close(); // returns at once
+await engine.closed; // everything has unwound
 rmSync(workDir, { recursive: true, force: true });

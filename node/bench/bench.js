@@ -15,6 +15,9 @@
 //                            `sh -c 'sleep 30 & sleep 30 & echo ...; wait'`
 //                            -> the 'interrupted' event in JS; the tool's
 //                            process group must be gone by then
+//   js_close_blocking_*_ms   how long session.close() holds the JS thread while
+//                            bash runs a command that ignores SIGTERM (the kill
+//                            needs the grace; close() must not wait for it)
 //
 // Results go to $INTERLOCK_METRICS_DIR/js.json (default bench/out).
 
@@ -205,6 +208,41 @@ function liveGroupMembers(pgid) {
   put('js_interrupt_p99_ms', r.p99, 'ms');
   console.log(`interrupt bash   p50 ${fmt(r.p50)} ms  p99 ${fmt(r.p99)} ms  (${r.n} runs, process group gone each time)`);
   s.close();
+}
+
+// ---- close() while a command ignores SIGTERM ---------------------------------
+
+{
+  const rounds = quick ? 3 : 15;
+  const cmd = `sh -c 'trap "" TERM; echo "ready $$"; while :; do sleep 0.05; done'`;
+  const closing = new Engine({ workDir: tempDir('interlock-bench-'), bash: { graceMs: 200, rules: [{ prefix: 'sh -c', action: 'allow' }] } });
+  const samples = [];
+  for (let i = 0; i < rounds; i++) {
+    const s = closing.createSession({ script: [{ toolCalls: [{ name: 'bash', args: { command: cmd } }] }] });
+    s.on('paused', () => s.confirm(true));
+    const ready = new Promise((resolve) => s.on('tool_progress', function on(ev) {
+      const m = /ready (\d+)/.exec(ev.text ?? '');
+      if (!m) return;
+      s.off('tool_progress', on);
+      resolve(processGroup(Number(m[1])));
+    }));
+    const run = s.prompt('spin');
+    const pgid = await ready;
+    const t0 = performance.now();
+    s.close();
+    samples.push(performance.now() - t0);
+    if (liveGroupMembers(pgid).length === 0) throw new Error('the command died before close() returned: the measurement proves nothing');
+    await s.closed;
+    const survivors = liveGroupMembers(pgid);
+    if (survivors.length) throw new Error(`process group ${pgid}: ${survivors.join(', ')} alive after 'closed' settled`);
+    await run;
+  }
+  closing.close();
+  await closing.closed;
+  const r = summary(samples);
+  put('js_close_blocking_p50_ms', r.p50, 'ms');
+  put('js_close_blocking_ms', r.p99, 'ms');
+  console.log(`close() blocking p50 ${fmt(r.p50)} ms  max ${fmt(r.p99)} ms  (${r.n} closes, SIGTERM ignored; process group gone at 'closed')`);
 }
 
 engine.close();

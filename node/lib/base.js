@@ -3,6 +3,8 @@
 // event). Symbol-keyed members are the package's internal protocol between
 // these objects and the Engine that routes events to them; they are not API.
 
+import process from 'node:process';
+
 import { closedError } from './errors.js';
 import { Listeners } from './listeners.js';
 
@@ -26,6 +28,10 @@ export const kRawHandle = Symbol('interlock.rawHandle');
 export const kIsClosed = Symbol('interlock.isClosed');
 /** Tracks a run number: a promise settled by its end event. */
 export const kTrack = Symbol('interlock.track');
+/** A promise settled once the object's own end (Session: its 'closed' event) was delivered. */
+export const kEndSeen = Symbol('interlock.endSeen');
+/** Its end was seen without a close() of its own (its engine closed it): `closed` settles. */
+export const kEnded = Symbol('interlock.ended');
 /** Number of runs not yet settled. */
 export const kPendingRuns = Symbol('interlock.pendingRuns');
 /** The value a run's end event resolves to (subclasses override). */
@@ -44,6 +50,9 @@ export class EngineObject {
   #closed = false;
   #listeners;
   #runs = new Map(); // run number -> resolve
+  #unwound; // promise: everything of this object has unwound
+  #resolveUnwound;
+  #closeTracked = false; // close() counts as a pending run (keeps the process alive) until unwound
 
   /**
    * @param {object} o
@@ -64,6 +73,9 @@ export class EngineObject {
     this.#instead = instead;
     this.#closeNative = closeNative;
     this.#listeners = new Listeners(types, owner);
+    this.#unwound = new Promise((resolve) => {
+      this.#resolveUnwound = resolve;
+    });
   }
 
   get id() {
@@ -80,11 +92,48 @@ export class EngineObject {
     return this;
   }
 
-  /** Closes the object (idempotent). */
+  /**
+   * Closes the object and returns at once (idempotent): a run in flight is
+   * interrupted and unwinds in the background (tools are killed, a command
+   * ignoring SIGTERM is killed after the grace). `closed` says when it is done.
+   */
   close() {
     if (this.#closed) return;
-    this.#closeNative(this.#h);
     this.#closed = true;
+    this.#closeTracked = true;
+    this.#engine[kInternal].runStarted(); // keeps the process alive until unwound
+    const native = this.#closeNative(this.#h).catch((err) => {
+      // Closed by its engine meanwhile: that close waited for this one.
+      if (err?.code !== 'ERR_INVALID_HANDLE' && err?.code !== 'ERR_CLOSED') throw err;
+    });
+    Promise.all([native, this[kEndSeen]()]).then(() => this.#settleUnwound(), (err) => this.#settleUnwound(err));
+  }
+
+  /**
+   * Settles once the object has closed and everything has unwound (after
+   * close(), or its engine's close). Never rejects: a failure while closing
+   * is emitted as a process warning.
+   */
+  get closed() {
+    return this.#unwound;
+  }
+
+  #settleUnwound(err) {
+    if (err) process.emitWarning(err);
+    if (this.#closeTracked) {
+      this.#closeTracked = false;
+      this.#engine[kInternal].runEnded();
+    }
+    this.#resolveUnwound();
+  }
+
+  [kEnded]() {
+    if (!this.#closeTracked) this.#settleUnwound();
+  }
+
+  /** Default: nothing more to wait for than the native close. */
+  [kEndSeen]() {
+    return Promise.resolve();
   }
 
   /** Whether close() ran or the engine closed. */
@@ -149,5 +198,7 @@ export class EngineObject {
       this.#engine[kInternal].runEnded();
       resolve(this[kEndResult](why));
     }
+    // The stream ended: the engine has closed, everything has unwound.
+    this.#settleUnwound();
   }
 }

@@ -12,18 +12,24 @@ import { native } from './native.js';
 import { Session, SESSION_EVENTS } from './session.js';
 import { TaskLoop } from './task-loop.js';
 
-// Engines still open, closed at process exit so their tools (bash process
-// groups, browsers) do not outlive Node and Go stops calling into JS.
+// Engines still open are closed at process exit, and closes still in
+// progress are waited for, so their tools (bash process groups, browsers) do
+// not outlive Node and Go stops calling into JS. No promise can settle
+// then: this is the one place that blocks.
 const openEngines = new Set();
+const closingEngines = new Map(); // engine -> handle
 process.on('exit', () => {
   for (const engine of [...openEngines]) {
     try {
-      engine.close();
+      engine[kCloseSync]();
     } catch {
       // exiting anyway
     }
   }
+  for (const h of closingEngines.values()) native.engineCloseWait(h);
 });
+
+const kCloseSync = Symbol('interlock.closeSync');
 
 /** How many engines are open (internals.openEngines). */
 export function openEngineCount() {
@@ -44,6 +50,11 @@ export class Engine {
   #pendingRuns = 0;
   #refMode = 'auto'; // 'auto': only pending runs keep the process alive; 'ref': always; 'unref': never
   #refd = false;
+  #closing = false; // close() called, the stream has not ended yet
+  #resolveClosed;
+  #closedPromise = new Promise((resolve) => {
+    this.#resolveClosed = resolve;
+  });
 
   constructor(config, ...extra) {
     const usage = 'new Engine(config?: EngineConfig | string)';
@@ -51,7 +62,10 @@ export class Engine {
     const json = toNativeJSON(config, 'config', usage);
     this.#dispatch = new Dispatcher(this.#listeners, () => {
       this.#closed = true;
+      this.#closing = false;
       openEngines.delete(this);
+      closingEngines.delete(this);
+      this.#resolveClosed();
     });
     this.#h = native.engineCreate(json, (batch) => this.#dispatch.onEvents(batch));
     openEngines.add(this);
@@ -169,13 +183,34 @@ export class Engine {
     return this;
   }
 
-  /** Closes every task loop and session (interrupting runs) and the engine. Idempotent. */
+  /**
+   * Closes every task loop and session (interrupting runs) and the engine,
+   * and returns at once (idempotent). The last events are still delivered;
+   * `closed` settles when everything has unwound and the stream has ended.
+   */
   close() {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#closing = true;
+    openEngines.delete(this);
+    closingEngines.set(this, this.#h);
+    for (const o of this.#dispatch.objects()) o[kClosed]();
+    this.#updateRef(); // the stream keeps the process alive until it has ended
+    native.engineCloseAsync(this.#h).catch((err) => process.emitWarning(err));
+  }
+
+  /** Settles once the engine has closed, everything has unwound and the last event was delivered. Never rejects. */
+  get closed() {
+    return this.#closedPromise;
+  }
+
+  /** Process exit: close and wait on this thread (no promise can settle). */
+  [kCloseSync]() {
     if (this.#closed) return;
     this.#closed = true;
     openEngines.delete(this);
     for (const o of this.#dispatch.objects()) o[kClosed]();
-    native.engineClose(this.#h); // delivers the last events, then the stream ends
+    native.engineClose(this.#h);
   }
 
   #handle() {
@@ -184,7 +219,7 @@ export class Engine {
   }
 
   #updateRef() {
-    const ref = !this.#closed && (this.#refMode === 'ref' || (this.#refMode === 'auto' && this.#pendingRuns > 0));
+    const ref = this.#closing || (!this.#closed && (this.#refMode === 'ref' || (this.#refMode === 'auto' && this.#pendingRuns > 0)));
     if (ref === this.#refd) return;
     this.#refd = ref;
     native.engineRef(this.#h, ref);

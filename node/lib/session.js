@@ -4,7 +4,7 @@
 
 import { fromNative } from './convert.js';
 import { argError } from './errors.js';
-import { EngineObject, kClosed, kEmit, kEndResult, kHandle, kInternal, kIsClosed, kPendingRuns, kRawHandle, kRetired, kRunResult, kTrack } from './base.js';
+import { EngineObject, kClosed, kEmit, kEnd, kEndResult, kEndSeen, kEnded, kHandle, kInternal, kIsClosed, kPendingRuns, kRawHandle, kRetired, kRunResult, kTrack } from './base.js';
 import { native } from './native.js';
 import { fixSignalsBeforeRun } from './signal-guard.js';
 
@@ -23,13 +23,17 @@ export const SESSION_EVENTS = new Set([
 /** One agent session. Get one from engine.createSession(). */
 export class Session extends EngineObject {
   #closedEventSeen = false;
+  #resolveClosedEvent;
+  #closedEvent = new Promise((resolve) => {
+    this.#resolveClosedEvent = resolve;
+  });
 
   constructor(token, engine, handle) {
     if (token !== kInternal) throw argError('Session objects come from engine.createSession(opts)', 'ERR_ILLEGAL_CONSTRUCTOR');
     const id = native.sessionId(handle);
     super({
       engine, handle, id, types: SESSION_EVENTS, owner: 'session',
-      what: `session ${id}`, instead: 'create a new session', closeNative: native.sessionClose,
+      what: `session ${id}`, instead: 'create a new session', closeNative: native.sessionCloseAsync,
     });
   }
 
@@ -108,6 +112,21 @@ export class Session extends EngineObject {
       this[kClosed]();
     }
     super[kEmit](ev);
+    if (ev.type === 'closed') {
+      // Go emits it once the session's close has finished: all unwound.
+      this.#resolveClosedEvent();
+      this[kEnded]();
+    }
+  }
+
+  /** close() is done once the 'closed' event was delivered (or the stream ended). */
+  [kEndSeen]() {
+    return this.#closedEvent;
+  }
+
+  [kEnd](why) {
+    this.#resolveClosedEvent();
+    super[kEnd](why);
   }
 
   /** No more events for it: closed, 'closed' delivered, no run pending. */

@@ -21,7 +21,7 @@ export class TaskLoop extends EngineObject {
     const id = fromNative(native.taskLoopState(handle)).id;
     super({
       engine, handle, id, types: TASK_EVENTS, owner: 'taskLoop',
-      what: `task loop ${id}`, instead: 'create a new task loop', closeNative: native.taskLoopClose,
+      what: `task loop ${id}`, instead: 'create a new task loop', closeNative: native.taskLoopCloseAsync,
     });
     this.#session = session;
   }

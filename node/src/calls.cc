@@ -3,6 +3,10 @@
 
 #include "calls.h"
 
+#include <condition_variable>
+#include <mutex>
+#include <unordered_set>
+
 #include "addon.h"
 #include "events.h"
 
@@ -35,6 +39,95 @@ Napi::Value EngineClose(const Napi::CallbackInfo& info) {
   DetachEvents(info.Env(), engine);
   Check(info.Env(), rc, engine);
   return info.Env().Undefined();
+}
+
+// ---- Closing without blocking the JS thread --------------------------------
+// A close waits until tools have died (a command ignoring SIGTERM holds it
+// for the kill grace). The *CloseAsync calls run it on a libuv worker thread
+// and return a promise settled on the JS thread; the pending work keeps the
+// event loop alive meanwhile. engineCloseWait blocks until an engine's close
+// in progress has finished (for process exit, where no promise can settle).
+
+std::mutex closing_mu;
+std::condition_variable closing_cv;
+std::unordered_set<il_handle> closing_engines;
+
+class CloseWorker : public Napi::AsyncWorker {
+ public:
+  CloseWorker(Napi::Env env, il_status (*close)(il_handle), il_handle h, bool engine)
+      : Napi::AsyncWorker(env, "interlock.close"),
+        close_(close),
+        h_(h),
+        engine_(engine),
+        deferred_(Napi::Promise::Deferred::New(env)) {
+    if (engine_) {
+      std::lock_guard<std::mutex> lock(closing_mu);
+      closing_engines.insert(h_);
+    }
+  }
+
+  Napi::Promise Promise() const { return deferred_.Promise(); }
+
+  void Execute() override {
+    rc_ = close_(h_);
+    if (engine_) {
+      std::lock_guard<std::mutex> lock(closing_mu);
+      closing_engines.erase(h_);
+      closing_cv.notify_all();
+    }
+  }
+
+  void OnOK() override {
+    Napi::Env env = Env();
+    Napi::HandleScope scope(env);
+    // The library stopped calling: end the event stream (the end marker
+    // follows the batches still queued).
+    if (engine_) DetachEvents(env, h_);
+    if (rc_ == IL_OK) {
+      deferred_.Resolve(env.Undefined());
+      return;
+    }
+    try {
+      ThrowStatus(env, rc_, h_);
+    } catch (const Napi::Error& err) {
+      deferred_.Reject(err.Value());
+    }
+  }
+
+ private:
+  il_status (*close_)(il_handle);
+  il_handle h_;
+  bool engine_;
+  il_status rc_ = IL_OK;
+  Napi::Promise::Deferred deferred_;
+};
+
+Napi::Value CloseAsync(const Napi::CallbackInfo& info, const char* usage, il_status (*close)(il_handle), bool engine) {
+  Args args(info, usage, 0, 0);
+  auto* worker = new CloseWorker(info.Env(), close, args.Handle(), engine);
+  Napi::Promise promise = worker->Promise();
+  worker->Queue();  // deleted by node-addon-api once settled
+  return promise;
+}
+
+Napi::Value EngineCloseAsync(const Napi::CallbackInfo& info) {
+  return CloseAsync(info, "engine.close()", il_engine_close, true);
+}
+
+Napi::Value EngineCloseWait(const Napi::CallbackInfo& info) {
+  Args args(info, "engine.close()", 0, 0);
+  il_handle h = args.Handle();
+  std::unique_lock<std::mutex> lock(closing_mu);
+  closing_cv.wait(lock, [h] { return closing_engines.count(h) == 0; });
+  return info.Env().Undefined();
+}
+
+Napi::Value SessionCloseAsync(const Napi::CallbackInfo& info) {
+  return CloseAsync(info, "session.close()", il_session_close, false);
+}
+
+Napi::Value TaskLoopCloseAsync(const Napi::CallbackInfo& info) {
+  return CloseAsync(info, "taskLoop.close()", il_taskloop_close, false);
 }
 
 // engineRef(handle, ref: boolean): whether pending runs keep Node alive.
@@ -106,13 +199,6 @@ Napi::Value SessionCreate(const Napi::CallbackInfo& info) {
   il_handle session = 0;
   Check(info.Env(), il_session_create(engine, CString(opts), &session), engine);
   return Napi::Number::New(info.Env(), static_cast<double>(session));
-}
-
-Napi::Value SessionClose(const Napi::CallbackInfo& info) {
-  Args args(info, "session.close()", 0, 0);
-  il_handle session = args.Handle();
-  Check(info.Env(), il_session_close(session), session);
-  return info.Env().Undefined();
 }
 
 // The two hot getters are raw N-API callbacks: no CallbackInfo, no
@@ -299,9 +385,6 @@ Napi::Value TaskLoopNext(const Napi::CallbackInfo& info) {
 Napi::Value TaskLoopContinueAll(const Napi::CallbackInfo& info) {
   return HandleCall<il_taskloop_continue_all>(info, "taskLoop.continueAll()");
 }
-Napi::Value TaskLoopClose(const Napi::CallbackInfo& info) {
-  return HandleCall<il_taskloop_close>(info, "taskLoop.close()");
-}
 Napi::Value TaskLoopState(const Napi::CallbackInfo& info) {
   return StringGetter<il_taskloop_state>(info, "taskLoop.state()");
 }
@@ -332,6 +415,8 @@ void RegisterCalls(Napi::Env env, Napi::Object exports) {
   static const Entry entries[] = {
       {"engineCreate", EngineCreate},
       {"engineClose", EngineClose},
+      {"engineCloseAsync", EngineCloseAsync},
+      {"engineCloseWait", EngineCloseWait},
       {"engineRef", EngineRef},
       {"engineSessions", EngineSessions},
       {"engineEmergencyStop", EngineEmergencyStop},
@@ -340,7 +425,7 @@ void RegisterCalls(Napi::Env env, Napi::Object exports) {
       {"engineServe", EngineServe},
       {"serverClose", ServerClose},
       {"sessionCreate", SessionCreate},
-      {"sessionClose", SessionClose},
+      {"sessionCloseAsync", SessionCloseAsync},
       {"sessionPauseState", SessionPauseState},
       {"sessionSnapshot", SessionSnapshot},
       {"sessionHistory", SessionHistory},
@@ -359,7 +444,7 @@ void RegisterCalls(Napi::Env env, Napi::Object exports) {
       {"taskLoopNext", TaskLoopNext},
       {"taskLoopContinueAll", TaskLoopContinueAll},
       {"taskLoopState", TaskLoopState},
-      {"taskLoopClose", TaskLoopClose},
+      {"taskLoopCloseAsync", TaskLoopCloseAsync},
       {"checkCommand", CheckCommand},
   };
   for (const Entry& e : entries) exports.Set(e.name, Napi::Function::New(env, e.fn, e.name));

@@ -11,6 +11,7 @@ const engine = new Engine({ workDir: tempDir() });
 after(async () => {
   engine.close();
   assert.equal(internals.openEngines(), 0);
+  await engine.closed;
   assert.equal(internals.counters().openHandles, 0, 'the library handle table is empty');
   const c = await settledCounters();
   assert.deepEqual([c.sinks, c.queuedEvents], [0, 0], 'event sinks and copies freed');
@@ -197,6 +198,7 @@ test('closed sessions leave the engine', async () => {
   const s = engine.createSession({ script: [{ text: 'x' }] });
   await s.prompt('go');
   s.close();
+  await s.closed;
   assert.equal(engine.sessions().length, before);
   assert.throws(() => engine.session(s.id), { code: 'ERR_UNKNOWN_SESSION' });
 });

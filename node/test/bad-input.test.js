@@ -12,10 +12,12 @@ import { askConfirm, askContinue, hang, nextEvent, settledCounters, tempDir } fr
 const native = loadAddon();
 const engine = new Engine({ workDir: tempDir() });
 const cleanups = [];
+const closing = []; // sessions and loops whose close may still unwind
 
 /** An idle session. */
 function idle(opts = {}) {
   const s = engine.createSession(opts);
+  closing.push(s);
   cleanups.push(() => s.close());
   return s;
 }
@@ -23,6 +25,7 @@ function idle(opts = {}) {
 /** A session blocked on a pause of the script's kind. */
 async function paused(script) {
   const s = engine.createSession({ script });
+  closing.push(s);
   const pausedEv = nextEvent(s, 'paused');
   const run = s.prompt('go');
   cleanups.push(async () => {
@@ -36,6 +39,7 @@ async function paused(script) {
 /** A session with a run in flight (the model hangs). */
 async function running() {
   const s = engine.createSession({ script: hang });
+  closing.push(s);
   const started = nextEvent(s, 'run_started');
   const run = s.prompt('go');
   cleanups.push(async () => {
@@ -48,6 +52,7 @@ async function running() {
 
 function closedSession() {
   const s = engine.createSession();
+  closing.push(s);
   s.close();
   return s;
 }
@@ -145,7 +150,7 @@ const cases = [
   { name: 'createTaskLoop with tasks of the wrong type', want: TypeError, msg: /opts.tasks must be an array/, run: () => engine.createTaskLoop({ tasks: 'all' }) },
   { name: 'createTaskLoop with pauseMode of the wrong type', want: TypeError, run: () => engine.createTaskLoop({ tasks: [], pauseMode: 'yes' }) },
   { name: 'createTaskLoop with an unknown task field', want: 'ERR_INVALID_ARGUMENT', msg: /bogus/, run: () => engine.createTaskLoop({ tasks: [{ title: 't', prompt: 'p', bogus: 1 }] }) },
-  { name: 'setPauseMode with a string', want: TypeError, msg: /taskLoop.setPauseMode\(on: boolean\)/, run: () => { const l = engine.createTaskLoop({ tasks: [{ title: 't', prompt: 'p' }] }); cleanups.push(() => { l.close(); l.session.close(); }); l.setPauseMode('on'); } },
+  { name: 'setPauseMode with a string', want: TypeError, msg: /taskLoop.setPauseMode\(on: boolean\)/, run: () => { const l = engine.createTaskLoop({ tasks: [{ title: 't', prompt: 'p' }] }); closing.push(l, l.session); cleanups.push(() => { l.close(); l.session.close(); }); l.setPauseMode('on'); } },
 
   // After close
   { name: 'resume after session.close()', want: 'ERR_CLOSED', msg: /closed/, run: () => closedSession().resume() },
@@ -211,10 +216,12 @@ test(`${cases.length} bad-input cases`, () => assert.ok(cases.length >= 40));
 
 after(async () => {
   for (const fn of cleanups) await fn();
+  await Promise.all(closing.map((x) => x.closed));
   // Nothing left: no sessions in the engine, every event copy freed.
   assert.deepEqual(engine.sessions(), []);
   engine.close();
   assert.equal(internals.openEngines(), 0);
+  await engine.closed;
   assert.equal(internals.counters().openHandles, 0, 'the library handle table is empty');
   // The event functions are finalized on a later turn of the loop, once
   // their queues are drained: wait for that, not for a fixed time.

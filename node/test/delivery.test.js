@@ -11,6 +11,7 @@ import { askConfirm, call, nextEvent, settledCounters, tempDir } from './helpers
 const engine = new Engine({ workDir: tempDir(), bash: { rules: [{ prefix: 'sh -c', action: 'allow' }] } });
 after(async () => {
   engine.close();
+  await engine.closed;
   assert.equal(internals.counters().openHandles, 0, 'the library handle table is empty');
   const c = await settledCounters();
   assert.deepEqual([c.sinks, c.queuedEvents], [0, 0], 'event sinks and copies freed');

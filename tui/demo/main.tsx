@@ -78,7 +78,8 @@ try {
       // already closed
     }
   }
-  engine.close(); // interrupts runs, kills tools, closes browsers, waits
+  engine.close(); // interrupts runs, kills tools, closes browsers; returns at once
+  await engine.closed; // everything has unwound
   await server.close();
   rmSync(workDir, { recursive: true, force: true });
 }

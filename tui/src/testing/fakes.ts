@@ -68,7 +68,9 @@ export class FakeSession implements Session {
   private held: EngineEvent[] = [];
   readonly listeners = new Listeners<EngineEvent>();
   private snap: SessionSnapshot;
-  private closed = false;
+  private isClosed = false;
+  private resolveClosed: () => void = () => {};
+  readonly closed: Promise<void> = new Promise((resolve) => { this.resolveClosed = resolve; });
 
   constructor(id = 'fake-1') {
     this.id = id;
@@ -81,13 +83,13 @@ export class FakeSession implements Session {
   get status(): Status { return this.snap.status; }
   get statusCode(): number { return STATUS_CODE[this.snap.status]; }
   get version(): number {
-    if (this.closed) throw codedError('ERR_UNKNOWN_SESSION', `unknown session ${this.id}`);
+    if (this.isClosed) throw codedError('ERR_UNKNOWN_SESSION', `unknown session ${this.id}`);
     return this.snap.version;
   }
   get pauseState(): PauseInfo | null { return this.snap.pause; }
 
   snapshot(): SessionSnapshot {
-    if (this.closed) throw codedError('ERR_UNKNOWN_SESSION', `unknown session ${this.id}`);
+    if (this.isClosed) throw codedError('ERR_UNKNOWN_SESSION', `unknown session ${this.id}`);
     this.snapshotReads++;
     return structuredClone(this.snap);
   }
@@ -129,7 +131,8 @@ export class FakeSession implements Session {
   close(): void {
     this.calls.push(['close']);
     this.set({ status: 'closed' }, 'closed');
-    this.closed = true;
+    this.isClosed = true;
+    this.resolveClosed();
   }
 
   // ---- test drivers ----
@@ -184,6 +187,7 @@ export class FakeTaskLoop implements TaskLoop {
   readonly calls: Call[] = [];
   readonly listeners = new Listeners<TaskLoopEvent>();
   private st: TaskLoopState;
+  readonly closed: Promise<void> = Promise.resolve();
 
   constructor(titles: string[], opts: { pauseMode?: boolean; session?: Session } = {}) {
     this.session = opts.session ?? new FakeSession();
