@@ -5,12 +5,14 @@
 import type {
   Answer,
   ControlSignal,
+  Eligibility,
   EngineEvent,
   EventType,
   HistoryMessage,
   PauseInfo,
   Reason,
   RunResult,
+  RunState,
   Session,
   SessionEventMap,
   SessionSnapshot,
@@ -76,12 +78,18 @@ export class FakeSession implements Session {
     this.id = id;
     this.snap = {
       id, status: 'idle', version: 1, pause: null, pauses: [], interruption: null,
-      step: 0, tokens: { input: 0, output: 0 }, model: 'scripted', pauseRequested: false,
+      step: 0, tokens: { input: 0, output: 0 }, model: 'scripted', pauseRequested: false, runState: 'idle', eligibility: { eligible: false },
     };
   }
 
   get status(): Status { return this.snap.status; }
   get statusCode(): number { return STATUS_CODE[this.snap.status]; }
+  get runState(): RunState {
+    return this.isClosed ? 'terminal' : this.snap.runState;
+  }
+  get eligibility(): Eligibility {
+    return this.snap.eligibility;
+  }
   get version(): number {
     if (this.isClosed) throw codedError('ERR_UNKNOWN_SESSION', `unknown session ${this.id}`);
     return this.snap.version;
