@@ -57,6 +57,10 @@ export interface EventBase {
   step: number;
   /** Wall clock, RFC 3339. */
   at: string;
+  /** When the change happened in Go, in CLOCK_MONOTONIC nanoseconds: the
+   *  clock of process.hrtime.bigint(), so `process.hrtime.bigint() - ev.monoNs`
+   *  is how long the event took to reach this listener. */
+  monoNs: bigint;
 }
 export interface RunStartedEvent extends EventBase { type: 'run_started'; }
 /** A text delta of the model's answer. */

@@ -138,12 +138,12 @@ async function latencies(session, pauses) {
   let confirmedAt = 0n;
   session.on('paused', (ev) => {
     const t = now();
-    notify.push(micros(t - BigInt(ev.monoNs ?? ev.mono_ns)));
+    notify.push(micros(t - ev.monoNs));
     confirmedAt = now();
     session.confirm(true);
   });
   session.on('tool_finished', (ev) => {
-    if (confirmedAt) cont.push(micros(BigInt(ev.monoNs ?? ev.mono_ns) - confirmedAt));
+    if (confirmedAt) cont.push(micros(ev.monoNs - confirmedAt));
     confirmedAt = 0n;
   });
   const res = await session.prompt('go');
