@@ -121,3 +121,16 @@ test('events carry monoNs, a bigint on the clock of process.hrtime.bigint()', as
   }
   s.close();
 });
+
+test('engine.close() from inside a listener while Go keeps emitting: no deadlock, the run settles', async () => {
+  const own = new Engine({ work_dir: tempDir(), bash: { rules: [{ prefix: 'sh -c', action: 'allow' }] } });
+  const s = own.createSession({ script: [call('bash', { command: `sh -c 'yes | head -c 50000000'` }), { text: 'done' }] });
+  let chunks = 0;
+  s.on('tool_progress', () => {
+    if (++chunks === 3) own.close(); // a batch is in JS's hands, the next ones wait in Go
+  });
+  const res = await s.prompt('go');
+  assert.ok(chunks >= 3, `got ${chunks} chunks`);
+  assert.notEqual(res.status, 'idle', 'the run was cut by the close');
+  assert.throws(() => own.createSession(), { code: 'ERR_CLOSED' });
+});
