@@ -299,6 +299,18 @@ func TestGrantsBoundToTheJudgedAction(t *testing.T) {
 		sh.ask(`rm -rf "$TARGET"`, engine.AnswerDenied) // still asks
 		assert.Len(t, tool.SessionGrants(sh.s).List(), 1)
 	})
+	t.Run("redirect whose ~ points elsewhere", func(t *testing.T) {
+		for _, h := range []string{"h1", "h2"} {
+			require.NoError(t, os.MkdirAll(filepath.Join(root, h), 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(root, h, "f.txt"), []byte("keep"), 0o644))
+		}
+		sh.ask("HOME="+root+"/h1; echo x > ~/f.txt", engine.AnswerApproved, engine.Remember(ScopeSession))
+		sh.run("HOME=" + root + "/h1; echo x > ~/f.txt") // granted
+		sh.ask("HOME="+root+"/h2; echo x > ~/f.txt", engine.AnswerDenied)
+		data, err := os.ReadFile(filepath.Join(root, "h2", "f.txt"))
+		require.NoError(t, err)
+		assert.Equal(t, "keep", string(data))
+	})
 	t.Run("same command in another directory", func(t *testing.T) {
 		sh.ask("cd sub && mkdir -p build && rm -rf build", engine.AnswerDenied)
 	})

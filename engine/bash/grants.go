@@ -24,8 +24,8 @@ var ErrUnknownGrant = errors.New("no grant for that command")
 
 // Grant is one remembered approval. It covers exactly one judged action:
 // Command is the program with its words as they will be when it runs
-// (variables expanded, paths that exist resolved to absolute ones through
-// their symlinks) followed by the working directory, e.g.
+// (variables expanded, words that name paths resolved to absolute ones
+// through their symlinks) followed by the working directory, e.g.
 // "rm -rf /home/me/app/build (in /home/me/app)". A command whose words are
 // only known at run time is never granted. A project grant applies only in
 // the project whose root (the git root above the session's directory, or
@@ -230,7 +230,10 @@ func (l *level) actionKeyOf(args []arg) (key, why string) {
 			t = commandBase(t)
 		} else if !strings.HasPrefix(t, "-") {
 			if p, ok := l.abs(a); ok {
-				if _, err := os.Lstat(p); err == nil || i == 0 {
+				// A word that names a path (or a file that exists) is
+				// remembered resolved: ~, a cd or a symlink on disk must not
+				// make another file look like the approved one.
+				if _, err := os.Lstat(p); err == nil || i == 0 || strings.ContainsAny(t, "/~") || strings.HasPrefix(t, ".") {
 					t = p
 				}
 			}

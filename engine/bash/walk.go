@@ -97,11 +97,22 @@ func (l *level) redirects(rs []*syntax.Redirect, disp string) {
 			continue
 		}
 		shown := strings.TrimSpace(disp + " " + r.Op.String() + " " + t)
-		if cat := l.writeRisk(t); cat != "" {
-			l.c.flag(cat, shown)
-		} else if l.writesOutside(target) {
-			l.c.flag(l.outsideCategory(target), shown)
+		cat := l.writeRisk(t)
+		if cat == "" && l.writesOutside(target) {
+			cat = l.outsideCategory(target)
 		}
+		if cat == "" {
+			continue
+		}
+		// The grant key names the file written, resolved: ~ or a cd on the
+		// line must not make another file look like the one approved.
+		f := finding{action: ActionConfirm, reason: cat + ": " + abbreviate(shown)}
+		if abs, ok := l.abs(target); ok && l.at != "" && !strings.ContainsAny(disp, "$`*?") {
+			f.key = strings.TrimSpace(disp+" "+r.Op.String()+" "+abs) + " (in " + l.at + ")"
+		} else {
+			f.why = "the file it writes is only known when it runs"
+		}
+		l.c.add(f)
 	}
 }
 
