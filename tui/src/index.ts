@@ -15,6 +15,11 @@ export type {
   InterruptionView,
   PauseDecision,
   PauseView,
+  CountsView,
+  EngineLike,
+  EngineState,
+  RunState,
+  SessionRow,
   SessionLike,
   SessionState,
   StoppingView,
@@ -45,7 +50,10 @@ export {
   type TaskLoopStore,
 } from './store/taskLoopStore.js';
 
+export { createEngineStore, toSessionRow, type EngineStore } from './store/engineStore.js';
 export { answerPause } from './answer.js';
+export { REASON_LABELS, reasonLabel, RUN_STATE_BADGES } from './labels.js';
+export { useEngineState } from './hooks/useEngineState.js';
 
 export { useSessionState } from './hooks/useSessionState.js';
 export { useTaskLoopState } from './hooks/useTaskLoopState.js';
@@ -55,6 +63,10 @@ export { useQuietGate, type QuietGateState } from './hooks/useQuietGate.js';
 export { isBurst, KeyReader, readKeys, type Key, type KeyName } from './input/keys.js';
 export { DEFAULT_SETTLE_MS, monotonicNow, QuietGate, type KeyRead } from './input/quiet.js';
 
+export { ContinueBar, REPEATS_SIDE_EFFECT_HINT, type ContinueBarProps } from './components/ContinueBar.js';
+export { GlobalControls, type GlobalControlsProps } from './components/GlobalControls.js';
+export { ResumeAllConfirm, type ResumeAllConfirmProps } from './components/ResumeAllConfirm.js';
+export { SESSIONS_HINT, SessionsView, type SessionsViewProps } from './components/SessionsView.js';
 export { InputTransition, stoppingText, type InputTransitionProps } from './components/InputTransition.js';
 export { IGNORED_HINT, PauseIndicator, type PauseIndicatorProps } from './components/PauseIndicator.js';
 export { LOOP_IGNORED_HINT, TaskProgress, type TaskProgressProps } from './components/TaskProgress.js';

@@ -13,6 +13,7 @@ const { colorsWanted, theme, themeFor, ThemeProvider } = await import('./theme.j
 const { FakeSession } = await import('./testing/fakes.js');
 const { InputTransition } = await import('./components/InputTransition.js');
 const { TextInput } = await import('./components/TextInput.js');
+const { GlobalControls } = await import('./components/GlobalControls.js');
 
 const YELLOW = '\u001B[33m';
 const RED = '\u001B[31m';
@@ -30,6 +31,15 @@ describe('theme colours', () => {
     assert.ok(cont.lastFrame()!.includes(`${YELLOW}⏸ WebSearch paused`), JSON.stringify(cont.lastFrame()));
     const conf = await render(<PauseIndicator pause={{ id: 'b', kind: 'confirm', source: 'tool', toolName: 'Bash', message: 'Potentially dangerous command' }} />);
     assert.match(conf.lastFrame()!, new RegExp(`${RED.replace('[', '\\[')}(\\u001B\\[1m)?⚠️ Bash`));
+  });
+
+  it('Emergency stop is in the danger style (red, bold), apart from Resume all', async () => {
+    const ui = await render(<GlobalControls counts={{ proceeding: 2, eligible: 1, needsInput: 0 }} />);
+    const frame = ui.lastFrame()!;
+    const emergency = frame.slice(0, frame.indexOf('Emergency stop'));
+    assert.ok(emergency.includes(RED) && emergency.includes('\u001B[1m'), JSON.stringify(frame));
+    const resume = frame.slice(frame.indexOf('(2 proceeding)'), frame.indexOf('Resume all'));
+    assert.ok(!resume.includes(RED), 'Resume all is not red');
   });
 
   it('[PAUSE MODE] is yellow', async () => {

@@ -1,7 +1,9 @@
 // View types of the TUI: what the components render, derived from the
 // engine's snapshots (node/index.d.ts). The TUI never decides state.
 
-import type { PauseKind, PauseSource, Reason, Session, Status, TaskLoop, Tokens } from '../../node/index.js';
+import type { Engine, PauseKind, PauseSource, Reason, RunState, Session, Status, TaskLoop, Tokens } from '../../node/index.js';
+
+export type { RunState };
 
 /** The current pause as the TUI shows it (seed 000's PauseInfo, plus its id). */
 export interface PauseView {
@@ -65,3 +67,35 @@ export type TaskLoopLike = Pick<
 
 /** What the user decided at a pause (dialogs report it; their owner acts on it). */
 export type PauseDecision = 'resume' | 'approve' | 'deny' | 'cancel';
+
+/** One line of the sessions view, from the engine's snapshot. */
+export interface SessionRow {
+  id: string;
+  runState: RunState;
+  /** While interrupted: "Stopped by you", "Stopped by emergency stop"... */
+  reasonLabel?: string;
+  /** While blocked: what the pause asks ("Potentially dangerous command"). */
+  waitingFor?: string;
+  /** Continue may be offered. */
+  eligible: boolean;
+  /** Continuing asks first: a tool with side effects was cut off. */
+  repeatsSideEffect?: boolean;
+}
+
+/** What the global controls affect. */
+export interface CountsView {
+  proceeding: number;
+  eligible: number;
+  needsInput: number;
+}
+
+/** The engine as the sessions view shows it. */
+export interface EngineState {
+  /** Bumped at every change the store saw. */
+  version: number;
+  counts: CountsView;
+  sessions: readonly SessionRow[];
+}
+
+/** The part of Engine the TUI uses. */
+export type EngineLike = Pick<Engine, 'sessions' | 'counts' | 'on' | 'off'>;

@@ -1,0 +1,64 @@
+/** @jsxRuntime automatic */ // tsx runs this file without tui/tsconfig.json
+import assert from 'node:assert/strict';
+import { afterEach, describe, it } from 'node:test';
+import { cleanup, render } from '../testing/ink.js';
+import { ContinueBar, REPEATS_SIDE_EFFECT_HINT } from './ContinueBar.js';
+import { ResumeAllConfirm } from './ResumeAllConfirm.js';
+import { KEY } from '../testing/ink.js';
+
+afterEach(cleanup);
+
+describe('ContinueBar', () => {
+  it('offers Continue with its reason only when eligible; C continues', async () => {
+    let continued = 0;
+    const ui = await render(
+      <ContinueBar session={{ runState: 'interrupted', reasonLabel: 'Stopped by emergency stop', eligible: true }} onContinue={() => continued++} />,
+    );
+    assert.equal(ui.frame(), 'Stopped by emergency stop — [C] Continue');
+    await ui.press('c');
+    assert.equal(continued, 1);
+    ui.unmount();
+  });
+
+  it('says continuing asks first when it may repeat a side effect', async () => {
+    const ui = await render(<ContinueBar session={{ runState: 'interrupted', reasonLabel: 'Stopped by you', eligible: true, repeatsSideEffect: true }} />);
+    assert.equal(ui.frame(), `Stopped by you — [C] Continue\n⚠️ ${REPEATS_SIDE_EFFECT_HINT}`);
+    ui.unmount();
+  });
+
+  for (const [name, session, want] of [
+    ['blocked', { runState: 'blocked', eligible: false }, 'Waiting for your input'],
+    ['proceeding', { runState: 'proceeding', eligible: false }, ''],
+    ['idle', { runState: 'idle', eligible: false }, ''],
+    ['interrupted but not eligible', { runState: 'interrupted', reasonLabel: 'Stopped by you', eligible: false }, ''],
+    ['done', { runState: 'terminal', eligible: false }, ''],
+  ] as const) {
+    it(`${name}: no Continue, and C does nothing`, async () => {
+      let continued = 0;
+      const ui = await render(<ContinueBar session={session} onContinue={() => continued++} />);
+      assert.equal(ui.frame(), want);
+      await ui.press('c');
+      assert.equal(continued, 0);
+      ui.unmount();
+    });
+  }
+});
+
+describe('ResumeAllConfirm', () => {
+  it('says what it resumes and answers once', async () => {
+    const answers: boolean[] = [];
+    const ui = await render(<ResumeAllConfirm sessions={['a']} onDecision={(r) => answers.push(r)} />);
+    assert.match(ui.frame(), /Resume all will continue 1 session: a/);
+    await ui.press('y', 'y', KEY.enter);
+    assert.deepEqual(answers, [true]);
+    ui.unmount();
+  });
+
+  it('a read holding Esc cancels, whatever else it holds', async () => {
+    const answers: boolean[] = [];
+    const ui = await render(<ResumeAllConfirm sessions={['a', 'b']} onDecision={(r) => answers.push(r)} />);
+    await ui.press(`y${KEY.escape}`);
+    assert.deepEqual(answers, [false]);
+    ui.unmount();
+  });
+});

@@ -1,0 +1,45 @@
+/** @jsxRuntime automatic */ // tsx runs this file without tui/tsconfig.json
+import { Box, Text } from 'ink';
+import { useKeys } from '../hooks/useKeys.js';
+import { useTheme } from '../theme.js';
+import type { SessionRow } from '../types.js';
+
+export interface ContinueBarProps {
+  session: Pick<SessionRow, 'runState' | 'reasonLabel' | 'eligible' | 'repeatsSideEffect'>;
+  /** C: continue the interrupted run (only offered when eligible). */
+  onContinue?: () => void;
+  /** Whether it owns keyboard input (only while Continue is offered). Default true. */
+  isActive?: boolean;
+}
+
+/** What the bar says when continuing may repeat a cut-off action (the engine asks first). */
+export const REPEATS_SIDE_EFFECT_HINT = 'continuing may repeat an action that was cut off: you will be asked first';
+
+/**
+ * ContinueBar sits at the end of a session's history. Only when the engine
+ * says the session is eligible it offers Continue, with the reason it
+ * stopped; while the session is blocked it says "Waiting for your input";
+ * otherwise it shows nothing.
+ *
+ *   Stopped by emergency stop — [C] Continue
+ */
+export function ContinueBar({ session, onContinue, isActive = true }: ContinueBarProps) {
+  const theme = useTheme();
+  useKeys(
+    (read) => {
+      const [key] = read.keys;
+      if (key?.text === 'c' || key?.text === 'C') onContinue?.();
+    },
+    { isActive: isActive && session.eligible },
+  );
+  if (session.runState === 'blocked') return <Text color={theme.paused}>Waiting for your input</Text>;
+  if (!session.eligible) return null;
+  return (
+    <Box flexDirection="column">
+      <Text>
+        <Text color={theme.interrupted}>{session.reasonLabel ?? 'Interrupted'}</Text> — <Text bold>[C] Continue</Text>
+      </Text>
+      {session.repeatsSideEffect ? <Text color={theme.paused}>⚠️ {REPEATS_SIDE_EFFECT_HINT}</Text> : null}
+    </Box>
+  );
+}

@@ -1,0 +1,126 @@
+/** @jsxRuntime automatic */ // tsx runs this file without tui/tsconfig.json
+import assert from 'node:assert/strict';
+import { afterEach, describe, it } from 'node:test';
+import { cleanup, KEY, render } from '../testing/ink.js';
+import type { CountsView, SessionRow } from '../types.js';
+import { GlobalControls } from './GlobalControls.js';
+import { SESSIONS_HINT, SessionsView } from './SessionsView.js';
+
+const rows: SessionRow[] = [
+  { id: 'build', runState: 'proceeding', eligible: false },
+  { id: 'tests', runState: 'interrupted', reasonLabel: 'Stopped by emergency stop', eligible: true },
+  { id: 'deploy', runState: 'blocked', waitingFor: 'Potentially dangerous command', eligible: false },
+  { id: 'notes', runState: 'idle', eligible: false },
+  { id: 'old', runState: 'terminal', eligible: false },
+  { id: 'lint', runState: 'interrupted', reasonLabel: 'Stopped by you', eligible: true },
+];
+const counts: CountsView = { proceeding: 1, eligible: 2, needsInput: 1 };
+
+function recorder() {
+  const calls: string[] = [];
+  return {
+    calls,
+    props: {
+      onOpen: (id: string) => void calls.push(`open ${id}`),
+      onEmergencyStop: () => void calls.push('emergency'),
+      onResumeAll: () => void calls.push('resume-all'),
+      onQuit: () => void calls.push('quit'),
+    },
+  };
+}
+
+afterEach(cleanup);
+
+describe('GlobalControls', () => {
+  it('shows what each control affects', async () => {
+    const ui = await render(<GlobalControls counts={counts} />);
+    assert.equal(ui.frame(), '[E] Emergency stop (1 proceeding)   [R] Resume all (2 eligible)   1 needs input');
+    ui.unmount();
+  });
+});
+
+describe('SessionsView', () => {
+  it('shows one line per session: badge, reason when interrupted, what it waits for when blocked', async () => {
+    const ui = await render(<SessionsView sessions={rows} counts={counts} />);
+    assert.equal(
+      ui.frame(),
+      [
+        '[E] Emergency stop (1 proceeding)   [R] Resume all (2 eligible)   1 needs input',
+        '',
+        '› build     Proceeding',
+        '  tests     Interrupted · Stopped by emergency stop',
+        '  deploy    Needs input · waiting for: Potentially dangerous command',
+        '  notes     Idle',
+        '  old       Done',
+        '  lint      Interrupted · Stopped by you',
+        SESSIONS_HINT,
+      ].join('\n'),
+    );
+    ui.unmount();
+  });
+
+  it('moves with arrows and j/k (bounded) and opens with Enter', async () => {
+    const { calls, props } = recorder();
+    const ui = await render(<SessionsView sessions={rows} counts={counts} {...props} />);
+    await ui.press(KEY.up, KEY.down, 'j');
+    assert.match(ui.frame(), /› deploy/);
+    await ui.press('k', KEY.enter);
+    await ui.press(KEY.down, KEY.down, KEY.down, KEY.down, KEY.down, KEY.down, KEY.enter);
+    assert.deepEqual(calls, ['open tests', 'open lint']);
+    ui.unmount();
+  });
+
+  it('E stops everything at once, with no confirmation', async () => {
+    const { calls, props } = recorder();
+    const ui = await render(<SessionsView sessions={rows} counts={counts} {...props} />);
+    await ui.press('e');
+    assert.deepEqual(calls, ['emergency']);
+    assert.doesNotMatch(ui.frame(), /\[Y\]/);
+    ui.unmount();
+  });
+
+  it('R shows what it will resume and asks once, owning the keys meanwhile', async () => {
+    const { calls, props } = recorder();
+    const ui = await render(<SessionsView sessions={rows} counts={counts} {...props} />);
+    await ui.press('r');
+    assert.match(ui.frame(), /Resume all will continue 2 sessions: tests, lint .*\n.*\[Y\] Resume  \[N\] Cancel/);
+    await ui.press('e', 'q', KEY.down);
+    assert.deepEqual(calls, [], 'the dialog owns input: the list keys do nothing, nothing resumed yet');
+    await ui.press('y', 'y');
+    assert.deepEqual(calls, ['resume-all'], 'one resume per confirmation');
+    assert.doesNotMatch(ui.frame(), /Resume all will continue/, 'the dialog is gone');
+    ui.unmount();
+  });
+
+  for (const [name, answer, want] of [
+    ['Enter resumes', KEY.enter, ['resume-all']],
+    ['N cancels', 'n', []],
+    ['Esc cancels', KEY.escape, []],
+  ] as const) {
+    it(`resume all: ${name}`, async () => {
+      const { calls, props } = recorder();
+      const ui = await render(<SessionsView sessions={rows} counts={counts} {...props} />);
+      await ui.press('r', answer);
+      assert.deepEqual(calls, want);
+      assert.doesNotMatch(ui.frame(), /Resume all will continue/);
+      assert.match(ui.frame(), new RegExp(SESSIONS_HINT.replace(/[/]/g, '.')), 'the list owns the keys again');
+      ui.unmount();
+    });
+  }
+
+  it('R does nothing when no session is eligible; q quits; inactive ignores keys', async () => {
+    const { calls, props } = recorder();
+    const none = rows.map((r) => ({ ...r, eligible: false }));
+    const ui = await render(<SessionsView sessions={none} counts={{ ...counts, eligible: 0 }} {...props} />);
+    await ui.press('r');
+    assert.doesNotMatch(ui.frame(), /Resume all will continue/);
+    await ui.press('q');
+    assert.deepEqual(calls, ['quit']);
+    ui.unmount();
+    const inactive = recorder();
+    const ui2 = await render(<SessionsView sessions={rows} counts={counts} isActive={false} {...inactive.props} />);
+    await ui2.press('e', KEY.enter, 'q');
+    assert.deepEqual(inactive.calls, []);
+    ui2.unmount();
+  });
+});
