@@ -1,6 +1,7 @@
 /** @jsxRuntime automatic */ // tsx runs this file without tui/tsconfig.json
 // Interlock demo: a scripted agent in a real engine.
 //
+//   node --import tsx tui/demo/main.tsx --sessions three agents at once, the sessions view and the web UI (make demo)
 //   node --import tsx tui/demo/main.tsx            chat: stream, confirm (Y/N), page pause (Enter), stop (Esc)
 //   node --import tsx tui/demo/main.tsx --tasks    task loop; add --pause to start in pause mode
 //
@@ -18,13 +19,15 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Engine } from '../../node/index.js';
 import { ChatApp } from './ChatApp.js';
-import { chatScript, demoTasks } from './scripts.js';
+import { chatScript, demoTasks, sessionsScripts } from './scripts.js';
+import { SessionsApp } from './SessionsApp.js';
 import { startPageServer } from './server.js';
 import { TasksApp } from './TasksApp.js';
 
 const { values: opts } = parseArgs({
   options: {
     tasks: { type: 'boolean', default: false },
+    sessions: { type: 'boolean', default: false },
     pause: { type: 'boolean', default: false },
     'settle-ms': { type: 'string' },
     provider: { type: 'string' },
@@ -47,7 +50,17 @@ const engine = new Engine({ workDir, defaultPauseMode: opts.pause });
 const closers: (() => void)[] = [];
 
 let app;
-if (opts.tasks) {
+if (opts.sessions) {
+  const web = engine.serve();
+  closers.push(() => web.close());
+  for (const { id, prompt, script } of sessionsScripts()) {
+    const session = engine.createSession({ id, dir: workDir, script });
+    closers.push(() => session.close());
+    session.prompt(prompt).catch(() => {}); // the views show how it goes
+  }
+  const intro = [`Interlock sessions demo in ${workDir}: three agents at once.`, `Web UI: ${web.url}`];
+  app = render(<SessionsApp engine={engine} intro={intro} settleMs={settleMs} />);
+} else if (opts.tasks) {
   const loop = engine.createTaskLoop({ tasks: demoTasks(), pauseMode: opts.pause });
   closers.push(() => loop.close(), () => loop.session.close());
   const intro = `Interlock task demo in ${workDir}. ${opts.pause ? 'Pause mode is on.' : 'Press p for pause mode.'}`;

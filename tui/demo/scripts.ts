@@ -61,3 +61,36 @@ export function demoTasks(): TaskSpec[] {
     { title: 'Summarize', prompt: 'Summarize', script: [{ ...STREAM, text: 'Summary: three tasks ran before this one; one failed.' }] },
   ];
 }
+
+/** The sessions demo: three agents at once, one of them long. */
+export function sessionsScripts(): { id: string; prompt: string; script: ScriptTurn[] }[] {
+  return [
+    {
+      id: 'research',
+      prompt: 'read everything',
+      script: [
+        { ...STREAM, text: 'Reading for a long time (10 minutes).', toolCalls: [{ name: 'sleep', args: { ms: 600_000 } }] },
+        { ...STREAM, text: 'Resumed: reading again.', toolCalls: [{ name: 'sleep', args: { ms: 600_000 } }] },
+        { ...STREAM, text: 'Research done.' },
+      ],
+    },
+    {
+      id: 'build',
+      prompt: 'build it',
+      script: [
+        { ...STREAM, text: 'Building.', toolCalls: [{ name: 'bash', args: { command: 'for i in 1 2 3; do echo "compiling $i of 3"; sleep 0.2; done' } }] },
+        { ...STREAM, text: 'Now the long test suite (5 minutes).', toolCalls: [{ name: 'sleep', args: { ms: 300_000 } }] },
+        { ...STREAM, text: 'Tests again after the stop.', toolCalls: [{ name: 'sleep', args: { ms: 300_000 } }] },
+        { ...STREAM, text: 'Build done.' },
+      ],
+    },
+    {
+      id: 'cleanup',
+      prompt: 'clean up',
+      script: [
+        { ...STREAM, text: 'Removing the scratch directory needs your approval.', toolCalls: [{ name: 'bash', args: { command: 'rm -rf ./demo-scratch' } }] },
+        { ...STREAM, text: 'Cleanup done.' },
+      ],
+    },
+  ];
+}

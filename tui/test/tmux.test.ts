@@ -121,4 +121,46 @@ describe('demo in a real terminal', { skip, timeout: 120_000 }, () => {
     term.keys('C-c');
     assert.equal(await term.waitForExit(), 0);
   });
+
+  it('sessions: three agents, emergency stop and resume all change the counts, the web UI answers, q quits cleanly', async () => {
+    term = new Terminal();
+    term.start([...DEMO, '--sessions'], { width: 140 });
+    const intro = await term.waitFor(/sessions demo in (\S+):[\s\S]*Web UI: (http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+)/);
+    const workDir = /sessions demo in (\S+):/.exec(intro)![1];
+    const url = /Web UI: (\S+)/.exec(intro)![1];
+    await term.waitFor((s) => s.includes('[E] Emergency stop (2 proceeding)') && s.includes('1 needs input'));
+    let screen = term.screen();
+    assert.match(screen, /› research +Proceeding/);
+    assert.match(screen, /cleanup +Needs input · waiting for: Potentially dangerous command/);
+
+    // The web UI is served by the same engine: same counts.
+    const origin = new URL(url).origin;
+    const auth = { headers: { authorization: `Bearer ${new URL(url).searchParams.get('token')}` } };
+    assert.equal((await fetch(`${origin}/api/state`)).status, 401, 'no token, no state');
+    assert.deepEqual((await (await fetch(`${origin}/api/state`, auth)).json()).counts, { proceeding: 2, eligible: 0, needs_input: 1 });
+
+    screen = await term.answer('e', (s) => s.includes('[E] Emergency stop (0 proceeding)') && s.includes('[R] Resume all (2 eligible)'));
+    assert.match(screen, /research +Interrupted · Stopped by emergency stop/);
+    assert.match(screen, /build +Interrupted · Stopped by emergency stop/);
+    assert.match(screen, /cleanup +Needs input/, 'emergency stop leaves a blocked session alone');
+
+    screen = await term.answer('r', (s) => s.includes('Resume all will continue 2 sessions: research, build'));
+    assert.match(screen, /\[E\] Emergency stop \(0 proceeding\)/, 'nothing resumed before the confirmation');
+    await term.answer('y', (s) => s.includes('[E] Emergency stop (2 proceeding)') && s.includes('[R] Resume all (0 eligible)'));
+
+    // Open the blocked session, approve, and go back.
+    term.keys('Down');
+    term.keys('Down');
+    await term.waitFor('› cleanup');
+    await term.answer('Enter', (s) => s.includes('Waiting for your input'));
+    await term.answer('y', (s) => s.includes('Cleanup done.') || /\bidle\b/.test(s));
+    await term.answer('Tab', (s) => /cleanup +Idle/.test(s));
+
+    const children = descendants(term.pid());
+    term.keys('q');
+    assert.equal(await term.waitForExit(), 0);
+    assert.ok(!existsSync(workDir), `the demo removed ${workDir}`);
+    const left = children.filter(alive);
+    assert.deepEqual(left, [], `processes of the demo still running: ${left.join(' ')}`);
+  });
 });

@@ -60,14 +60,18 @@ export function SessionsView({ sessions, counts, onOpen, onEmergencyStop, onResu
 
   useKeys(
     (read) => {
+      // Several keys can arrive in one read (a fast typist, a script): move step by step.
+      let pos = at;
+      const done = () => setCursor(pos);
       for (const key of read.keys) {
-        if (key.name === 'up' || key.text === 'k') setCursor(Math.max(at - 1, 0));
-        else if (key.name === 'down' || key.text === 'j') setCursor(Math.min(at + 1, sessions.length - 1));
-        else if (key.name === 'return' && sessions[at]) return onOpen?.(sessions[at].id);
-        else if (key.text === 'e' || key.text === 'E') return onEmergencyStop?.();
-        else if ((key.text === 'r' || key.text === 'R') && eligible.length > 0) return setConfirming(true);
-        else if (key.text === 'q') return onQuit?.();
+        if (key.name === 'up' || key.text === 'k') pos = Math.max(pos - 1, 0);
+        else if (key.name === 'down' || key.text === 'j') pos = Math.min(pos + 1, sessions.length - 1);
+        else if (key.name === 'return' && sessions[pos]) return done(), onOpen?.(sessions[pos].id);
+        else if (key.text === 'e' || key.text === 'E') return done(), onEmergencyStop?.();
+        else if ((key.text === 'r' || key.text === 'R') && eligible.length > 0) return done(), setConfirming(true);
+        else if (key.text === 'q') return done(), onQuit?.();
       }
+      done();
     },
     { isActive: isActive && !confirming },
   );

@@ -1,0 +1,134 @@
+/** @jsxRuntime automatic */ // tsx runs this file without tui/tsconfig.json
+import { Box, Text, useApp } from 'ink';
+import { useState } from 'react';
+import type { Engine, Session } from '../../node/index.js';
+import {
+  ContinueBar,
+  GlobalControls,
+  InputTransition,
+  SessionsView,
+  useBracketedPaste,
+  useEngineState,
+  useKeys,
+  useSessionState,
+  useTheme,
+} from '../src/index.js';
+import { StatusLine } from './StatusLine.js';
+import { Transcript } from './Transcript.js';
+import { useTranscript } from './useTranscript.js';
+
+export interface SessionsAppProps {
+  engine: Engine;
+  /** The first lines: what the demo is, where the web UI is. */
+  intro: string[];
+  settleMs?: number;
+}
+
+/**
+ * SessionsApp: every session of the engine in a list (Enter opens one, Tab
+ * goes back), with Emergency stop and Resume all in the header. The same
+ * engine serves the web UI: both show the same state.
+ */
+export function SessionsApp({ engine, intro, settleMs }: SessionsAppProps) {
+  const { exit } = useApp();
+  const theme = useTheme();
+  const state = useEngineState(engine);
+  const [open, setOpen] = useState<string | null>(null);
+  const [notice, setNotice] = useState('');
+  useBracketedPaste();
+
+  const act = (what: string, fn: () => unknown) => {
+    try {
+      const out = fn();
+      setNotice(`${what}: ${JSON.stringify(out)}`);
+    } catch (err) {
+      setNotice(`${what} failed: ${(err as Error).message}`);
+    }
+  };
+
+  return (
+    <Box flexDirection="column">
+      {intro.map((line) => (
+        <Text key={line} color={theme.muted}>
+          {line}
+        </Text>
+      ))}
+      {open === null ? (
+        <SessionsView
+          sessions={state.sessions}
+          counts={state.counts}
+          onOpen={(id) => {
+            setNotice('');
+            setOpen(id);
+          }}
+          onEmergencyStop={() => act('Emergency stop stopped', () => engine.emergencyStop())}
+          onResumeAll={() => act('Resume all', () => engine.resumeAll().resumed)}
+          onQuit={exit}
+        />
+      ) : (
+        <SessionScreen
+          key={open}
+          session={engine.session(open)}
+          row={state.sessions.find((s) => s.id === open)}
+          counts={state.counts}
+          settleMs={settleMs}
+          onBack={() => setOpen(null)}
+          onQuit={exit}
+        />
+      )}
+      {notice ? <Text color={theme.muted}>{notice}</Text> : null}
+    </Box>
+  );
+}
+
+interface SessionScreenProps {
+  session: Session;
+  row: ReturnType<typeof useEngineState>['sessions'][number] | undefined;
+  counts: ReturnType<typeof useEngineState>['counts'];
+  settleMs?: number;
+  onBack: () => void;
+  onQuit: () => void;
+}
+
+function SessionScreen({ session, row, counts, settleMs, onBack, onQuit }: SessionScreenProps) {
+  const theme = useTheme();
+  const { entries, add } = useTranscript(session, `Session ${session.id}: Tab goes back to the list.`);
+  const state = useSessionState(session);
+  const offersContinue = row?.eligible === true;
+  // Tab is the only key this screen reads; the input line or the Continue bar owns the rest.
+  useKeys((read) => {
+    if (read.keys.some((k) => k.name === 'tab')) onBack();
+  });
+
+  const run = (start: () => Promise<{ status: string; error?: string }>) =>
+    start().then(
+      (result) => {
+        if (result.error && result.status !== 'interrupted') add({ kind: 'error', text: `Run failed: ${result.error}`, done: true });
+      },
+      (error: Error) => add({ kind: 'error', text: `Could not start: ${error.message}`, done: true }),
+    );
+
+  return (
+    <Box flexDirection="column">
+      <GlobalControls counts={counts} />
+      <Transcript entries={entries} />
+      <Box marginTop={1} flexDirection="column">
+        <StatusLine state={state} id={session.id} />
+        {row ? <ContinueBar session={row} onContinue={() => run(() => session.continue())} /> : null}
+        <InputTransition
+          session={session}
+          isActive={!offersContinue}
+          onSubmit={(text) => {
+            add({ kind: 'user', text, done: true });
+            run(() => session.prompt(text));
+          }}
+          onQuit={onQuit}
+          settleMs={settleMs}
+          placeholder="Type a prompt and press Enter (Tab: sessions, q quits)"
+          onError={(error) => add({ kind: 'error', text: String((error as Error).message ?? error), done: true })}
+        />
+        <Text color={theme.muted}>Tab sessions{offersContinue ? '  C continue' : ''}</Text>
+      </Box>
+    </Box>
+  );
+}
