@@ -137,7 +137,7 @@ describe('demo in a real terminal', { skip, timeout: 120_000 }, () => {
     const origin = new URL(url).origin;
     const auth = { headers: { authorization: `Bearer ${new URL(url).searchParams.get('token')}` } };
     assert.equal((await fetch(`${origin}/api/state`)).status, 401, 'no token, no state');
-    assert.deepEqual((await (await fetch(`${origin}/api/state`, auth)).json()).counts, { proceeding: 2, eligible: 0, needs_input: 1 });
+    assert.deepEqual(((await (await fetch(`${origin}/api/state`, auth)).json()) as { counts: unknown }).counts, { proceeding: 2, eligible: 0, needs_input: 1 });
 
     screen = await term.answer('e', (s) => s.includes('[E] Emergency stop (0 proceeding)') && s.includes('[R] Resume all (2 eligible)'));
     assert.match(screen, /research +Interrupted · Stopped by emergency stop/);
