@@ -86,8 +86,8 @@ bench: build
 
 # A real model: make demo PROVIDER=openai BASE_URL=http://127.0.0.1:11434/v1 MODEL=qwen2.5
 # [API_KEY_ENV=OPENAI_API_KEY] (the name of the variable holding the key).
+# Without PROVIDER: three scripted agents at once (sessions view, web UI).
 demo: build
-	# With PROVIDER set, the chat demo on that model; else three scripted agents at once.
 	$(NODE) --import tsx tui/demo/main.tsx $(if $(PROVIDER),--provider '$(PROVIDER)' --base-url '$(BASE_URL)' --model '$(MODEL)' --api-key-env '$(API_KEY_ENV)',--sessions)
 
 demo-chat: build
