@@ -78,8 +78,8 @@ export function sessionsScripts(): { id: string; prompt: string; script: ScriptT
       id: 'build',
       prompt: 'build it',
       script: [
-        { ...STREAM, text: 'Building.', toolCalls: [{ name: 'bash', args: { command: 'for i in 1 2 3; do echo "compiling $i of 3"; sleep 0.2; done' } }] },
-        { ...STREAM, text: 'Now the long test suite (5 minutes).', toolCalls: [{ name: 'sleep', args: { ms: 300_000 } }] },
+        // A sleep, not a command: stopping a command with side effects makes Continue ask first.
+        { ...STREAM, text: 'Building and testing (5 minutes).', toolCalls: [{ name: 'sleep', args: { ms: 300_000 } }] },
         { ...STREAM, text: 'Tests again after the stop.', toolCalls: [{ name: 'sleep', args: { ms: 300_000 } }] },
         { ...STREAM, text: 'Build done.' },
       ],
