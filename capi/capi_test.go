@@ -188,6 +188,11 @@ func TestEngineCreateConfig(t *testing.T) {
 		{name: "bad rule action", config: ptr(`{"bash": {"rules": [{"prefix": "git", "action": "maybe"}]}}`), want: ilInvalidArgument, errHas: []string{"bash.rules[0]", `"maybe"`, "allow, confirm or deny"}},
 		{name: "negative grace", config: ptr(`{"bash": {"grace_ms": -1}}`), want: ilInvalidArgument, errHas: []string{"bash.grace_ms"}},
 		{name: "negative timeout", config: ptr(`{"stream_idle_timeout_ms": -5}`), want: ilInvalidArgument, errHas: []string{"stream_idle_timeout_ms", "-5"}},
+		// 10^16 ms times 10^6 ns/ms wraps int64 into a tiny duration unless refused.
+		{name: "timeout that overflows a duration", config: ptr(`{"bash": {"timeout_ms": 10000000000000000}}`), want: ilInvalidArgument, errHas: []string{"bash.timeout_ms", "10000000000000000", "9223372036854"}},
+		{name: "grace that overflows a duration", config: ptr(`{"bash": {"grace_ms": 9223372036854776}}`), want: ilInvalidArgument, errHas: []string{"bash.grace_ms"}},
+		{name: "timeout beyond int64", config: ptr(`{"stream_idle_timeout_ms": 1e20}`), want: ilInvalidArgument, errHas: []string{"stream_idle_timeout_ms"}},
+		{name: "fractional milliseconds", config: ptr(`{"bash": {"timeout_ms": 1.5}}`), want: ilInvalidArgument, errHas: []string{"timeout_ms"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -472,6 +477,8 @@ func TestSessionOptions(t *testing.T) {
 		{"bad script", `{"script": 5}`, ilInvalidArgument, "script"},
 		{"bad script string", `{"script": "[{"}`, ilInvalidArgument, "script"},
 		{"env not strings", `{"env": [1]}`, ilInvalidArgument, "env"},
+		{"id with a NUL", `{"id": "a\u0000b"}`, ilInvalidArgument, "NUL"},
+		{"id with a lone surrogate", `{"id": "a\ud800"}`, ilInvalidArgument, "UTF-8"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -160,9 +161,15 @@ func decodeJSON(what string, src *C.char, v any) error {
 	return nil
 }
 
+// maxMillis is the largest millisecond count a time.Duration holds (~292 years).
+const maxMillis = int64(math.MaxInt64 / int64(time.Millisecond))
+
+// millis converts a config field in milliseconds, refusing values that are
+// negative or would overflow a time.Duration (they used to wrap around into
+// tiny timeouts).
 func millis(field string, v *int64) (time.Duration, error) {
-	if *v < 0 {
-		return 0, errorf(C.IL_ERR_INVALID_ARGUMENT, "%s is %d: it must be 0 or more milliseconds", field, *v)
+	if *v < 0 || *v > maxMillis {
+		return 0, errorf(C.IL_ERR_INVALID_ARGUMENT, "%s is %d: it must be from 0 to %d milliseconds", field, *v, maxMillis)
 	}
 	return time.Duration(*v) * time.Millisecond, nil
 }

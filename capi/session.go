@@ -9,7 +9,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/interlock-dev/interlock/engine"
 )
@@ -77,6 +79,10 @@ func il_session_create(h C.il_handle, optsJSON *C.char, out *C.il_handle) C.il_s
 		var o sessionOptions
 		if err := decodeJSON("session options", optsJSON, &o); err != nil {
 			return err
+		}
+		// A NUL would cut the id at the C boundary (every id out is a C string).
+		if strings.ContainsRune(o.ID, 0) || !utf8.ValidString(o.ID) || strings.ContainsRune(o.ID, utf8.RuneError) {
+			return errorf(C.IL_ERR_INVALID_ARGUMENT, "session options: id %q has a NUL or is not valid UTF-8 (a lone surrogate arrives as U+FFFD): choose an id of printable text", o.ID)
 		}
 		p, err := scriptProvider("session options: script", o.Script)
 		if err != nil {

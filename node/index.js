@@ -15,10 +15,22 @@ import { native } from './lib/native.js';
 import { fixSignals } from './lib/signal-guard.js';
 import { openEngineCount } from './lib/engine.js';
 
+import { guardReceivers } from './lib/args.js';
+import { EngineObject, isEngineObject } from './lib/base.js';
+import { Engine, isEngine } from './lib/engine.js';
+import { Session, isSession } from './lib/session.js';
+import { TaskLoop, isTaskLoop } from './lib/task-loop.js';
+
+// Methods called on a wrong receiver throw TypeError ERR_INVALID_THIS.
+guardReceivers(EngineObject, isEngineObject, 'session', 'a Session or TaskLoop');
+guardReceivers(Session, isSession, 'session', 'a Session');
+guardReceivers(TaskLoop, isTaskLoop, 'taskLoop', 'a TaskLoop');
+guardReceivers(Engine, isEngine, 'engine', 'an Engine');
+
 export { InterlockError } from './lib/errors.js';
-export { StatusCode, Session } from './lib/session.js';
-export { TaskLoop } from './lib/task-loop.js';
-export { Engine, checkCommand } from './lib/engine.js';
+export { StatusCode } from './lib/session.js';
+export { checkCommand } from './lib/engine.js';
+export { Engine, Session, TaskLoop };
 
 /** The library version. */
 export const version = native.version();

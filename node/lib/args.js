@@ -45,3 +45,103 @@ export function taskLoopOptions(opts, usage) {
   }
   return toNativeJSON(opts, 'opts', usage); // other fields go through: the library rejects unknown ones
 }
+
+/**
+ * A session id: a string without NUL (it would cut the id at the C
+ * boundary) and well-formed UTF-16 (a lone surrogate becomes U+FFFD on the
+ * way in, and the id could never be found again); else ERR_INVALID_ARG_VALUE.
+ */
+export function idArg(value, name, usage) {
+  stringArg(value, name, usage);
+  if (value.includes('\0')) throw argError(`${usage}: ${name} ${JSON.stringify(value)} contains a NUL character: choose an id of printable text`, 'ERR_INVALID_ARG_VALUE');
+  if (!value.isWellFormed()) throw argError(`${usage}: ${name} ${JSON.stringify(value)} contains a lone surrogate (not valid Unicode): choose an id of printable text`, 'ERR_INVALID_ARG_VALUE');
+  return value;
+}
+
+/** The largest millisecond count the engine's durations hold (~292 years). */
+export const MAX_MILLIS = 9223372036854;
+
+/** Millisecond fields of EngineConfig, as paths of camelCase keys. */
+const CONFIG_MILLIS = [['streamIdleTimeoutMs'], ['bash', 'timeoutMs'], ['bash', 'graceMs']];
+
+/**
+ * Checks the numbers of an EngineConfig object: each millisecond field an
+ * integer from 0 to MAX_MILLIS; else a RangeError (ERR_OUT_OF_RANGE) naming
+ * the field as written. Other fields are the library's to check.
+ */
+export function engineConfigArg(config, usage) {
+  if (typeName(config) !== 'object') return config;
+  for (const keys of CONFIG_MILLIS) {
+    let v = config;
+    for (const k of keys) v = typeName(v) === 'object' ? v[k] : undefined;
+    if (v === undefined || v === null || typeof v !== 'number') continue; // absent, or a type the library names
+    if (!Number.isInteger(v) || v < 0 || v > MAX_MILLIS) {
+      const err = new RangeError(`${usage}: config.${keys.join('.')} must be a whole number of milliseconds from 0 to ${MAX_MILLIS}, got ${v}`);
+      err.code = 'ERR_OUT_OF_RANGE';
+      throw err;
+    }
+  }
+  return config;
+}
+
+/** Session options: an id, when given, must pass idArg (also inside a JSON string). */
+export function sessionOptionsArg(opts, usage) {
+  let id;
+  if (typeof opts === 'string') {
+    try {
+      id = JSON.parse(opts)?.id;
+    } catch {
+      return opts; // not JSON: the library says so
+    }
+  } else if (typeName(opts) === 'object') {
+    id = opts.id;
+  }
+  if (typeof id === 'string') idArg(id, 'opts.id', usage);
+  return opts;
+}
+
+/**
+ * Makes every method and accessor of cls check its receiver: called on
+ * anything but an instance (a detached method, .call(other)) it throws a
+ * TypeError with code ERR_INVALID_THIS naming the usage, instead of a bare
+ * TypeError from a private field.
+ */
+export function guardReceivers(cls, isInstance, owner, label) {
+  const proto = cls.prototype;
+  for (const key of Reflect.ownKeys(proto)) {
+    if (key === 'constructor' || typeof key === 'symbol') continue;
+    const d = Object.getOwnPropertyDescriptor(proto, key);
+    const check = (self, what) => {
+      if (!isInstance(self)) {
+        const err = new TypeError(`${owner}.${what}: called on ${typeName(self)} that is not ${label}: call it on the object, e.g. ${owner}.${what.replace(/^(get|set) /, '')}`);
+        err.code = 'ERR_INVALID_THIS';
+        throw err;
+      }
+    };
+    if (typeof d.value === 'function') {
+      const fn = d.value;
+      d.value = {
+        [key](...args) {
+          check(this, `${key}()`);
+          return fn.apply(this, args);
+        },
+      }[key];
+    } else {
+      if (d.get) {
+        const get = d.get;
+        d.get = function () {
+          check(this, key);
+          return get.call(this);
+        };
+      }
+      if (d.set) {
+        const set = d.set;
+        d.set = function (v) {
+          check(this, key);
+          set.call(this, v);
+        };
+      }
+    }
+    Object.defineProperty(proto, key, d);
+  }
+}

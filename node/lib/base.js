@@ -39,8 +39,15 @@ export const kRunResult = Symbol('interlock.runResult');
 /** The value a run pending when the stream ended resolves to (subclasses override). */
 export const kEndResult = Symbol('interlock.endResult');
 
+/** Whether o is a Session or TaskLoop (set below). */
+export let isEngineObject;
+
 /** The base of Session and TaskLoop. */
 export class EngineObject {
+  static {
+    isEngineObject = (o) => o !== null && typeof o === 'object' && #h in o;
+  }
+
   #engine;
   #h;
   #id;

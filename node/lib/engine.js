@@ -2,7 +2,7 @@
 
 import process from 'node:process';
 
-import { noExtra, stringArg, taskLoopOptions } from './args.js';
+import { engineConfigArg, idArg, noExtra, sessionOptionsArg, taskLoopOptions } from './args.js';
 import { fromNative, toNativeJSON } from './convert.js';
 import { closedError, InterlockError } from './errors.js';
 import { kClosed, kInternal } from './base.js';
@@ -42,7 +42,13 @@ export function checkCommand(...args) {
 }
 
 /** The engine: owns sessions and task loops; one event stream from Go. */
+export let isEngine;
+
 export class Engine {
+  static {
+    isEngine = (o) => o !== null && typeof o === 'object' && #h in o;
+  }
+
   #h;
   #closed = false;
   #listeners = new Listeners(SESSION_EVENTS, 'engine');
@@ -59,7 +65,7 @@ export class Engine {
   constructor(config, ...extra) {
     const usage = 'new Engine(config?: EngineConfig | string)';
     noExtra(extra, usage, '0 to 1 arguments');
-    const json = toNativeJSON(config, 'config', usage);
+    const json = toNativeJSON(engineConfigArg(config, usage), 'config', usage);
     this.#dispatch = new Dispatcher(this.#listeners, () => {
       this.#closed = true;
       this.#closing = false;
@@ -88,7 +94,7 @@ export class Engine {
   createSession(opts, ...extra) {
     const usage = 'engine.createSession(opts?: SessionOptions | string)';
     noExtra(extra, usage, '0 to 1 arguments');
-    const json = toNativeJSON(opts, 'opts', usage);
+    const json = toNativeJSON(sessionOptionsArg(opts, usage), 'opts', usage);
     const h = native.sessionCreate(this.#handle(), json);
     return this.#dispatch.adoptSession(new Session(kInternal, this, h));
   }
@@ -97,7 +103,7 @@ export class Engine {
   session(id, ...extra) {
     const usage = 'engine.session(id: string)';
     noExtra(extra, usage, '1 argument');
-    stringArg(id, 'id', usage);
+    idArg(id, 'id', usage);
     this.#handle();
     const s = this.#dispatch.session(id);
     if (!s || s.status === 'closed') throw new InterlockError(`session ${JSON.stringify(id)}: unknown session`, 'ERR_UNKNOWN_SESSION');

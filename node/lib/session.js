@@ -21,7 +21,13 @@ export const SESSION_EVENTS = new Set([
 ]);
 
 /** One agent session. Get one from engine.createSession(). */
+export let isSession;
+
 export class Session extends EngineObject {
+  static {
+    isSession = (o) => o !== null && typeof o === 'object' && #closedEventSeen in o;
+  }
+
   #closedEventSeen = false;
   #resolveClosedEvent;
   #closedEvent = new Promise((resolve) => {

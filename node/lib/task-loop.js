@@ -13,7 +13,13 @@ export const TASK_EVENTS = new Set([
 ]);
 
 /** A task loop and the session it runs in. Get one from engine.createTaskLoop(). */
+export let isTaskLoop;
+
 export class TaskLoop extends EngineObject {
+  static {
+    isTaskLoop = (o) => o !== null && typeof o === 'object' && #session in o;
+  }
+
   #session;
 
   constructor(token, engine, handle, session) {

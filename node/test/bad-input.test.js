@@ -179,6 +179,29 @@ const cases = [
     }
   } },
   { name: 'raw: engineCreate without a callback', want: TypeError, msg: /onEvent must be a function/, run: () => native.engineCreate(undefined, 'cb') },
+
+  // Ids that cannot cross the C boundary intact: refused, never truncated or replaced
+  { name: 'createSession: id with a NUL', want: TypeError, code: 'ERR_INVALID_ARG_VALUE', msg: /opts\.id .*NUL/, run: () => engine.createSession({ id: 'a\0b' }) },
+  { name: 'createSession: id with a NUL in a JSON string', want: TypeError, code: 'ERR_INVALID_ARG_VALUE', msg: /NUL/, run: () => engine.createSession('{"id": "a\\u0000b"}') },
+  { name: 'createSession: id with a lone surrogate', want: TypeError, code: 'ERR_INVALID_ARG_VALUE', msg: /lone surrogate/, run: () => engine.createSession({ id: 'x\ud800' }) },
+  { name: 'createSession: id with a lone low surrogate', want: TypeError, code: 'ERR_INVALID_ARG_VALUE', msg: /lone surrogate/, run: () => engine.createSession({ id: '\udc00' }) },
+  { name: 'session: id with a NUL', want: TypeError, code: 'ERR_INVALID_ARG_VALUE', msg: /NUL/, run: () => { idle({ id: 'nul' }); engine.session('nul\0tail'); } },
+  { name: 'session: id with a lone surrogate', want: TypeError, code: 'ERR_INVALID_ARG_VALUE', run: () => engine.session('\ud83d') },
+
+  // Config numbers out of range: refused with the field named as written
+  { name: 'Engine: a timeout that would overflow', want: RangeError, code: 'ERR_OUT_OF_RANGE', msg: /config\.bash\.timeoutMs .*got 10000000000000000/, run: () => new Engine({ bash: { timeoutMs: 1e16 } }) },
+  { name: 'Engine: a fractional grace', want: RangeError, code: 'ERR_OUT_OF_RANGE', msg: /config\.bash\.graceMs/, run: () => new Engine({ bash: { graceMs: 0.5 } }) },
+  { name: 'Engine: an infinite idle timeout', want: RangeError, code: 'ERR_OUT_OF_RANGE', msg: /config\.streamIdleTimeoutMs/, run: () => new Engine({ streamIdleTimeoutMs: Infinity }) },
+  { name: 'Engine: a negative timeout', want: RangeError, code: 'ERR_OUT_OF_RANGE', msg: /config\.bash\.timeoutMs/, run: () => new Engine({ bash: { timeoutMs: -1 } }) },
+  { name: 'Engine: overflow in a JSON string config', want: 'ERR_INVALID_ARGUMENT', msg: /bash\.timeout_ms/, run: () => new Engine('{"bash": {"timeout_ms": 10000000000000000}}') },
+
+  // Methods on the wrong receiver: TypeError ERR_INVALID_THIS, not a bare private-field error
+  { name: 'Session method on a plain object', want: TypeError, code: 'ERR_INVALID_THIS', msg: /session\.resume\(\): called on object that is not a Session/, run: () => Object.getPrototypeOf(idle()).resume.call({}) },
+  { name: 'Session getter on null', want: TypeError, code: 'ERR_INVALID_THIS', msg: /session\.status/, run: () => Object.getOwnPropertyDescriptor(Object.getPrototypeOf(idle()), 'status').get.call(null) },
+  { name: 'detached session.prompt', want: TypeError, code: 'ERR_INVALID_THIS', run: () => { const { prompt } = idle(); return prompt('x'); } },
+  { name: 'session.on called on an engine', want: TypeError, code: 'ERR_INVALID_THIS', run: () => idle().on.call(engine, 'paused', () => {}) },
+  { name: 'engine.close called on a session', want: TypeError, code: 'ERR_INVALID_THIS', msg: /engine\.close\(\).*not an Engine/, run: () => engine.close.call(idle()) },
+  { name: 'taskLoop.run on a session', want: TypeError, code: 'ERR_INVALID_THIS', run: () => { const l = engine.createTaskLoop({ tasks: [{ title: 't', prompt: 'p' }] }); closing.push(l, l.session); cleanups.push(() => { l.close(); l.session.close(); }); return l.run.call(l.session); } },
 ];
 
 for (const c of cases) {
@@ -190,9 +213,9 @@ for (const c of cases) {
       threw = err;
     }
     assert.ok(threw, 'expected an error');
-    if (c.want === TypeError) {
-      assert.ok(threw instanceof TypeError, `want TypeError, got ${threw.name} ${threw.code}: ${threw.message}`);
-      assert.match(String(threw.code), /^ERR_(INVALID_ARG_(TYPE|VALUE|COUNT)|ILLEGAL_CONSTRUCTOR)$/, `a TypeError with a code: ${threw.message}`);
+    if (c.want === TypeError || c.want === RangeError) {
+      assert.ok(threw instanceof c.want, `want ${c.want.name}, got ${threw.name} ${threw.code}: ${threw.message}`);
+      assert.match(String(threw.code), /^ERR_(INVALID_ARG_(TYPE|VALUE|COUNT)|ILLEGAL_CONSTRUCTOR|INVALID_THIS|OUT_OF_RANGE)$/, `an error with a code: ${threw.message}`);
       if (c.code) assert.equal(threw.code, c.code, threw.message);
     } else {
       assert.ok(threw instanceof InterlockError, `want InterlockError, got ${threw.name}: ${threw.message}`);
