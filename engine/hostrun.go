@@ -1,0 +1,104 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// HostRun is a run driven by the host's own agent loop (its own model
+// client, its own tools): between Begin and End the session is proceeding,
+// and the loop gets the engine's control plane — pauses answered with the
+// same keys, Esc and emergency stop (Context ends), progress, events. See
+// Session.Begin.
+type HostRun struct {
+	s     *Session
+	r     *run
+	grace time.Duration
+	once  sync.Once
+	res   RunResult
+	err   error
+}
+
+// HostRunOption configures Begin.
+type HostRunOption func(*HostRun)
+
+// WithHostGrace sets how long an interrupted host run may take to call End
+// before the engine ends it (default DefaultHostGrace).
+func WithHostGrace(d time.Duration) HostRunOption { return func(h *HostRun) { h.grace = d } }
+
+// Begin marks the session proceeding for a loop the host drives itself and
+// returns the run. The host calls End when its loop is done; on interrupt
+// (Esc, emergency stop, Close) the run's Context ends, the status is
+// stopping until End, and the engine ends the run by itself once the grace
+// has passed. What prevents the run (closed, already running) is returned.
+func (s *Session) Begin(ctx context.Context, opts ...HostRunOption) (*HostRun, error) {
+	r, err := s.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	h := &HostRun{s: s, r: r, grace: DefaultHostGrace}
+	for _, o := range opts {
+		o(h)
+	}
+	// Once interrupted, the host has the grace to call End. (The watch
+	// also runs when End cancels the ctx; r.done ends it then.)
+	context.AfterFunc(r.ctx, func() {
+		t := time.NewTimer(h.grace)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			h.finish(interruptErr(r.ctx))
+		case <-r.done:
+		}
+	})
+	return h, nil
+}
+
+// Context ends when the run is interrupted: the host's loop should stop.
+func (h *HostRun) Context() context.Context { return h.r.ctx }
+
+// Pause raises a pause (req.Tool names what asks, e.g. the host's tool) and
+// blocks until it is answered, ctx ends or the run is interrupted.
+func (h *HostRun) Pause(ctx context.Context, req PauseRequest) (PauseResult, error) {
+	return h.s.pauseFor(ctx, h.r, req, SourceTool, h.s.nextStep(), 0)
+}
+
+// Progress streams a chunk of the host's output (tool output, status) to
+// observers, as a tool_progress event of tool (may be "").
+func (h *HostRun) Progress(tool, text string) error {
+	if text == "" {
+		return nil
+	}
+	h.s.mu.Lock()
+	defer h.s.mu.Unlock()
+	if h.s.run != h.r {
+		return fmt.Errorf("session %s: %w: the host run has ended", h.s.id, ErrNotRunning)
+	}
+	h.s.emitLocked(Event{Type: EventToolProgress, Tool: tool, Step: h.s.step, Text: text})
+	return nil
+}
+
+// End ends the run: failure (non-nil) makes it run_failed, an interrupt
+// makes it interrupted whatever failure says, else it finished. A second
+// End returns ErrNotRunning.
+func (h *HostRun) End(failure error) (RunResult, error) {
+	if !h.finish(failure) {
+		return RunResult{Status: h.s.Status()}, fmt.Errorf("session %s: %w: the host run already ended", h.s.id, ErrNotRunning)
+	}
+	return h.res, h.err
+}
+
+// finish ends the run once; it reports whether this call did.
+func (h *HostRun) finish(failure error) bool {
+	first := false
+	h.once.Do(func() {
+		first = true
+		if failure == nil && h.r.ctx.Err() != nil {
+			failure = interruptErr(h.r.ctx)
+		}
+		h.res, h.err = h.s.end(h.r, failure)
+	})
+	return first
+}

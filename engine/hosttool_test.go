@@ -1,0 +1,104 @@
+package engine_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/interlock-dev/interlock/engine"
+)
+
+// hostTool hands every call to the test through a channel, like the host
+// (JS) side would receive it.
+func hostTool(grace time.Duration) (*engine.HostTool, chan *engine.HostCall) {
+	calls := make(chan *engine.HostCall, 4)
+	return &engine.HostTool{
+		Spec:  engine.ToolSpec{Description: "a host tool", Parameters: json.RawMessage(`{"type":"object"}`)},
+		Grace: grace,
+		Start: func(c *engine.HostCall) { calls <- c },
+	}, calls
+}
+
+func TestHostToolAnswersPausesAndIsDescribed(t *testing.T) {
+	t.Parallel()
+	tool, calls := hostTool(0)
+	e, s := newEngine(t, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("host", map[string]string{"x": "y"})}}, {Text: "done"}},
+		engine.WithTool("host", tool))
+	var spec engine.ToolSpec
+	for _, sp := range e.Tools().Specs() {
+		if sp.Name == "host" {
+			spec = sp
+		}
+	}
+	assert.Equal(t, "a host tool", spec.Description, "the model sees the host tool's description")
+	sub := s.Subscribe()
+	defer sub.Close()
+	out := start(t, s, "go")
+	c := <-calls
+	assert.JSONEq(t, `{"x":"y"}`, string(c.Call().Args))
+	assert.Equal(t, s.ID(), c.SessionID())
+	c.Progress("working\n")
+	assert.Equal(t, "working\n", waitEvent(t, sub, isType(engine.EventToolProgress)).Text)
+
+	answered := make(chan engine.PauseResult, 1)
+	go func() {
+		res, err := c.Pause(c.Context(), engine.PauseRequest{Kind: engine.PauseConfirm, Message: "Send the email?"})
+		assert.NoError(t, err)
+		answered <- res
+	}()
+	ev := waitEvent(t, sub, isType(engine.EventPaused))
+	assert.Equal(t, "host", ev.Pause.Tool, "the pause names the tool")
+	require.NoError(t, s.Confirm(false, "not now"))
+	res := <-answered
+	assert.Equal(t, engine.AnswerDenied, res.Answer)
+	require.NoError(t, c.End(engine.Result{Output: "denied: " + res.Reason, IsError: true}))
+	assert.ErrorIs(t, c.End(engine.Result{Output: "again"}), engine.ErrNotRunning, "only the first answer counts")
+	o := <-out
+	require.NoError(t, o.Err)
+	tr := lastTool(s.History())
+	assert.Equal(t, "denied: not now", tr.Text)
+	assert.True(t, tr.IsError)
+}
+
+func TestHostToolInterrupt(t *testing.T) {
+	t.Parallel()
+	t.Run("the host stops in time", func(t *testing.T) {
+		t.Parallel()
+		tool, calls := hostTool(time.Hour)
+		_, s := newEngine(t, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("host", nil)}}}, engine.WithTool("host", tool))
+		out := start(t, s, "go")
+		c := <-calls
+		require.NoError(t, s.Interrupt(engine.ReasonUserStop))
+		<-c.Context().Done() // the host's abort signal
+		require.NoError(t, c.End(engine.Result{Output: "aborted"}))
+		o := <-out
+		assert.ErrorIs(t, o.Err, engine.ErrInterrupted)
+		assert.Equal(t, "interrupted before completion", lastTool(s.History()).Text, "the result of a cut call is not used")
+	})
+	t.Run("the host ignores the signal", func(t *testing.T) {
+		t.Parallel()
+		tool, calls := hostTool(20 * time.Millisecond)
+		_, s := newEngine(t, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("host", nil)}}}, engine.WithTool("host", tool))
+		sub := s.Subscribe()
+		defer sub.Close()
+		out := start(t, s, "go")
+		c := <-calls
+		require.NoError(t, s.Interrupt(engine.ReasonUserStop))
+		assert.Equal(t, engine.StatusStopping, waitEvent(t, sub, isType(engine.EventStopping)).Status)
+		o := <-out // after the grace, without the host
+		assert.ErrorIs(t, o.Err, engine.ErrInterrupted)
+		assert.Equal(t, engine.StatusInterrupted, s.Status())
+		require.NoError(t, c.End(engine.Result{Output: "too late"}))
+		h := s.History()
+		last := h[len(h)-1]
+		assert.Equal(t, engine.RoleMarker, last.Role)
+		assert.True(t, strings.HasPrefix(last.Text, "Late result of host"), last.Text)
+		for _, m := range h {
+			assert.NotEqual(t, "too late", m.Text, "the late result never reaches the model")
+		}
+	})
+}
