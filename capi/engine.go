@@ -138,6 +138,8 @@ func ownedBy(obj any) *engineEntry {
 		return o.eng
 	case *serverEntry:
 		return o.eng
+	case *hostEntry:
+		return o.eng
 	}
 	return nil
 }

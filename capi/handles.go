@@ -110,6 +110,8 @@ func kindName(obj any) string {
 		return "session"
 	case *loopEntry:
 		return "task loop"
+	case *hostEntry:
+		return "host work"
 	}
 	return fmt.Sprintf("%T", obj)
 }

@@ -325,6 +325,53 @@ il_status il_session_prompt(il_handle session, const char *text, uint64_t *out_r
 il_status il_session_continue(il_handle session, uint64_t *out_run);
 
 /* ------------------------------------------------------------------------ */
+/* Work done by the host: its tools and its own agent loop                  */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Registers a tool whose code runs in the host (replacing a tool of that
+ * name). spec_json: {"description": "...", "parameters": {JSON Schema},
+ * "grace_ms": 2000}. When the model calls it, a host handle is created and
+ * the event callback gets {"type": "tool_call", "session", "host": handle,
+ * "tool", "call_id", "args", "step"}; the host answers with il_host_end
+ * (and may pause and stream progress meanwhile). On interrupt the callback
+ * gets {"type": "host_abort", "session", "host", "reason"}: the host should
+ * stop; a call not ended within grace_ms is cut off (the run ends
+ * interrupted; a later result is discarded and recorded in the history).
+ */
+il_status il_engine_register_tool(il_handle engine, const char *name, const char *spec_json);
+
+/*
+ * Marks the session proceeding for a loop the host drives itself (its own
+ * model client and tools) and returns a host handle for it. opts_json:
+ * {"grace_ms": 2000} or NULL. Esc, emergency stop and close interrupt it:
+ * the callback gets "host_abort", the status is stopping until
+ * il_host_end, and after grace_ms the engine ends the run by itself.
+ */
+il_status il_session_begin(il_handle session, const char *opts_json, il_handle *out_host);
+
+/*
+ * Raises a pause for host work and returns at once; the answer arrives as
+ * {"type": "pause_done", "session", "host", "request": request, "result":
+ * {"answer", "reason"?, "remember"?}, "error"?, "code"?}. request is the
+ * caller's own number, echoed back. req_json: {"kind": "continue|confirm",
+ * "tool", "message", "details", "timeout_ms"}.
+ */
+il_status il_host_pause(il_handle host, uint64_t request, const char *req_json);
+
+/* Streams a chunk of output of host work (a tool_progress event). */
+il_status il_host_progress(il_handle host, const char *text);
+
+/*
+ * Ends host work and closes its handle. A tool call: result_json
+ * {"output": "...", "is_error": false}; *out_json (may be NULL) is "null".
+ * A host run: result_json {"error": "..."} or NULL/"{}" for success;
+ * *out_json is how the run ended (run_finished, run_failed or, after an
+ * interrupt, interrupted): {"status", "interruption"?, "error"?}.
+ */
+il_status il_host_end(il_handle host, const char *result_json, char **out_json);
+
+/* ------------------------------------------------------------------------ */
 /* Task loops                                                               */
 /* ------------------------------------------------------------------------ */
 

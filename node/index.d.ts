@@ -239,6 +239,59 @@ export declare class InterlockError extends Error {
 /** The `code` of an argument TypeError (see InterlockError). */
 export type ArgumentErrorCode = 'ERR_INVALID_ARG_TYPE' | 'ERR_INVALID_ARG_VALUE' | 'ERR_INVALID_ARG_COUNT';
 
+/** What a pause of host work asks (ctx.pause, run.pause). */
+export interface HostPauseRequest {
+  kind: 'continue' | 'confirm';
+  message: string;
+  details?: string;
+  tool?: string;                   // the name shown ("Bash"); a JS tool's own name by default
+  timeoutMs?: number;              // answers timed_out after that long (fails closed)
+}
+
+/** The answer to a pause. */
+export interface PauseAnswer {
+  answer: Answer;
+  reason?: string;
+  remember?: 'once' | 'session' | 'project';
+}
+
+/** The second argument of a JS tool's run. */
+export interface ToolContext {
+  /** Aborted when the run is interrupted (Esc, emergency stop, close). */
+  signal: AbortSignal;
+  /** A real engine pause: same events, keys and components as any tool's. */
+  pause(req: HostPauseRequest): Promise<PauseAnswer>;
+  /** Streams output (tool_progress events). */
+  progress(text: string): void;
+  sessionId: string;
+  callId: string;
+  step: number;
+}
+
+/**
+ * A tool written in JS. run's result (a string, or any value as JSON) goes
+ * to the model; a throw is a tool error the model sees. A run that ignores
+ * the signal is cut off graceMs (default 2000) after an interrupt.
+ */
+export interface JsTool<A = any> {
+  description?: string;
+  parameters?: Record<string, unknown>; // JSON Schema of args
+  graceMs?: number;
+  run(args: A, ctx: ToolContext): unknown | Promise<unknown>;
+}
+
+/** A run of the host's own loop (session.begin()). */
+export interface HostRun {
+  /** Aborted by Esc, interrupt(), emergency stop or close: stop the loop and call end(). */
+  signal: AbortSignal;
+  pause(req: HostPauseRequest): Promise<PauseAnswer>;
+  /** Judges a shell command as the bash tool would. */
+  check(command: string): Decision;
+  progress(text: string): void;
+  /** Ends the run: nothing = finished, an Error or {error} = failed; after an interrupt it is interrupted. */
+  end(result?: Error | { error: string }): RunResult;
+}
+
 export declare class Session {
   private constructor();
   readonly id: string;
@@ -258,6 +311,12 @@ export declare class Session {
    * alive unless engine.unref() was called.
    */
   prompt(text: string): Promise<RunResult>;
+  /**
+   * Marks the session proceeding for the host's own agent loop (its own
+   * model client and tools): status, pauses, keys, Esc, emergency stop and
+   * events work as for the engine's loop. Call end() when the loop is done.
+   */
+  begin(opts?: { graceMs?: number }): HostRun;
   /** Continue an interrupted run (resumption). */
   continue(): Promise<RunResult>;
   /** Answers a continue pause (the current one, or pauseId). */
@@ -338,6 +397,8 @@ export declare class Engine {
   sessions(): SessionSnapshot[];
   createTaskLoop(opts: { tasks: TaskSpec[]; pauseMode?: boolean }): TaskLoop;
   checkCommand(cmd: string): Decision;
+  /** Registers (or replaces) a tool written in JS, described to the model with its schema. */
+  registerTool<A = any>(name: string, tool: JsTool<A>): this;
   emergencyStop(): number;
   counts(): Counts;
   resumeAll(): ResumeReport;

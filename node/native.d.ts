@@ -49,6 +49,16 @@ export interface Native {
   sessionPrompt(session: Handle, text: string): number;
   sessionContinue(session: Handle): number;
 
+  /** il_engine_register_tool: calls arrive as tool_call events with a host handle. */
+  engineRegisterTool(engine: Handle, name: string, specJson: string): void;
+  /** il_session_begin: a host handle for the host's own loop. */
+  sessionBegin(session: Handle, optsJson?: string): Handle;
+  /** The answer arrives as a pause_done event carrying request. */
+  hostPause(host: Handle, request: number, reqJson: string): void;
+  hostProgress(host: Handle, text: string): void;
+  /** Ends host work: "null" for a tool call, the run's result JSON for a host run. */
+  hostEnd(host: Handle, resultJson?: string): string;
+
   /** Returns [loop, session]. */
   taskLoopCreate(engine: Handle, json: string): [Handle, Handle];
   taskLoopRun(loop: Handle): number;

@@ -11,14 +11,17 @@ export class Dispatcher {
   #loops = new Map(); // id -> TaskLoop
   #engineListeners;
   #onEnded;
+  #host;
 
   /**
    * @param {import('./listeners.js').Listeners} engineListeners every session event goes here too
    * @param {() => void} onEnded called once the stream ended
+   * @param {import('./host.js').HostRouter} host takes the messages about host work
    */
-  constructor(engineListeners, onEnded) {
+  constructor(engineListeners, onEnded, host) {
     this.#engineListeners = engineListeners;
     this.#onEnded = onEnded;
+    this.#host = host;
   }
 
   /** Registers a new session; an older one with the same id gets no more events. */
@@ -54,6 +57,7 @@ export class Dispatcher {
   }
 
   #route(ev) {
+    if (this.#host.route(ev)) return;
     switch (ev.type) {
       case 'prompt_done':
         this.#forSession(ev.session, (s) => s[kSettle](ev));

@@ -7,6 +7,7 @@ import { fromNative, toNativeJSON } from './convert.js';
 import { closedError, InterlockError } from './errors.js';
 import { kClosed, kInternal } from './base.js';
 import { Dispatcher } from './dispatch.js';
+import { HostRouter } from './host.js';
 import { Listeners } from './listeners.js';
 import { native } from './native.js';
 import { Session, SESSION_EVENTS } from './session.js';
@@ -53,6 +54,7 @@ export class Engine {
   #closed = false;
   #listeners = new Listeners(SESSION_EVENTS, 'engine');
   #dispatch;
+  #host = new HostRouter();
   #pendingRuns = 0;
   #refMode = 'auto'; // 'auto': only pending runs keep the process alive; 'ref': always; 'unref': never
   #refd = false;
@@ -72,7 +74,7 @@ export class Engine {
       openEngines.delete(this);
       closingEngines.delete(this);
       this.#resolveClosed();
-    });
+    }, this.#host);
     this.#h = native.engineCreate(json, (batch) => this.#dispatch.onEvents(batch));
     openEngines.add(this);
     native.fixSignals();
@@ -87,6 +89,8 @@ export class Engine {
           this.#pendingRuns--;
           this.#updateRef();
         },
+        host: this.#host,
+        checkCommand,
       }),
     });
   }
@@ -122,6 +126,18 @@ export class Engine {
     const [loopH, sessionH] = native.taskLoopCreate(this.#handle(), json);
     const session = this.#dispatch.adoptSession(new Session(kInternal, this, sessionH));
     return this.#dispatch.adoptLoop(new TaskLoop(kInternal, this, loopH, session));
+  }
+
+  /**
+   * Registers a tool written in JS: run(args, ctx) is called when the model
+   * calls it; ctx has signal (aborted on interrupt), pause(opts) (a real
+   * engine pause), progress(text), sessionId, callId, step.
+   */
+  registerTool(name, tool, ...extra) {
+    const usage = 'engine.registerTool(name: string, tool: {description?: string, parameters?: object, run: (args, ctx) => unknown, graceMs?: number})';
+    noExtra(extra, usage, '2 arguments');
+    this.#host.register(this.#handle(), name, tool, usage);
+    return this;
   }
 
   /** Judges a shell command as the bash tool would (before rules). */

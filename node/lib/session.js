@@ -2,7 +2,8 @@
 // addon checks types and counts and throws a TypeError naming the usage
 // (see index.d.ts).
 
-import { fromNative } from './convert.js';
+import { noExtra } from './args.js';
+import { fromNative, toNativeJSON } from './convert.js';
 import { argError } from './errors.js';
 import { EngineObject, kClosed, kEmit, kEnd, kEndResult, kEndSeen, kEnded, kHandle, kInternal, kIsClosed, kPendingRuns, kRawHandle, kRetired, kRunResult, kTrack } from './base.js';
 import { native } from './native.js';
@@ -33,6 +34,7 @@ export class Session extends EngineObject {
   #closedEvent = new Promise((resolve) => {
     this.#resolveClosedEvent = resolve;
   });
+  #engine;
 
   constructor(token, engine, handle) {
     if (token !== kInternal) throw argError('Session objects come from engine.createSession(opts)', 'ERR_ILLEGAL_CONSTRUCTOR');
@@ -41,6 +43,7 @@ export class Session extends EngineObject {
       engine, handle, id, types: SESSION_EVENTS, owner: 'session',
       what: `session ${id}`, instead: 'create a new session', closeNative: native.sessionCloseAsync,
     });
+    this.#engine = engine;
   }
 
   /** The status: one addon call returning the C enum, mapped to a cached name. */
@@ -94,6 +97,21 @@ export class Session extends EngineObject {
     } catch (err) {
       return Promise.reject(err);
     }
+  }
+
+  /**
+   * Marks the session proceeding for the host's own agent loop and returns
+   * {signal, pause(opts), check(command), progress(text), end(result?)}:
+   * Esc, interrupt() and emergency stop abort signal; end() says how the
+   * loop ended (nothing: finished; an Error or {error}: failed).
+   */
+  begin(opts, ...extra) {
+    const usage = 'session.begin(opts?: {graceMs?: number})';
+    noExtra(extra, usage, '0 to 1 arguments');
+    const hooks = this.#engine[kInternal];
+    const host = native.sessionBegin(this[kHandle](), toNativeJSON(opts, 'opts', usage));
+    hooks.runStarted();
+    return hooks.host.begin(host, () => hooks.runEnded(), hooks.checkCommand);
   }
 
   resume(...args) {

@@ -329,6 +329,54 @@ Napi::Value SessionContinue(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), static_cast<double>(run));
 }
 
+// ---- Work done by the host: its tools and its own loop --------------------
+
+Napi::Value EngineRegisterTool(const Napi::CallbackInfo& info) {
+  Args args(info, "engine.registerTool(name: string, tool: {description?, parameters?, run, graceMs?})", 2, 2);
+  il_handle engine = args.Handle();
+  std::string name = args.String(0, "name");
+  std::string spec = args.String(1, "spec");
+  Check(info.Env(), il_engine_register_tool(engine, name.c_str(), spec.c_str()), engine);
+  return info.Env().Undefined();
+}
+
+Napi::Value SessionBegin(const Napi::CallbackInfo& info) {
+  Args args(info, "session.begin(opts?: {graceMs?: number})", 0, 1);
+  il_handle session = args.Handle();
+  std::optional<std::string> opts = args.OptString(0, "opts");
+  il_handle host = 0;
+  Check(info.Env(), il_session_begin(session, CString(opts), &host), session);
+  return Napi::Number::New(info.Env(), static_cast<double>(host));
+}
+
+// hostPause(host, request: number, json): the answer comes as a pause_done event.
+Napi::Value HostPause(const Napi::CallbackInfo& info) {
+  Args args(info, "pause(opts: {kind: 'continue' | 'confirm', message: string, details?: string})", 2, 2);
+  il_handle host = args.Handle();
+  if (!info[1].IsNumber()) args.Fail("request must be a number");
+  auto request = static_cast<uint64_t>(info[1].As<Napi::Number>().Int64Value());
+  std::string json = args.String(1, "opts");
+  Check(info.Env(), il_host_pause(host, request, json.c_str()), host);
+  return info.Env().Undefined();
+}
+
+Napi::Value HostProgress(const Napi::CallbackInfo& info) {
+  Args args(info, "progress(text: string)", 1, 1);
+  il_handle host = args.Handle();
+  std::string text = args.String(0, "text");
+  Check(info.Env(), il_host_progress(host, text.c_str()), host);
+  return info.Env().Undefined();
+}
+
+Napi::Value HostEnd(const Napi::CallbackInfo& info) {
+  Args args(info, "end(result?)", 0, 1);
+  il_handle host = args.Handle();
+  std::optional<std::string> result = args.OptString(0, "result");
+  char* json = nullptr;
+  Check(info.Env(), il_host_end(host, CString(result), &json), host);
+  return TakeString(info.Env(), json);
+}
+
 // ---- Task loops -----------------------------------------------------------
 
 // taskLoopCreate(engine, json): [loop, session]
@@ -436,6 +484,11 @@ void RegisterCalls(Napi::Env env, Napi::Object exports) {
       {"sessionSignal", SessionSignal},
       {"sessionPrompt", SessionPrompt},
       {"sessionContinue", SessionContinue},
+      {"engineRegisterTool", EngineRegisterTool},
+      {"sessionBegin", SessionBegin},
+      {"hostPause", HostPause},
+      {"hostProgress", HostProgress},
+      {"hostEnd", HostEnd},
       {"taskLoopCreate", TaskLoopCreate},
       {"taskLoopRun", TaskLoopRun},
       {"taskLoopSetPauseMode", TaskLoopSetPauseMode},

@@ -1,0 +1,248 @@
+package main
+
+/*
+#include "interlock.h"
+*/
+import "C"
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/interlock-dev/interlock/engine"
+)
+
+// hostEntry is a host handle: work the host does under the engine's
+// control, either one call of a tool registered by the host (a JS tool) or
+// a run of the host's own loop (il_session_begin).
+type hostEntry struct {
+	eng     *engineEntry
+	session string
+	call    *engine.HostCall // a tool call, or
+	run     *engine.HostRun  // a host-driven run
+}
+
+func (he *hostEntry) ctx() context.Context {
+	if he.call != nil {
+		return he.call.Context()
+	}
+	return he.run.Context()
+}
+
+// hostMessage is what this layer tells the host about its work, on the
+// event stream: "tool_call" (run this tool), "host_abort" (the work was
+// interrupted: abort it), "pause_done" (a pause it raised was answered).
+type hostMessage struct {
+	Type    string              `json:"type"`
+	Session string              `json:"session"`
+	Host    C.il_handle         `json:"host"`
+	Tool    string              `json:"tool,omitempty"`
+	CallID  string              `json:"call_id,omitempty"`
+	Args    json.RawMessage     `json:"args,omitempty"`
+	Step    int                 `json:"step,omitempty"`
+	Reason  engine.Reason       `json:"reason,omitempty"`
+	Request uint64              `json:"request,omitempty"`
+	Result  *engine.PauseResult `json:"result,omitempty"`
+	Error   string              `json:"error,omitempty"`
+	Code    string              `json:"code,omitempty"`
+}
+
+// watch tells the host when its work is interrupted.
+func (he *hostEntry) watch(h C.il_handle) {
+	ctx := he.ctx()
+	context.AfterFunc(ctx, func() {
+		reason, _ := engine.ReasonOf(context.Cause(ctx))
+		he.eng.events.enqueue(hostMessage{Type: "host_abort", Session: he.session, Host: h, Reason: reason})
+	})
+}
+
+// hostToolSpec is the JSON of il_engine_register_tool.
+type hostToolSpec struct {
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+	GraceMS     *int64          `json:"grace_ms"`
+}
+
+//export il_engine_register_tool
+func il_engine_register_tool(h C.il_handle, name, specJSON *C.char) C.il_status {
+	return call("il_engine_register_tool", h, func(ee *engineEntry) error {
+		toolName := goString(name)
+		if toolName == "" {
+			return errorf(C.IL_ERR_INVALID_ARGUMENT, "tool name is empty: pass the name the model calls the tool by")
+		}
+		var spec hostToolSpec
+		if err := decodeJSON("tool spec", specJSON, &spec); err != nil {
+			return err
+		}
+		if len(spec.Parameters) > 0 && string(spec.Parameters) != "null" {
+			var schema map[string]any
+			if json.Unmarshal(spec.Parameters, &schema) != nil {
+				return errorf(C.IL_ERR_INVALID_ARGUMENT, "tool %q: parameters must be a JSON Schema object, got %s", toolName, spec.Parameters)
+			}
+		}
+		var grace time.Duration
+		if spec.GraceMS != nil {
+			d, err := millis("grace_ms", spec.GraceMS)
+			if err != nil {
+				return err
+			}
+			grace = d
+		}
+		tool := &engine.HostTool{
+			Spec:  engine.ToolSpec{Description: spec.Description, Parameters: spec.Parameters},
+			Grace: grace,
+			Start: func(c *engine.HostCall) {
+				he := &hostEntry{eng: ee, session: c.SessionID(), call: c}
+				hh := handles.add(he)
+				he.eng.events.enqueue(hostMessage{Type: "tool_call", Session: he.session, Host: hh, Tool: c.Call().Name,
+					CallID: c.Call().ID, Args: c.Call().Args, Step: c.Step()})
+				he.watch(hh)
+			},
+		}
+		return ee.whileOpen(func() error {
+			ee.e.Tools().Register(toolName, tool)
+			return nil
+		})
+	})
+}
+
+// beginOptions is the JSON of il_session_begin.
+type beginOptions struct {
+	GraceMS *int64 `json:"grace_ms"`
+}
+
+//export il_session_begin
+func il_session_begin(h C.il_handle, optsJSON *C.char, out *C.il_handle) C.il_status {
+	return call("il_session_begin", h, func(se *sessionEntry) error {
+		if out == nil {
+			return errNilOut("out_host")
+		}
+		var o beginOptions
+		if err := decodeJSON("begin options", optsJSON, &o); err != nil {
+			return err
+		}
+		var opts []engine.HostRunOption
+		if o.GraceMS != nil {
+			d, err := millis("grace_ms", o.GraceMS)
+			if err != nil {
+				return err
+			}
+			opts = append(opts, engine.WithHostGrace(d))
+		}
+		return se.eng.whileOpen(func() error {
+			run, err := se.s.Begin(context.Background(), opts...)
+			if err != nil {
+				return err
+			}
+			he := &hostEntry{eng: se.eng, session: se.s.ID(), run: run}
+			hh := handles.add(he)
+			he.watch(hh)
+			*out = hh
+			return nil
+		})
+	})
+}
+
+// pauseRequest is the JSON of il_host_pause.
+type pauseRequest struct {
+	Kind      engine.PauseKind `json:"kind"`
+	Tool      string           `json:"tool"`
+	Message   string           `json:"message"`
+	Details   string           `json:"details"`
+	TimeoutMS *int64           `json:"timeout_ms"`
+}
+
+//export il_host_pause
+func il_host_pause(h C.il_handle, request C.uint64_t, reqJSON *C.char) C.il_status {
+	return call("il_host_pause", h, func(he *hostEntry) error {
+		var r pauseRequest
+		if err := decodeJSON("pause request", reqJSON, &r); err != nil {
+			return err
+		}
+		req := engine.PauseRequest{Kind: r.Kind, Tool: r.Tool, Message: r.Message, Details: r.Details}
+		if r.TimeoutMS != nil {
+			d, err := millis("timeout_ms", r.TimeoutMS)
+			if err != nil {
+				return err
+			}
+			req.Timeout = d
+		}
+		if r.Kind != engine.PauseContinue && r.Kind != engine.PauseConfirm {
+			return errorf(C.IL_ERR_INVALID_ARGUMENT, "pause request: kind %q: use \"continue\" or \"confirm\"", r.Kind)
+		}
+		return he.eng.whileOpen(func() error {
+			he.eng.spawn(func() {
+				var res engine.PauseResult
+				var err error
+				if he.call != nil {
+					res, err = he.call.Pause(he.ctx(), req)
+				} else {
+					res, err = he.run.Pause(context.Background(), req)
+				}
+				m := hostMessage{Type: "pause_done", Session: he.session, Host: h, Request: uint64(request), Result: &res}
+				if err != nil {
+					m.Error, m.Code = err.Error(), statusName(statusOf(err))
+				}
+				he.eng.events.enqueue(m)
+			})
+			return nil
+		})
+	})
+}
+
+//export il_host_progress
+func il_host_progress(h C.il_handle, text *C.char) C.il_status {
+	return call("il_host_progress", h, func(he *hostEntry) error {
+		if he.call != nil {
+			he.call.Progress(goString(text))
+			return nil
+		}
+		return he.run.Progress("", goString(text))
+	})
+}
+
+// hostResult is the JSON of il_host_end: a tool's result, or how a host
+// run ended ("error": it failed).
+type hostResult struct {
+	Output  string `json:"output"`
+	IsError bool   `json:"is_error"`
+	Error   string `json:"error"`
+}
+
+//export il_host_end
+func il_host_end(h C.il_handle, resultJSON *C.char, out **C.char) C.il_status {
+	return call("il_host_end", h, func(he *hostEntry) error {
+		var r hostResult
+		if err := decodeJSON("host result", resultJSON, &r); err != nil {
+			return err
+		}
+		handles.remove(h)
+		if he.call != nil {
+			if err := he.call.End(engine.Result{Output: r.Output, IsError: r.IsError}); err != nil {
+				return err
+			}
+			if out != nil {
+				putString(out, "null")
+			}
+			return nil
+		}
+		var failure error
+		if r.Error != "" {
+			failure = errors.New(r.Error)
+		}
+		res, err := he.run.End(failure)
+		if err != nil && !errors.Is(err, engine.ErrInterrupted) && failure == nil {
+			return err
+		}
+		if err != nil && res.Error == "" && res.Interruption == nil {
+			return fmt.Errorf("host run: %w", err)
+		}
+		if out != nil {
+			return putJSON(out, res)
+		}
+		return nil
+	})
+}

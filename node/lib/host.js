@@ -1,0 +1,130 @@
+// Work the host does under the engine's control: tools written in JS
+// (engine.registerTool) and the host's own agent loop (session.begin()).
+// The engine decides everything; this file only carries calls and answers:
+// a tool_call event runs the JS function, host_abort aborts its signal,
+// pause_done settles a pause promise.
+
+import { fromNative, toNativeJSON } from './convert.js';
+import { argError, InterlockError } from './errors.js';
+import { native } from './native.js';
+
+/** Routes host work of one engine: registered tools and work in flight by host handle. */
+export class HostRouter {
+  #tools = new Map(); // name -> run function
+  #work = new Map(); // host handle -> {controller, pauses: Map(request -> {resolve, reject})}
+  #nextRequest = 1;
+
+  /** engine.registerTool(name, {description?, parameters?, run, graceMs?}) */
+  register(engineHandle, name, tool, usage) {
+    if (typeof name !== 'string' || name === '') throw argError(`${usage}: name must be a non-empty string, got ${typeof name}`);
+    if (tool === null || typeof tool !== 'object') throw argError(`${usage}: tool must be an object, got ${tool === null ? 'null' : typeof tool}`);
+    if (typeof tool.run !== 'function') throw argError(`${usage}: tool.run must be a function (args, ctx) => result, got ${typeof tool.run}`);
+    const { run, ...spec } = tool;
+    native.engineRegisterTool(engineHandle, name, toNativeJSON(spec, 'tool', usage));
+    this.#tools.set(name, run);
+  }
+
+  /** Opens the JS side of host work: its abort controller and pending pauses. */
+  open(host) {
+    const work = { controller: new AbortController(), pauses: new Map() };
+    this.#work.set(host, work);
+    return work;
+  }
+
+  /** Ends host work in the library and forgets it. */
+  end(host, result) {
+    this.#work.delete(host);
+    return fromNative(native.hostEnd(host, toNativeJSON(result ?? {}, 'result', 'end(result?)')));
+  }
+
+  /** A pause for host work: resolves with {answer, reason?, remember?}. */
+  pause(host, opts) {
+    const usage = "pause(opts: {kind: 'continue' | 'confirm', message: string, details?: string, tool?: string})";
+    const work = this.#work.get(host);
+    if (!work) return Promise.reject(new InterlockError(`${usage}: the work has ended`, 'ERR_NOT_RUNNING'));
+    const request = this.#nextRequest++;
+    return new Promise((resolve, reject) => {
+      work.pauses.set(request, { resolve, reject });
+      try {
+        native.hostPause(host, request, toNativeJSON(opts, 'opts', usage));
+      } catch (err) {
+        work.pauses.delete(request);
+        reject(err);
+      }
+    });
+  }
+
+  /** Routes a host message from the event stream; false if ev is not one. */
+  route(ev) {
+    switch (ev.type) {
+      case 'tool_call':
+        this.#call(ev);
+        return true;
+      case 'host_abort':
+        this.#work.get(ev.host)?.controller.abort(new InterlockError(`interrupted (${ev.reason || 'stop'})`, 'ERR_INTERRUPTED'));
+        return true;
+      case 'pause_done': {
+        const p = this.#work.get(ev.host)?.pauses;
+        const waiter = p?.get(ev.request);
+        if (!waiter) return true;
+        p.delete(ev.request);
+        if (ev.error !== undefined) waiter.reject(new InterlockError(ev.error, ev.code));
+        else waiter.resolve(ev.result);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  #call(ev) {
+    const host = ev.host;
+    const work = this.open(host);
+    const run = this.#tools.get(ev.tool);
+    const ctx = Object.freeze({
+      signal: work.controller.signal,
+      sessionId: ev.session,
+      callId: ev.callId,
+      step: ev.step,
+      pause: (opts) => this.pause(host, opts),
+      progress: (text) => {
+        if (this.#work.has(host)) native.hostProgress(host, String(text));
+      },
+    });
+    const finish = (result) => {
+      if (!this.#work.has(host)) return;
+      try {
+        this.end(host, result);
+      } catch {
+        // the engine closed meanwhile: nobody waits for the result
+      }
+    };
+    Promise.resolve()
+      .then(() => {
+        if (!run) throw new Error(`tool ${ev.tool} is not registered in this process`);
+        return run(ev.args ?? {}, ctx);
+      })
+      .then(
+        (result) => finish({ output: result === undefined ? '' : typeof result === 'string' ? result : JSON.stringify(result) }),
+        (err) => finish({ output: err instanceof Error ? err.message : String(err), isError: true }),
+      );
+  }
+
+  /** A host-driven run of a session: {signal, pause, check, progress, end}. */
+  begin(host, onEnd, checkCommand) {
+    const work = this.open(host);
+    let ended = false;
+    return Object.freeze({
+      signal: work.controller.signal,
+      pause: (opts) => this.pause(host, opts),
+      check: (command) => checkCommand(command),
+      progress: (text) => native.hostProgress(host, String(text)),
+      end: (result) => {
+        if (ended) throw new InterlockError('end(): the run has already ended', 'ERR_NOT_RUNNING');
+        ended = true;
+        onEnd();
+        const failure = result instanceof Error ? { error: result.message } : result;
+        return this.end(host, failure);
+      },
+    });
+  }
+}

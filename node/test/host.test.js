@@ -1,0 +1,166 @@
+// Tools written in JS and host-driven loops: the engine's control plane
+// (pauses, interrupt, emergency stop, events) over code running in Node.
+
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+
+import { Engine, internals } from '../index.js';
+import { nextEvent, settledCounters, tempDir } from './helpers.js';
+
+const engine = new Engine({ workDir: tempDir() });
+after(async () => {
+  engine.close();
+  assert.equal(internals.counters().openHandles, 0, 'the library handle table is empty (host handles too)');
+  const c = await settledCounters();
+  assert.deepEqual([c.sinks, c.queuedEvents], [0, 0]);
+});
+
+const callTool = (name, args) => [{ toolCalls: [{ name, args }] }, { text: 'done' }];
+const toolResult = (s) => s.history().find((m) => m.role === 'tool');
+
+test('a JS tool gets its args, streams progress, and its result reaches the model', async () => {
+  let seen;
+  engine.registerTool('js_echo', {
+    description: 'Echo the text',
+    parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+    run: async (args, ctx) => {
+      seen = { args, sessionId: ctx.sessionId, aborted: ctx.signal.aborted };
+      ctx.progress('echoing\n');
+      return { echoed: args.text };
+    },
+  });
+  const s = engine.createSession({ script: callTool('js_echo', { text: 'hi', Keep_Case: 1 }) });
+  try {
+    const progress = nextEvent(s, 'tool_progress');
+    const res = await s.prompt('go');
+    assert.equal(res.status, 'idle');
+    assert.deepEqual(seen, { args: { text: 'hi', Keep_Case: 1 }, sessionId: s.id, aborted: false });
+    assert.equal((await progress).text, 'echoing\n');
+    assert.equal(toolResult(s).text, '{"echoed":"hi"}');
+    assert.equal(toolResult(s).isError, undefined);
+  } finally {
+    s.close();
+  }
+});
+
+test('ctx.pause raises a real engine pause', async () => {
+  engine.registerTool('js_send', {
+    run: async (args, ctx) => {
+      const a = await ctx.pause({ kind: 'confirm', message: 'Send the email?', details: args.to });
+      return a.answer === 'approved' ? 'sent' : `not sent: ${a.reason}`;
+    },
+  });
+  const s = engine.createSession({ script: callTool('js_send', { to: 'bob@example.com' }) });
+  try {
+    s.on('paused', (ev) => {
+      assert.equal(ev.pause.kind, 'confirm');
+      assert.equal(ev.pause.tool, 'js_send');
+      assert.equal(ev.pause.details, 'bob@example.com');
+      assert.equal(s.status, 'paused');
+      s.confirm(false, 'wrong person');
+    });
+    await s.prompt('go');
+    assert.equal(toolResult(s).text, 'not sent: wrong person');
+  } finally {
+    s.close();
+  }
+});
+
+test('a throwing JS tool is a tool error the model sees', async () => {
+  engine.registerTool('js_throws', { run: () => { throw new Error('disk full'); } });
+  const s = engine.createSession({ script: callTool('js_throws', {}) });
+  try {
+    const res = await s.prompt('go');
+    assert.equal(res.status, 'idle', 'the run goes on');
+    assert.deepEqual([toolResult(s).text, toolResult(s).isError], ['disk full', true]);
+  } finally {
+    s.close();
+  }
+});
+
+test('interrupt aborts the tool signal', async () => {
+  let started;
+  const running = new Promise((r) => (started = r));
+  engine.registerTool('js_wait', {
+    run: (args, ctx) => new Promise((resolve) => {
+      started();
+      ctx.signal.addEventListener('abort', () => resolve(`aborted: ${ctx.signal.reason.code}`));
+    }),
+  });
+  const s = engine.createSession({ script: callTool('js_wait', {}) });
+  try {
+    const run = s.prompt('go');
+    await running;
+    s.interrupt();
+    const res = await run;
+    assert.equal(res.status, 'interrupted');
+    assert.equal(res.interruption.reason, 'user_stop');
+  } finally {
+    s.close();
+  }
+});
+
+test('a tool that never settles: stopping, then interrupted after the grace', async () => {
+  let started;
+  const running = new Promise((r) => (started = r));
+  engine.registerTool('js_stuck', { graceMs: 50, run: () => { started(); return new Promise(() => {}); } });
+  const s = engine.createSession({ script: callTool('js_stuck', {}) });
+  try {
+    const run = s.prompt('go');
+    await running;
+    const stopping = nextEvent(s, 'stopping');
+    s.interrupt();
+    assert.equal((await stopping).status, 'stopping');
+    const res = await run;
+    assert.equal(res.status, 'interrupted');
+  } finally {
+    s.close();
+  }
+});
+
+test('a host-driven loop: proceeding, pause, progress, end', async () => {
+  const s = engine.createSession();
+  try {
+    const run = s.begin();
+    assert.equal(s.status, 'running');
+    assert.throws(() => s.begin(), { code: 'ERR_RUNNING' });
+    assert.equal(run.check('rm -rf /').decision, 'confirm');
+    assert.equal(run.check('ls').decision, 'allow');
+    const progress = nextEvent(s, 'tool_progress');
+    run.progress('calling the model\n');
+    assert.equal((await progress).text, 'calling the model\n');
+    s.on('paused', (ev) => ev.pause.message === 'Apply the patch?' && s.confirm(true));
+    const a = await run.pause({ kind: 'confirm', tool: 'patch', message: 'Apply the patch?', details: 'main.go' });
+    assert.equal(a.answer, 'approved');
+    const res = run.end();
+    assert.equal(res.status, 'idle');
+    assert.equal(s.status, 'idle');
+    assert.throws(() => run.end(), { code: 'ERR_NOT_RUNNING' });
+
+    const failed = s.begin();
+    const ev = nextEvent(s, 'run_failed');
+    assert.equal(failed.end(new Error('model HTTP 500')).error, 'model HTTP 500');
+    assert.equal((await ev).text, 'model HTTP 500');
+  } finally {
+    s.close();
+  }
+});
+
+test('interrupt and emergency stop abort a host-driven loop', async () => {
+  for (const stop of ['interrupt', 'emergencyStop']) {
+    const s = engine.createSession();
+    try {
+      const run = s.begin();
+      const aborted = new Promise((r) => run.signal.addEventListener('abort', r));
+      if (stop === 'interrupt') s.interrupt();
+      else assert.ok(engine.emergencyStop() >= 1);
+      await aborted;
+      assert.equal(s.status, 'stopping', 'until the host loop ends');
+      const res = run.end();
+      assert.equal(res.status, 'interrupted');
+      assert.equal(res.interruption.reason, stop === 'interrupt' ? 'user_stop' : 'emergency_stop');
+    } finally {
+      s.close();
+    }
+  }
+});
