@@ -64,9 +64,8 @@ func (x *command) lookThrough() {
 		for _, v := range o.all("-P", "--pager", "-H", "--html") {
 			x.code(v)
 		}
-		for _, v := range o.all("-C", "--config-file", "-p", "--preprocessor") {
-			_ = v
-			x.flag(catOptionCode)
+		if len(o.all("-C", "--config-file", "-p", "--preprocessor")) > 0 {
+			x.flag(catOptionCode) // a config file can set the pager; preprocessors are programs
 		}
 	case "sort":
 		for _, v := range parseOpts(x.args, "--compress-program -o -k -t -S -T").all("--compress-program") {

@@ -111,6 +111,5 @@ func (x *command) knownProgram() {
 			cat = catChange
 		}
 		x.flag(cat)
-		_ = sub
 	}
 }

@@ -385,8 +385,7 @@ func (x *command) interpreter() {
 		x.script(*file, x.inlineText)
 		if s, ok := scriptCommands[path.Base(file.text)]; ok { // manage.py migrate, artisan migrate:fresh
 			rest := x.args[slices.IndexFunc(x.args, func(a arg) bool { return a.word == file.word && a.text == file.text }):]
-			if sub, quiet := s.quietSub(rest); !quiet {
-				_ = sub
+			if _, quiet := s.quietSub(rest); !quiet {
 				x.flag(s.cat)
 			}
 		}
