@@ -13,7 +13,7 @@ import path from 'node:path';
 import { before, describe, test } from 'node:test';
 
 import { packageRoot, prebuildDir } from '../load.js';
-import { tempDir } from './helpers.js';
+import { startReplayServer, tempDir } from './helpers.js';
 
 const npmCli = process.env.npm_execpath && process.env.npm_execpath.endsWith('.js')
   ? process.env.npm_execpath
@@ -173,9 +173,13 @@ describe('npm pack and install from the tarball', { timeout: 10 * 60_000 }, () =
     { name: 'node-esm', run: ['main.js'], want: [/Potentially dangerous command: rm -rf \.\/build/, /run ended: idle/] },
     { name: 'typescript', tsc: true, run: ['dist/main.js'], want: [/paused \(continue\): Look at the plan/, /run ended: interrupted, Stopped by you/, /answers: resumed, interrupted/] },
     { name: 'ink-app', tsc: true, peers: ['ink@^6', 'react@^19'], run: ['dist/app.js'], want: [/the agent will ask before it deletes \.\/build/, /run ended: idle/] },
+    { name: 'host-loop', run: ['main.js'], want: [/step: apply it/, /paused \(confirm\): Run this command\? git apply/, /answer: approved/, /run ended: idle/, /run ended: interrupted, Stopped by you/] },
+    { name: 'js-tool', run: ['main.js'], want: [/paused \(send_email\): Send "Release notes"\? team@example.com/, /sending to team@example.com/, /tool result: sent/, /run ended: idle/] },
+    // Against the replay server of recorded OpenAI-compatible responses.
+    { name: 'openai-provider', replay: 'tool_calls', run: ['main.js'], want: [/Potentially dangerous command: rm -rf \.\/build/, /Removed \.\/build\./, /run ended: idle, tokens \{"input":200,"output":23\}/] },
   ];
   for (const ex of examples) {
-    test(`examples/${ex.name} runs from the tarball`, () => {
+    test(`examples/${ex.name} runs from the tarball`, async () => {
       const project = path.join(dir, `example-${ex.name}`);
       // The example's sources, with a package.json of its type that names no
       // registry versions: interlock comes from the tarball.
@@ -196,7 +200,18 @@ describe('npm pack and install from the tarball', { timeout: 10 * 60_000 }, () =
         const c = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: project, encoding: 'utf8', env: bareEnv });
         assert.equal(c.status, 0, `tsc --strict failed:\n${c.stdout}${c.stderr}`);
       }
-      const run = spawnSync(process.execPath, ex.run, { cwd: project, encoding: 'utf8', timeout: 60_000, env: bareEnv });
+      let env = bareEnv;
+      let server;
+      if (ex.replay) {
+        server = await startReplayServer();
+        env = { ...bareEnv, BASE_URL: server.url, MODEL: ex.replay };
+      }
+      let run;
+      try {
+        run = spawnSync(process.execPath, ex.run, { cwd: project, encoding: 'utf8', timeout: 60_000, env });
+      } finally {
+        await server?.close();
+      }
       assert.equal(run.status, 0, `example failed:\n${run.stdout}\n${run.stderr}`);
       for (const w of ex.want) assert.match(run.stdout, w);
     });

@@ -12,7 +12,7 @@ import { packageRoot } from '../load.js';
 const readme = readFileSync(path.join(packageRoot, 'README.md'), 'utf8');
 
 test('README snippets are the example files', () => {
-  for (const [lang, file] of [['js', 'examples/node-esm/main.js'], ['tsx', 'examples/ink-app/app.tsx']]) {
+  for (const [lang, file] of [['js', 'examples/host-loop/main.js'], ['js', 'examples/node-esm/main.js'], ['tsx', 'examples/ink-app/app.tsx']]) {
     const example = readFileSync(path.join(packageRoot, file), 'utf8');
     assert.ok(readme.includes('```' + lang + '\n' + example + '```'), `README lacks ${file} verbatim`);
   }

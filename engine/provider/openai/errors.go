@@ -70,7 +70,7 @@ type Error struct {
 
 func (e *Error) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "model %q at %s: %s", e.Model, e.BaseURL, e.Code)
+	fmt.Fprintf(&b, "model %q, server %s: %s", e.Model, e.BaseURL, e.Code)
 	if e.Status != 0 {
 		fmt.Fprintf(&b, " (HTTP %d)", e.Status)
 	}
