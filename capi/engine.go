@@ -227,6 +227,16 @@ func il_engine_close(h C.il_handle) C.il_status {
 	})
 }
 
+//export il_engine_stats
+func il_engine_stats(h C.il_handle, out **C.char) C.il_status {
+	return call("il_engine_stats", h, func(ee *engineEntry) error {
+		if out == nil {
+			return errNilOut("out_json")
+		}
+		return putJSON(out, ee.e.Stats())
+	})
+}
+
 //export il_engine_sessions
 func il_engine_sessions(h C.il_handle, out **C.char) C.il_status {
 	return call("il_engine_sessions", h, func(ee *engineEntry) error {

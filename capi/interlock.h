@@ -184,6 +184,10 @@ il_status il_engine_sessions(il_handle engine, char **out_json);
  * is not counted again. out_count (may be NULL) receives how many were stopped. */
 il_status il_engine_emergency_stop(il_handle engine, int32_t *out_count);
 
+/* Runtime statistics: {"heap_bytes", "goroutines", "sessions": {status: n},
+ * "events_queued", "events_coalesced"}. Free with il_free. */
+il_status il_engine_stats(il_handle engine, char **out_json);
+
 /* What the global controls affect: {"proceeding","eligible","needs_input"}.
  * Free with il_free. */
 il_status il_engine_counts(il_handle engine, char **out_json);

@@ -28,6 +28,7 @@ type Engine struct {
 	log      eventLog[Event] // every session's events, in one order
 
 	feeds      atomic.Pointer[feedList] // read without a lock when publishing
+	coalesced  atomic.Uint64            // deltas merged in feeds (Stats)
 	feedMu     sync.Mutex               // serializes changes of feeds
 	feedsEnded bool
 }

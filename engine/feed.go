@@ -117,6 +117,7 @@ func (f *Feed) publish(ev Event) {
 	if ev.Type.Coalescable() {
 		if i, ok := f.last[ev.Session]; ok && f.items[i].Extra == nil && mergeable(f.items[i].Event, ev) {
 			f.items[i].merge(ev)
+			f.eng.coalesced.Add(1)
 			return
 		}
 	}

@@ -33,8 +33,8 @@ type Session struct {
 	version atomic.Uint64 // bumped at every change
 
 	mu             sync.Mutex
-	run            *run // the run in flight, nil if none
-	closing        bool // Close started: no new runs
+	run            *run          // the run in flight, nil if none
+	closing        bool          // Close started: no new runs
 	closeDone      chan struct{} // closed when the first Close has finished
 	closed         bool
 	pauses         []*pending // pending pauses, oldest first

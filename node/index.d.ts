@@ -388,6 +388,21 @@ export declare class TaskLoop {
   readonly closed: Promise<void>;
 }
 
+export interface EngineStats {
+  /** Go heap in use, bytes. */
+  heapBytes: number;
+  /** Goroutines of the library. */
+  goroutines: number;
+  /** Open sessions by status (every status present). */
+  sessions: Record<Status, number>;
+  /** Events queued for JS, not yet delivered. */
+  eventsQueued: number;
+  /** Text/progress deltas merged into a later one because JS had not taken them yet (text kept). */
+  eventsCoalesced: number;
+  /** Event batches the addon dropped (process-wide): only out of memory or at environment teardown. */
+  eventsDropped: number;
+}
+
 export declare class Engine {
   /** config: an object, or the same as a JSON string. Unknown fields are ERR_INVALID_ARGUMENT. */
   constructor(config?: EngineConfig | string);
@@ -400,6 +415,8 @@ export declare class Engine {
   /** Registers (or replaces) a tool written in JS, described to the model with its schema. */
   registerTool<A = any>(name: string, tool: JsTool<A>): this;
   emergencyStop(): number;
+  /** Runtime statistics (see EngineStats). */
+  stats(): EngineStats;
   counts(): Counts;
   resumeAll(): ResumeReport;
   serve(opts?: ServeOptions): WebUI;
@@ -439,6 +456,6 @@ export declare const internals: {
   /** Live native event sinks (one per open engine), event copies not yet
    *  freed, and the library's open handles (engines, sessions, task loops:
    *  0 once every engine was closed). */
-  counters(): { sinks: number; queuedEvents: number; openHandles: number };
+  counters(): { sinks: number; queuedEvents: number; openHandles: number; droppedBatches: number };
   openEngines(): number;
 };

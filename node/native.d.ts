@@ -24,6 +24,8 @@ export interface Native {
   /** Whether the event stream keeps the event loop alive (starts unref'd). */
   engineRef(engine: Handle, ref: boolean): void;
   engineSessions(engine: Handle): string;
+  /** il_engine_stats JSON. */
+  engineStats(engine: Handle): string;
   engineEmergencyStop(engine: Handle): number;
   engineCounts(engine: Handle): string;
   engineResumeAll(engine: Handle): string;
@@ -79,5 +81,5 @@ export interface Native {
   signalReport(): { signal: number; onstack: boolean }[];
   /** Live event sinks (one per open engine), event copies not yet freed, and
    *  the library's open handles (il_open_handles). */
-  debugCounters(): { sinks: number; queuedEvents: number; openHandles: number };
+  debugCounters(): { sinks: number; queuedEvents: number; openHandles: number; droppedBatches: number };
 }

@@ -146,6 +146,17 @@ export class Engine {
     return checkCommand(...args);
   }
 
+  /**
+   * Runtime statistics: the Go heap, goroutines, open sessions by status,
+   * events queued for JS, deltas merged (coalesced) and event batches the
+   * addon dropped (process-wide; only out of memory or at environment teardown).
+   */
+  stats(...args) {
+    const st = fromNative(native.engineStats(this.#handle(), ...args));
+    st.eventsDropped = native.debugCounters().droppedBatches;
+    return st;
+  }
+
   /** Interrupts every proceeding session (reason emergency_stop); returns how many. */
   emergencyStop(...args) {
     return native.engineEmergencyStop(this.#handle(), ...args);

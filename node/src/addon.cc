@@ -60,6 +60,7 @@ Napi::Value DebugCounters(const Napi::CallbackInfo& info) {
   out.Set("sinks", Napi::Number::New(info.Env(), static_cast<double>(c.sinks)));
   out.Set("queuedEvents", Napi::Number::New(info.Env(), static_cast<double>(c.queued)));
   out.Set("openHandles", Napi::Number::New(info.Env(), static_cast<double>(handles)));
+  out.Set("droppedBatches", Napi::Number::New(info.Env(), static_cast<double>(c.dropped)));
   return out;
 }
 

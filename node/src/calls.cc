@@ -161,6 +161,14 @@ Napi::Value EngineCounts(const Napi::CallbackInfo& info) {
   return TakeString(info.Env(), json);
 }
 
+Napi::Value EngineStats(const Napi::CallbackInfo& info) {
+  Args args(info, "engine.stats()", 0, 0);
+  il_handle engine = args.Handle();
+  char* json = nullptr;
+  Check(info.Env(), il_engine_stats(engine, &json), engine);
+  return TakeString(info.Env(), json);
+}
+
 Napi::Value EngineResumeAll(const Napi::CallbackInfo& info) {
   Args args(info, "engine.resumeAll()", 0, 0);
   il_handle engine = args.Handle();
@@ -469,6 +477,7 @@ void RegisterCalls(Napi::Env env, Napi::Object exports) {
       {"engineSessions", EngineSessions},
       {"engineEmergencyStop", EngineEmergencyStop},
       {"engineCounts", EngineCounts},
+      {"engineStats", EngineStats},
       {"engineResumeAll", EngineResumeAll},
       {"engineServe", EngineServe},
       {"serverClose", ServerClose},

@@ -13,6 +13,7 @@ namespace {
 
 std::atomic<int64_t> live_sinks{0};
 std::atomic<int64_t> queued_events{0};
+std::atomic<int64_t> dropped_batches{0};
 
 // One engine's forwarding state. Created and destroyed on the JS thread;
 // OnEvent runs on library threads.
@@ -66,10 +67,14 @@ int OnEvent(void* user, const char* json, size_t len) {
   std::lock_guard<std::mutex> lock(sink->mu);
   if (sink->tsfn == nullptr) return 0;
   EventCopy* copy = CopyEvent(sink->engine, json, len);
-  if (copy == nullptr) return 0;  // out of memory: drop this batch rather than crash
+  if (copy == nullptr) {  // out of memory: drop this batch rather than crash
+    dropped_batches.fetch_add(1, std::memory_order_relaxed);
+    return 0;
+  }
   napi_status st = napi_call_threadsafe_function(sink->tsfn, copy, napi_tsfn_nonblocking);
   if (st != napi_ok) {  // napi_closing: the environment is going away
     FreeEvent(copy);
+    dropped_batches.fetch_add(1, std::memory_order_relaxed);
     if (st == napi_closing) sink->tsfn = nullptr;
     return 0;
   }
@@ -191,7 +196,7 @@ void RefEvents(Napi::Env env, il_handle engine, bool ref) {
 }
 
 EventCounters GetEventCounters() {
-  return EventCounters{live_sinks.load(), queued_events.load()};
+  return EventCounters{live_sinks.load(), queued_events.load(), dropped_batches.load()};
 }
 
 }  // namespace interlock

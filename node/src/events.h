@@ -47,10 +47,12 @@ void DetachEvents(Napi::Env env, il_handle engine);
 // or not. A no-op when detached.
 void RefEvents(Napi::Env env, il_handle engine, bool ref);
 
-// EventCounters reports live sinks and event copies not yet freed.
+// EventCounters reports live sinks, event copies not yet freed, and batches
+// dropped (out of memory, or the environment was going away).
 struct EventCounters {
   int64_t sinks;
   int64_t queued;
+  int64_t dropped;
 };
 EventCounters GetEventCounters();
 
