@@ -29,6 +29,7 @@ const targets = {
   js_event_p99_us: ['<=', 200],
   js_pause_roundtrip_p99_us: ['<=', 500],
   js_interrupt_p99_ms: ['<=', 15],
+  js_tool_call_overhead_p99_us: ['<=', 300],
   js_parked_session_rss_bytes: ['<=', 8192],
   js_park_all_10k_ms: ['<=', 150],
   js_approve_all_10k_ms: ['<=', 30],

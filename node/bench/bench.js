@@ -11,6 +11,9 @@
 //   js_pause_roundtrip_*_us  ask tool raises a confirm pause -> JS 'paused'
 //                            listener -> confirm(true) -> the tool has returned
 //                            (Go timestamps: pause.at -> tool_finished.at)
+//   js_tool_call_overhead_*_us  a tool written in JS that returns at once:
+//                            Go hands the call to JS and gets the result back
+//                            (Go timestamps: tool_started -> tool_finished)
 //   js_interrupt_*_ms        interrupt() while bash runs
 //                            `sh -c 'sleep 30 & sleep 30 & echo ...; wait'`
 //                            -> the 'interrupted' event in JS; the tool's
@@ -141,6 +144,30 @@ function epochNs(rfc3339) {
   put('js_pause_roundtrip_p50_us', r.p50, 'us');
   put('js_pause_roundtrip_p99_us', r.p99, 'us');
   console.log(`pause roundtrip  p50 ${fmt(r.p50)} us  p99 ${fmt(r.p99)} us  (${r.n} pauses)`);
+  s.close();
+}
+
+// ---- a JS tool that returns at once: Go -> JS -> Go --------------------------
+
+{
+  const calls = quick ? 200 : 2000;
+  engine.registerTool('js_noop', { run: () => 'ok' });
+  const call = { toolCalls: [{ name: 'js_noop', args: {} }] };
+  const s = engine.createSession({ script: [...Array.from({ length: calls }, () => call), { text: 'done' }] });
+  const startedAt = new Map(); // step -> monoNs
+  const samples = [];
+  s.on('tool_started', (ev) => startedAt.set(ev.step, ev.monoNs));
+  s.on('tool_finished', (ev) => {
+    const t0 = startedAt.get(ev.step);
+    if (t0 !== undefined) samples.push(Number(ev.monoNs - t0) / 1000);
+    if (ev.text === 'error') throw new Error(`js_noop failed at step ${ev.step}`);
+  });
+  const res = await s.prompt('call the JS tool');
+  if (res.status !== 'idle') throw new Error(`JS tool loop ended ${JSON.stringify(res)}`);
+  const r = summary(samples.slice(20));
+  put('js_tool_call_overhead_p50_us', r.p50, 'us');
+  put('js_tool_call_overhead_p99_us', r.p99, 'us');
+  console.log(`JS tool call     p50 ${fmt(r.p50)} us  p99 ${fmt(r.p99)} us  (${r.n} calls, Go -> JS -> Go)`);
   s.close();
 }
 
