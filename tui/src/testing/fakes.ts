@@ -9,6 +9,7 @@ import type {
   EngineEvent,
   EventType,
   HistoryMessage,
+  HostRun,
   PauseInfo,
   Reason,
   RunResult,
@@ -110,6 +111,9 @@ export class FakeSession implements Session {
   continue(): Promise<RunResult> {
     this.calls.push(['continue']);
     return Promise.resolve({ status: this.snap.status });
+  }
+  begin(): HostRun {
+    throw new Error('FakeSession.begin(): host-driven runs need a real engine (see HostWork.test.tsx)');
   }
   resume(pauseId?: string): void {
     this.calls.push(['resume', pauseId]);
