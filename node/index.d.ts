@@ -292,6 +292,34 @@ export interface HostRun {
   end(result?: Error | { error: string }): RunResult;
 }
 
+/** Notifications of a session's signal controller. */
+export type SignalEvent = 'onPause' | 'onResume' | 'onCancel' | 'onError';
+interface SignalEventBase {
+  session: string;
+  /** The 0-based index of the step about to run. */
+  step: number;
+  /** CLOCK_MONOTONIC nanoseconds of the change (see EventBase.monoNs). */
+  monoNs: bigint;
+}
+/** Parked at a step boundary by signal('pause'). */
+export interface OnPauseEvent extends SignalEventBase { type: 'onPause'; pause: PauseInfo; }
+/** Released from a signal pause (or a pending pause request withdrawn). */
+export interface OnResumeEvent extends SignalEventBase { type: 'onResume'; }
+/** The run is being interrupted (signal('cancel'), interrupt(), emergency stop, close). */
+export interface OnCancelEvent extends SignalEventBase { type: 'onCancel'; reason: Reason; }
+/** The run failed. */
+export interface OnErrorEvent extends SignalEventBase { type: 'onError'; error: Error; }
+export interface SignalEventMap { onPause: OnPauseEvent; onResume: OnResumeEvent; onCancel: OnCancelEvent; onError: OnErrorEvent; }
+
+/** A session's signal controller: control signals in, signal events out. */
+export declare class SessionController {
+  private constructor();
+  /** pause: park at the next step boundary (never cuts a tool); resume: release; cancel: interrupt. */
+  signal(sig: ControlSignal): void;
+  on<K extends SignalEvent>(type: K, fn: (ev: SignalEventMap[K]) => void): this;
+  off<K extends SignalEvent>(type: K, fn: (ev: SignalEventMap[K]) => void): this;
+}
+
 export declare class Session {
   private constructor();
   readonly id: string;
@@ -302,6 +330,8 @@ export declare class Session {
   readonly pauseState: PauseInfo | null;  // null after close()
   readonly runState: RunState;            // from a snapshot; 'terminal' after close()
   readonly eligibility: Eligibility;      // from a snapshot
+  /** The signal controller (the same object every time); it exists before the first run. */
+  readonly controller: SessionController;
   snapshot(): SessionSnapshot;
   history(): HistoryMessage[];
   /**

@@ -3,6 +3,7 @@
 // (see index.d.ts).
 
 import { noExtra } from './args.js';
+import { SessionController } from './controller.js';
 import { fromNative, toNativeJSON } from './convert.js';
 import { argError } from './errors.js';
 import { EngineObject, kClosed, kEmit, kEnd, kEndResult, kEndSeen, kEnded, kHandle, kInternal, kIsClosed, kPendingRuns, kRawHandle, kRetired, kRunResult, kTrack } from './base.js';
@@ -30,6 +31,7 @@ export class Session extends EngineObject {
   }
 
   #closedEventSeen = false;
+  #controller;
   #resolveClosedEvent;
   #closedEvent = new Promise((resolve) => {
     this.#resolveClosedEvent = resolve;
@@ -61,6 +63,12 @@ export class Session extends EngineObject {
 
   get pauseState() {
     return this[kIsClosed] ? null : fromNative(native.sessionPauseState(this[kRawHandle]));
+  }
+
+  /** The signal controller: signal() and onPause / onResume / onCancel / onError. */
+  get controller() {
+    this.#controller ??= new SessionController(this);
+    return this.#controller;
   }
 
   snapshot() {
@@ -136,6 +144,7 @@ export class Session extends EngineObject {
       this[kClosed]();
     }
     super[kEmit](ev);
+    this.#controller?.[kEmit](ev);
     if (ev.type === 'closed') {
       // Go emits it once the session's close has finished: all unwound.
       this.#resolveClosedEvent();
