@@ -79,6 +79,7 @@ bench: build
 	# -p 1: one package at a time, so no measurement shares the 2 cores with another
 	INTERLOCK_METRICS_DIR=$(METRICS) $(GO) test -p 1 -run '^TestMetrics$$' -count=1 ./engine ./engine/bash ./engine/provider/openai
 	INTERLOCK_METRICS_DIR=$(METRICS) xvfb-run -a $(GO) test -run '^TestMetrics$$' -count=1 ./engine/web
+	INTERLOCK_METRICS_DIR=$(METRICS) $(GO) test -run '^TestMetrics$$' -count=1 ./engine/webui
 	$(NODE) node/bench/bench.js
 	$(NODE) --expose-gc node/bench/scale.js
 	INTERLOCK_METRICS_DIR=$(METRICS) INTERLOCK_REQUIRE_DEMO=1 $(NODE) --import tsx --test tui/test/idle-cpu.test.ts
