@@ -70,7 +70,8 @@ export function sessionsScripts(): { id: string; prompt: string; script: ScriptT
       prompt: 'read everything',
       script: [
         { ...STREAM, text: 'Reading for a long time (10 minutes).', toolCalls: [{ name: 'sleep', args: { ms: 600_000 } }] },
-        { ...STREAM, text: 'Resumed: reading again.', toolCalls: [{ name: 'sleep', args: { ms: 600_000 } }] },
+        // Every Continue resumes into the next turn: a few more long reads.
+        ...[1, 2, 3, 4].map((n) => ({ ...STREAM, text: `Resumed (${n}): reading again.`, toolCalls: [{ name: 'sleep', args: { ms: 600_000 } }] })),
         { ...STREAM, text: 'Research done.' },
       ],
     },

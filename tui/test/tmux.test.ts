@@ -122,7 +122,7 @@ describe('demo in a real terminal', { skip, timeout: 120_000 }, () => {
     assert.equal(await term.waitForExit(), 0);
   });
 
-  it('sessions: three agents, emergency stop and resume all change the counts, the web UI answers, q quits cleanly', async () => {
+  it('sessions: three agents; emergency stop and resume all change the counts; a web answer shows in the TUI; stop and Continue in a session; q quits cleanly', async () => {
     term = new Terminal();
     term.start([...DEMO, '--sessions'], { width: 140 });
     const intro = await term.waitFor(/sessions demo in (\S+):[\s\S]*Web UI: (http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+)/);
@@ -148,13 +148,25 @@ describe('demo in a real terminal', { skip, timeout: 120_000 }, () => {
     assert.match(screen, /\[E\] Emergency stop \(0 proceeding\)/, 'nothing resumed before the confirmation');
     await term.answer('y', (s) => s.includes('[E] Emergency stop (2 proceeding)') && s.includes('[R] Resume all (0 eligible)'));
 
-    // Open the blocked session, approve, and go back.
-    term.keys('Down');
-    term.keys('Down');
-    await term.waitFor('› cleanup');
-    await term.answer('Enter', (s) => s.includes('Waiting for your input'));
-    await term.answer('y', (s) => s.includes('Cleanup done.') || /\bidle\b/.test(s));
-    await term.answer('Tab', (s) => /cleanup +Idle/.test(s));
+    // A confirm answered from the web UI: the TUI shows it at once.
+    const state = (await (await fetch(`${origin}/api/state`, auth)).json()) as {
+      epoch: string;
+      sessions: { id: string; version: number; pause: { id: string } | null }[];
+    };
+    const cleanup = state.sessions.find((x) => x.id === 'cleanup')!;
+    const answered = await fetch(`${origin}/api/sessions/cleanup/answer`, {
+      method: 'POST',
+      headers: { ...auth.headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ epoch: state.epoch, version: cleanup.version, pause_id: cleanup.pause!.id, answer: 'approved' }),
+    });
+    assert.equal(answered.status, 200, await answered.text());
+    await term.waitFor((s) => /cleanup +Idle/.test(s) && s.includes('[R] Resume all (0 eligible)'));
+
+    // Open a session: Esc stops it, its Continue shows the reason, C continues, Tab goes back.
+    await term.answer('Enter', (s) => s.includes('Session research: Tab goes back to the list.'));
+    await term.answer('Escape', (s) => s.includes('Stopped by you — [C] Continue'));
+    await term.answer('c', (s) => s.includes('Thinking'));
+    await term.answer('Tab', (s) => /› research +Proceeding/.test(s));
 
     const children = descendants(term.pid());
     term.keys('q');
