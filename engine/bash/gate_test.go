@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -362,4 +363,24 @@ func TestFileLogAcrossCalls(t *testing.T) {
 
 	fresh := newScope(ws)
 	assert.Equal(t, ActionAllow, fresh.check("bash i.sh", nil).Decision, "another session has no log")
+}
+
+// TestCheckNeverBlocksOnSpecialFiles: a script that is a FIFO, a device or
+// a terminal is not read (reading would block the check, or never end): it
+// asks, at once.
+func TestCheckNeverBlocksOnSpecialFiles(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	require.NoError(t, syscall.Mkfifo(filepath.Join(ws, "p"), 0o644))
+	sc := newScope(ws)
+	for _, cmd := range []string{"sh p", "cat p | sh", "./p", "bash < p", "source p", "cat /dev/zero | sh", "bash /dev/tty", "make -f p"} {
+		done := make(chan Decision, 1)
+		go func() { done <- sc.check(cmd, nil) }()
+		select {
+		case d := <-done:
+			assert.Equal(t, ActionConfirm, d.Decision, cmd)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("check of %q blocked", cmd)
+		}
+	}
 }

@@ -3,6 +3,7 @@ package bash
 import (
 	"bytes"
 	"crypto/sha256"
+	"fmt"
 	"io"
 	"os"
 	"path"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 )
 
 // Scripts and programs are judged by what they are on disk when the check
@@ -25,9 +27,24 @@ const maxScriptBytes = 1 << 20
 // scripts...).
 const maxScripts = 64
 
-// readSmall reads a file of at most maxScriptBytes.
+// openRegular opens p only if it is a regular file: the check must never
+// block on a FIFO, a terminal or a device (cat /dev/zero | sh, mkfifo p).
+// O_NONBLOCK makes the open itself return at once for a FIFO.
+func openRegular(p string) (*os.File, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s is not a regular file", p)
+	}
+	return f, nil
+}
+
+// readSmall reads a regular file of at most maxScriptBytes.
 func readSmall(p string) (string, bool) {
-	f, err := os.Open(p)
+	f, err := openRegular(p)
 	if err != nil {
 		return "", false
 	}
@@ -267,7 +284,7 @@ func (x *command) resolveProgram() bool {
 }
 
 func readHead(p string, n int) ([]byte, error) {
-	f, err := os.Open(p)
+	f, err := openRegular(p)
 	if err != nil {
 		return nil, err
 	}
@@ -340,7 +357,7 @@ func (b *binIndex) hash(p string) ([32]byte, error) {
 }
 
 func fileHash(p string) ([32]byte, error) {
-	f, err := os.Open(p)
+	f, err := openRegular(p)
 	if err != nil {
 		return [32]byte{}, err
 	}
