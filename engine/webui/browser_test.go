@@ -22,7 +22,7 @@ import (
 func startBrowser(t testing.TB) context.Context {
 	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(profileDir(t)),
 		chromedp.Flag("headless", "new"),
 		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true),
@@ -45,6 +45,14 @@ func startBrowser(t testing.TB) context.Context {
 	})
 	require.NoError(t, chromedp.Do(ctx), "start Chromium (install it: apt-get install chromium)")
 	return ctx
+}
+
+// profileDir is a fresh browser profile under the directory TestMain watches.
+func profileDir(t testing.TB) string {
+	dir, err := os.MkdirTemp(profiles, "profile-")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
 }
 
 // tab is one page of the web UI.

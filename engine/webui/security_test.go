@@ -1,9 +1,14 @@
 package webui_test
 
 import (
+	"bytes"
+	"fmt"
 	"net/http"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -14,7 +19,51 @@ import (
 	"github.com/interlock-dev/interlock/engine/webui"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// profiles holds every browser profile the tests create, so TestMain can
+// tell our Chromium processes from anybody else's.
+var profiles string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "interlock-webui-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	profiles = dir
+	code := m.Run()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak:", err)
+			code = 1
+		}
+		if pids := chromiumUsing(dir); len(pids) > 0 {
+			fmt.Fprintf(os.Stderr, "chromium processes left running with a profile in %s: %v\n", dir, pids)
+			code = 1
+		}
+	}
+	for _, pid := range chromiumUsing(dir) { // a failed run must not leave browsers behind
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// chromiumUsing lists the processes whose command line names a profile in dir.
+func chromiumUsing(dir string) []int {
+	entries, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmd, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err == nil && bytes.Contains(cmd, []byte("--user-data-dir="+dir+"/")) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
 
 func TestEveryRequestNeedsTheToken(t *testing.T) {
 	t.Parallel()
