@@ -93,20 +93,26 @@ void CallJs(napi_env env, napi_value fn, void* /*ctx*/, void* data) {
   }
   napi_value arg = nullptr;
   size_t argc = 0;
+  il_handle engine = 0;  // set for a batch: told once JS has taken it
   if (copy != nullptr) {
     napi_status st = napi_create_string_utf8(env, copy->json, copy->len, &arg);
-    il_handle engine = copy->engine;
+    engine = copy->engine;
     FreeEvent(copy);
-    // The string is made: the next batch may be copied meanwhile. After
-    // il_engine_close this fails harmlessly (IL_ERR_INVALID_HANDLE).
-    il_engine_events_done(engine);
-    if (st != napi_ok) return;
+    if (st != napi_ok) {
+      il_engine_events_done(engine);
+      return;
+    }
     argc = 1;
   }
   napi_value undefined;
   napi_get_undefined(env, &undefined);
-  if (napi_call_function(env, undefined, fn, argc, &arg, nullptr) == napi_pending_exception) {
-    // node/index.js catches listener errors itself; anything left is an
+  napi_status called = napi_call_function(env, undefined, fn, argc, &arg, nullptr);
+  // After the listeners, not before: telling the library is a call into Go,
+  // which may wait for a Go scheduler slot, and must not delay this batch.
+  // After il_engine_close it fails harmlessly (IL_ERR_INVALID_HANDLE).
+  if (engine != 0) il_engine_events_done(engine);
+  if (called == napi_pending_exception) {
+    // node/lib catches listener errors itself; anything left is an
     // uncaught exception like any other.
     napi_value err;
     if (napi_get_and_clear_last_exception(env, &err) == napi_ok) napi_fatal_exception(env, err);

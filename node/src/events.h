@@ -4,8 +4,8 @@
 // JSON array of everything queued since the last call). OnEvent copies it
 // to the heap, queues it (non-blocking) and returns IL_EVENTS_HELD; the JS
 // thread turns it into a string for the engine's JS listener, frees the
-// copy and calls il_engine_events_done, which lets the library send the
-// next batch. So at most one batch waits here however slow JS is; the
+// copy, calls the listener and then il_engine_events_done, which lets the
+// library send the next batch. So at most one batch waits here however slow JS is; the
 // library merges text and progress deltas meanwhile and keeps the rest. A
 // null item, queued last when the engine closes, tells JS the stream has
 // ended.
