@@ -270,7 +270,7 @@ func TestGateReasons(t *testing.T) {
 		{"environment", "LD_PRELOAD=./x.so ls", []string{"environment that makes a program run code: LD_PRELOAD=./x.so ls"}},
 		{"code in a config value", "git -c core.pager='frobnicate' log", []string{"program not known (a rule can allow it): frobnicate"}},
 		{"script on disk", "bash scripts/cleanup.sh", []string{"recursive deletion: rm -rf $HOME/victim", "write outside the working directory: rm -rf $HOME/victim"}},
-		{"script not readable", "bash missing.sh", []string{"script that cannot be judged: bash missing.sh"}},
+		{"script not readable", "bash missing.sh", []string{"script that cannot be judged (it cannot be read when checked): bash missing.sh"}},
 		{"binary under another name", "tools/ls -rf README.md", []string{"recursive deletion: ls -rf README.md (tools/ls is " + rmPath + ")"}},
 		{"write outside", "cp README.md ../victim/x", []string{"write outside the working directory: cp README.md ../victim/x"}},
 		{"host pid", "kill -TERM $PPID", []string{"aimed at the host process or its secrets: kill -TERM $PPID"}},

@@ -80,7 +80,7 @@ func (x *command) database() {
 	for _, f := range files {
 		fileTexts, problem := x.l.scriptTexts(f)
 		if problem != "" {
-			x.flag(catScript)
+			x.flagScript(problem)
 			return
 		}
 		texts = append(texts, fileTexts...)

@@ -3,6 +3,8 @@ package bash
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -383,4 +385,26 @@ func TestCheckNeverBlocksOnSpecialFiles(t *testing.T) {
 			t.Fatalf("check of %q blocked", cmd)
 		}
 	}
+}
+
+// TestDownloadThenRunAcrossCalls: a file one call downloads stays a
+// download for the rest of the session: running it in a later call asks,
+// whatever it holds; another session has no such record.
+func TestDownloadThenRunAcrossCalls(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("curl is not installed")
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte("echo installed\n"))
+	}))
+	t.Cleanup(srv.Close)
+	ws := t.TempDir()
+	e := newGateEngine(t, New(tracked(nil)))
+	sh := newShell(t, e, ws)
+	sh.run("curl -s -o install.sh " + srv.URL + "/install.sh")
+	p, res := sh.ask("bash install.sh", engine.AnswerDenied)
+	assert.Contains(t, p.Reasons[0], "script that cannot be judged (an earlier command of the session downloaded it): bash install.sh")
+	assert.Contains(t, res.Text, "Command denied by user")
+	assert.Contains(t, newShell(t, e, ws).run("bash install.sh").Text, "installed")
 }

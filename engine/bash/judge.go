@@ -47,6 +47,12 @@ func (x *command) flag(category string) {
 	x.local = append(x.local, finding{action: ActionConfirm, reason: category + ": " + abbreviate(d), key: key, why: why})
 }
 
+// flagScript records that a script the command runs cannot be judged,
+// and why: "script that cannot be judged (it cannot be read when checked)".
+func (x *command) flagScript(problem string) {
+	x.flag(catScript + " (" + problem + ")")
+}
+
 // judgeAll judges one simple command: a path run as a program by what it
 // is on disk, what it aims at, its own category judgments, the code its
 // options carry, where it writes, and whether the program (and its

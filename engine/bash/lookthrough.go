@@ -273,7 +273,7 @@ func (x *command) sedCode() {
 	for _, f := range o.all("-f", "--file") {
 		texts, problem := x.l.scriptTexts(f)
 		if problem != "" {
-			x.flag(catScript)
+			x.flagScript(problem)
 			return
 		}
 		for _, t := range texts {
@@ -461,7 +461,7 @@ func (x *command) gdbCode() {
 	for _, f := range o.all("-x", "-ix", "-command", "--command", "-init-command") {
 		texts, problem := x.l.scriptTexts(f)
 		if problem != "" {
-			x.flag(catScript)
+			x.flagScript(problem)
 			return
 		}
 		for _, t := range texts {

@@ -247,7 +247,7 @@ func (x *command) makeTargets() {
 			}
 			t, problem := x.l.scriptTexts(f)
 			if problem != "" {
-				x.flag(catScript)
+				x.flagScript(problem)
 				return
 			}
 			texts = append(texts, strings.Join(t, "\n"))

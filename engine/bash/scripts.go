@@ -117,6 +117,15 @@ func (l *level) globScripts(a arg) ([]string, string) {
 		}
 		pattern = path.Join(l.at, pattern)
 	}
+	wild := 0
+	for _, part := range strings.Split(pattern, "/") {
+		if strings.ContainsAny(part, "*?[") {
+			wild++
+		}
+	}
+	if wild > 1 {
+		return nil, "its glob spans directories: too broad to read when checked"
+	}
 	var texts []string
 	for p, text := range l.written {
 		if ap, ok := l.abs(arg{text: p, static: true}); ok {
@@ -270,7 +279,7 @@ func (x *command) resolveProgram() bool {
 	}
 	texts, problem := x.l.scriptTexts(arg{text: abs, static: true})
 	if problem != "" {
-		x.flag(catScript)
+		x.flagScript(problem)
 		return true
 	}
 	for _, t := range texts {

@@ -167,7 +167,7 @@ func (x *command) script(a arg, judge func(text string)) {
 	}
 	texts, problem := x.l.scriptTexts(a)
 	if problem != "" {
-		x.flag(catScript)
+		x.flagScript(problem)
 		return
 	}
 	for _, t := range texts {
