@@ -10,6 +10,7 @@ import { nextEvent, settledCounters, tempDir } from './helpers.js';
 const engine = new Engine({ workDir: tempDir() });
 after(async () => {
   engine.close();
+  await engine.closed;
   assert.equal(internals.counters().openHandles, 0, 'the library handle table is empty (host handles too)');
   const c = await settledCounters();
   assert.deepEqual([c.sinks, c.queuedEvents], [0, 0]);
