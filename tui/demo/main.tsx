@@ -4,8 +4,10 @@
 //   node --import tsx tui/demo/main.tsx --sessions three agents at once, the sessions view and the web UI (make demo)
 //   node --import tsx tui/demo/main.tsx            chat: stream, confirm (Y/N), page pause (Enter), stop (Esc)
 //   node --import tsx tui/demo/main.tsx --tasks    task loop; add --pause to start in pause mode
+//   --script confirm|continue|long                 chat: one short script (see SHORT_SCRIPTS)
+//   --quick-tasks N                                task loop: N quick tasks instead of the demo's four
 //
-// Options: --settle-ms N (answer keys ignored N ms after a pause appears; default 250).
+// Options: --settle-ms N (quiet period: a key answers only after N ms without keys; default 250).
 // A real model instead of the script (an OpenAI-compatible server):
 //   --provider openai --base-url http://127.0.0.1:11434/v1 --model qwen2.5 [--api-key-env OPENAI_API_KEY]
 // (make demo PROVIDER=openai BASE_URL=... MODEL=... [API_KEY_ENV=...]).
@@ -19,7 +21,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Engine } from '../../node/index.js';
 import { ChatApp } from './ChatApp.js';
-import { chatScript, demoTasks, sessionsScripts } from './scripts.js';
+import { chatScript, demoTasks, quickTasks, sessionsScripts, SHORT_SCRIPTS } from './scripts.js';
 import { SessionsApp } from './SessionsApp.js';
 import { startPageServer } from './server.js';
 import { TasksApp } from './TasksApp.js';
@@ -34,9 +36,17 @@ const { values: opts } = parseArgs({
     'base-url': { type: 'string' },
     model: { type: 'string' },
     'api-key-env': { type: 'string' },
+    script: { type: 'string' },
+    'quick-tasks': { type: 'string' },
   },
 });
 const settleMs = opts['settle-ms'] === undefined ? undefined : Number(opts['settle-ms']);
+
+function shortScript(name: string) {
+  const script = SHORT_SCRIPTS[name];
+  if (!script) throw new Error(`unknown --script ${name}: use one of ${Object.keys(SHORT_SCRIPTS).join(', ')}`);
+  return script;
+}
 
 const workDir = mkdtempSync(join(tmpdir(), 'interlock-demo-'));
 const makeScratch = () => {
@@ -61,14 +71,14 @@ if (opts.sessions) {
   const intro = [`Interlock sessions demo in ${workDir}: three agents at once.`, `Web UI: ${web.url}`];
   app = render(<SessionsApp engine={engine} intro={intro} settleMs={settleMs} />);
 } else if (opts.tasks) {
-  const loop = engine.createTaskLoop({ tasks: demoTasks(), pauseMode: opts.pause });
+  const loop = engine.createTaskLoop({ tasks: opts['quick-tasks'] ? quickTasks(Number(opts['quick-tasks'])) : demoTasks(), pauseMode: opts.pause });
   closers.push(() => loop.close(), () => loop.session.close());
   const intro = `Interlock task demo in ${workDir}. ${opts.pause ? 'Pause mode is on.' : 'Press p for pause mode.'}`;
   app = render(<TasksApp loop={loop} intro={intro} settleMs={settleMs} />);
 } else {
   const model = opts.provider
     ? { provider: { type: opts.provider as 'openai', baseUrl: opts['base-url'] || undefined, model: opts.model ?? '', apiKeyEnv: opts['api-key-env'] || undefined } }
-    : { script: chatScript(server.url) };
+    : { script: opts.script ? shortScript(opts.script) : chatScript(server.url) };
   const session = engine.createSession({ dir: workDir, ...model });
   closers.push(() => session.close());
   const who = opts.provider ? `model ${opts.model} at ${opts['base-url'] || 'api.openai.com'}` : 'a scripted agent';

@@ -95,3 +95,35 @@ export function sessionsScripts(): { id: string; prompt: string; script: ScriptT
     },
   ];
 }
+
+/**
+ * Short scripts for trying one control at a time (and for the terminal
+ * tests, which repeat it many times): every prompt plays the script again.
+ *
+ *   confirm   streams a sentence, then a dangerous command asks to confirm
+ *   continue  streams a sentence, then a tool asks to continue
+ *   long      a bash command that runs for 10 minutes (Esc stops it)
+ */
+export const SHORT_SCRIPTS: Record<string, ScriptTurn[]> = {
+  confirm: [
+    { ...STREAM, text: 'I will clean up the scratch directory.', toolCalls: [{ name: 'bash', args: { command: 'rm -rf ./demo-scratch' } }] },
+    { text: 'Done.' },
+  ],
+  continue: [
+    { ...STREAM, text: 'Have a look before I go on.', toolCalls: [{ name: 'ask', args: { kind: 'continue', message: 'Look at the scratch directory' } }] },
+    { text: 'Done.' },
+  ],
+  long: [
+    { toolCalls: [{ name: 'bash', args: { command: 'echo "working for 10 minutes"; sleep 600' } }] },
+    { text: 'Done.' },
+  ],
+};
+
+/** quickTasks: n tasks that each stream one sentence (pause-mode trials between tasks). */
+export function quickTasks(n: number): TaskSpec[] {
+  return Array.from({ length: n }, (_, i) => ({
+    title: `Quick task ${i + 1}`,
+    prompt: `Quick task ${i + 1}`,
+    script: [{ ...STREAM, text: `Quick task ${i + 1} is done.` }],
+  }));
+}

@@ -59,9 +59,9 @@ export { useSessionState } from './hooks/useSessionState.js';
 export { useTaskLoopState } from './hooks/useTaskLoopState.js';
 export { useBracketedPaste } from './hooks/useBracketedPaste.js';
 export { useKeys, type UseKeysOptions } from './hooks/useKeys.js';
-export { useQuietGate, type QuietGateState } from './hooks/useQuietGate.js';
+export { useQuietGate, type QuietGateOptions, type QuietGateState } from './hooks/useQuietGate.js';
 export { isBurst, KeyReader, readKeys, type Key, type KeyName } from './input/keys.js';
-export { DEFAULT_SETTLE_MS, monotonicNow, QuietGate, type KeyRead } from './input/quiet.js';
+export { DEFAULT_HOLD_MS, DEFAULT_SETTLE_MS, monotonicNow, QuietGate, type KeyRead } from './input/quiet.js';
 
 export { ContinueBar, REPEATS_SIDE_EFFECT_HINT, type ContinueBarProps } from './components/ContinueBar.js';
 export { GlobalControls, type GlobalControlsProps } from './components/GlobalControls.js';

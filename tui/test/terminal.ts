@@ -2,7 +2,7 @@
 // it, type keys, read the screen. Waiting means polling the screen for text
 // with a deadline: observing, never sleeping for ordering.
 
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -30,18 +30,20 @@ export function whyNoDemo(): string | null {
 
 /** A tmux-driven terminal on a private tmux server (its own socket). */
 export class Terminal {
-  private readonly socket = `interlock-test-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
-  private readonly target = 'demo';
+  readonly socket = `interlock-test-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  readonly target = 'demo';
+  private controls: Control[] = [];
 
   /**
    * start runs args (node ...) in a 120x40 terminal, in the repo root,
    * outside CI mode (Ink renders only the last frame in CI). A shell runs it
    * and prints "[demo exited N]" after it, which exitStatus reads.
    */
-  start(args: string[], { width = 120, height = 40 } = {}): void {
+  start(args: string[], { width = 120, height = 40, env = {} as Record<string, string> } = {}): void {
     const quoted = args.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+    const vars = Object.entries(env).map(([k, v]) => `${k}='${v.replace(/'/g, `'\\''`)}'`).join(' ');
     this.tmux('-f', '/dev/null', 'new-session', '-d', '-s', this.target, '-x', String(width), '-y', String(height), '-c', ROOT,
-      `env -u CI -u CONTINUOUS_INTEGRATION ${quoted}; echo "[demo exited $?]"; sleep 600`);
+      `env -u CI -u CONTINUOUS_INTEGRATION ${vars} ${quoted}; echo "[demo exited $?]"; sleep 600`);
     this.tmux('set-option', '-t', this.target, 'history-limit', '5000');
   }
 
@@ -55,7 +57,10 @@ export class Terminal {
 
   /** keys sends tmux key names ("Enter", "Escape", "y") or literal text (literal: true). */
   keys(keys: string, { literal = false } = {}): void {
-    this.tmux('send-keys', '-t', this.target, ...(literal ? ['-l', keys] : [keys]));
+    const control = this.controls[0];
+    // A control client takes a command line: quote the text for tmux.
+    if (control) control.send(`send-keys -t ${this.target} ${literal ? '-l ' : ''}'${keys.replace(/'/g, `'\\''`)}'`);
+    else this.tmux('send-keys', '-t', this.target, ...(literal ? ['-l', keys] : [keys]));
   }
 
   /** screen is the whole scrollback and screen, wrapped lines joined. */
@@ -68,7 +73,9 @@ export class Terminal {
     const test = typeof what === 'function' ? what : (s: string) => (typeof what === 'string' ? s.includes(what) : what.test(s));
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const screen = this.screen();
+      // Through a control client when there is one: no process per look, no blocked event loop.
+      const control = this.controls[0];
+      const screen = control ? await control.command(`capture-pane -p -J -S - -t ${this.target}`) : this.screen();
       if (test(screen)) return screen;
       if (Date.now() > deadline) {
         throw new Error(`timed out after ${timeoutMs} ms waiting for ${String(what)} (${this.describe()}); the screen:\n${screen.trimEnd()}`);
@@ -83,12 +90,12 @@ export class Terminal {
    * answers that fast); a key pressed in that window is dropped, and pressed
    * again here while the screen still shows no effect.
    */
-  async answer(key: string, effect: (screen: string) => boolean, timeoutMs = 20_000): Promise<string> {
+  async answer(key: string, effect: (screen: string) => boolean, timeoutMs = 20_000, retryMs = 1_000): Promise<string> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       this.keys(key);
       try {
-        return await this.waitFor(effect, 1_000);
+        return await this.waitFor(effect, retryMs);
       } catch (error) {
         if (Date.now() > deadline) throw error;
       }
@@ -104,7 +111,11 @@ export class Terminal {
    */
   async type(text: string, timeoutMs = 20_000): Promise<void> {
     const [first, rest] = [text.slice(0, 1), text.slice(1)];
-    await this.answer(first, (s) => s.trimEnd().endsWith(`> ${first}`), timeoutMs);
+    const typed = (s: string) => new RegExp(`^> (${first.replace(/\W/g, '\\$&')})+$`).exec(s.trimEnd().split('\n').pop() ?? '');
+    // Pressed again every 400 ms (longer than the quiet period) until it shows; extra copies are erased.
+    const screen = await this.answer(first, (s) => typed(s) !== null, timeoutMs, 400);
+    const extra = (typed(screen)![0].length - 2) / first.length - 1;
+    for (let i = 0; i < extra; i++) this.keys('BSpace');
     if (rest) this.keys(rest, { literal: true });
     await this.waitFor((s) => s.trimEnd().endsWith(`> ${text}`), timeoutMs);
     this.keys('Enter');
@@ -133,8 +144,22 @@ export class Terminal {
     }
   }
 
+  /** control attaches a control-mode client (see Control); close() ends it. */
+  control(): Control {
+    const control = new Control(this.socket, this.target);
+    this.controls.push(control);
+    return control;
+  }
+
+  /** screenWithStyles is the visible screen with its colour and style codes (capture-pane -e). */
+  screenWithStyles(): string {
+    return this.tmux('capture-pane', '-p', '-e', '-t', this.target);
+  }
+
   /** close kills the private tmux server (and anything still in it) and removes its socket. */
   close(): void {
+    for (const control of this.controls) control.close();
+    this.controls = [];
     const socketPath = spawnSync('tmux', ['-L', this.socket, 'display-message', '-p', '#{socket_path}'], { encoding: 'utf8' })
       .stdout?.trim();
     spawnSync('tmux', ['-L', this.socket, 'kill-server']);
@@ -143,6 +168,75 @@ export class Terminal {
 
   private tmux(...args: string[]): string {
     return execFileSync('tmux', ['-L', this.socket, ...args], { encoding: 'utf8' });
+  }
+}
+
+/**
+ * Control is a tmux control-mode client (tmux -C) of a Terminal's server:
+ * commands go down one pipe, no process per command, so a test can send a
+ * key every few ms and read the screen within about a millisecond.
+ */
+export class Control {
+  private readonly proc: ChildProcessWithoutNullStreams;
+  private readonly waiting: ((reply: string) => void)[] = [];
+  private block: string[] | null = null;
+  private rest = '';
+  private closed = false;
+
+  constructor(socket: string, target: string) {
+    this.proc = spawn('tmux', ['-L', socket, '-C', 'attach-session', '-t', target]);
+    this.proc.stdout.setEncoding('utf8');
+    this.proc.stdout.on('data', (data: string) => this.onData(data));
+    this.proc.on('error', () => {});
+    this.proc.stdin.on('error', () => {});
+    this.send('refresh-client -f no-output'); // no pane output notifications
+  }
+
+  /** command runs a tmux command and resolves with its output. */
+  command(cmd: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      if (this.closed) return reject(new Error(`tmux control client closed before: ${cmd}`));
+      this.waiting.push(resolve);
+      this.proc.stdin.write(`${cmd}\n`);
+    });
+  }
+
+  /** send runs a tmux command without waiting for it. */
+  send(cmd: string): void {
+    if (this.closed) return;
+    this.waiting.push(() => {});
+    this.proc.stdin.write(`${cmd}\n`);
+  }
+
+  /** screen is the visible screen (capture-pane -p). */
+  screen(target = 'demo'): Promise<string> {
+    return this.command(`capture-pane -p -J -t ${target}`);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.proc.stdin.end();
+    this.proc.kill();
+  }
+
+  private onData(data: string): void {
+    const lines = (this.rest + data).split('\n');
+    this.rest = lines.pop() ?? '';
+    for (const line of lines) {
+      // Replies to this client's commands carry flag 1 (%begin time number flags).
+      const mark = /^%(begin|end|error) \d+ \d+ (\d+)$/.exec(line);
+      if (mark && (Number(mark[2]) & 1) === 1) {
+        if (mark[1] === 'begin') this.block = [];
+        else {
+          const reply = (this.block ?? []).join('\n');
+          this.block = null;
+          this.waiting.shift()?.(reply);
+        }
+      } else if (this.block && !mark) {
+        this.block.push(line);
+      }
+    }
   }
 }
 

@@ -18,7 +18,7 @@ async function setup(session = new FakeSession(), props: { onSubmit?: (t: string
   const clock = manualClock();
   const errors: unknown[] = [];
   const ui = await render(
-    <InputTransition session={session} now={clock.now} onError={(e) => errors.push(e)} {...props} />,
+    <InputTransition session={session} now={clock.now} holdMs={0} onError={(e) => errors.push(e)} {...props} />,
   );
   /** update applies an engine change and lets it render. */
   const update = async (change: () => void) => {

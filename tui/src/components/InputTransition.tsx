@@ -31,6 +31,8 @@ export interface InputTransitionProps {
   settleMs?: number;
   /** Clock of the quiet period (tests inject one). */
   now?: () => number;
+  /** An answer waits this long for the input to stay quiet before it acts, ms. Default 60 (see useQuietGate). */
+  holdMs?: number;
 }
 
 /** stoppingText is the line shown while a stop unwinds: who stopped it and what happens next. */
@@ -65,6 +67,7 @@ export function InputTransition({
   isActive = true,
   settleMs = DEFAULT_SETTLE_MS,
   now,
+  holdMs,
 }: InputTransitionProps) {
   const theme = useTheme();
   const state = useSessionState(session);
@@ -99,7 +102,7 @@ export function InputTransition({
       return <ThinkingIndicator />;
     case 'paused':
       return state.pauseInfo ? (
-        <PauseIndicator pause={state.pauseInfo} onDecision={onDecision} isActive={isActive} settleMs={settleMs} now={now} />
+        <PauseIndicator pause={state.pauseInfo} onDecision={onDecision} isActive={isActive} settleMs={settleMs} now={now} holdMs={holdMs} />
       ) : (
         <Text color={theme.paused}>⏸ Paused (Esc to stop)</Text>
       );
@@ -118,6 +121,7 @@ export function InputTransition({
           guardKey={guardKey}
           settleMs={settleMs}
           now={now}
+          holdMs={holdMs}
         />
       );
       if (state.status === 'idle') return input;

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it, mock } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
-import { cleanup, KEY, manualClock, render } from '../testing/ink.js';
+import { cleanup, KEY, manualClock, render, tick } from '../testing/ink.js';
 import type { PauseDecision, PauseView } from '../types.js';
 import { IGNORED_HINT, PauseIndicator } from './PauseIndicator.js';
 
@@ -22,7 +22,7 @@ afterEach(cleanup);
 
 describe('PauseIndicator', () => {
   it('renders a continue pause as the seed says', async () => {
-    const ui = await render(<PauseIndicator pause={pageLoaded} />);
+    const ui = await render(<PauseIndicator holdMs={0} pause={pageLoaded} />);
     assert.equal(
       ui.frame(),
       '⏸ WebSearch paused: Page loaded: https://example.test/\n(Press Enter to continue, Esc to stop)',
@@ -31,7 +31,7 @@ describe('PauseIndicator', () => {
   });
 
   it('renders a confirm pause with the command on its own line', async () => {
-    const ui = await render(<PauseIndicator pause={dangerous} />);
+    const ui = await render(<PauseIndicator holdMs={0} pause={dangerous} />);
     assert.equal(
       ui.frame(),
       '⚠️ Bash: Potentially dangerous command\nrm -rf /important/*\n[Y] Approve  [N] Deny  [Esc] Cancel',
@@ -50,7 +50,7 @@ describe('PauseIndicator', () => {
     it(`${name}, naming the pause`, async () => {
       const clock = manualClock();
       const { decisions, onDecision } = recorder();
-      const ui = await render(<PauseIndicator pause={pause} onDecision={onDecision} now={clock.now} />);
+      const ui = await render(<PauseIndicator holdMs={0} pause={pause} onDecision={onDecision} now={clock.now} />);
       clock.advance(250);
       await ui.press(key);
       assert.deepEqual(decisions, [[decision, pause.id]]);
@@ -61,11 +61,11 @@ describe('PauseIndicator', () => {
   it('ignores keys that answer the other kind of pause', async () => {
     const clock = manualClock();
     const { decisions, onDecision } = recorder();
-    const ui = await render(<PauseIndicator pause={pageLoaded} onDecision={onDecision} now={clock.now} />);
+    const ui = await render(<PauseIndicator holdMs={0} pause={pageLoaded} onDecision={onDecision} now={clock.now} />);
     clock.advance(1000);
     await ui.press('y', 'n', 'x', ' ');
     assert.deepEqual(decisions, []);
-    ui.rerender(<PauseIndicator pause={dangerous} onDecision={onDecision} now={clock.now} />);
+    ui.rerender(<PauseIndicator holdMs={0} pause={dangerous} onDecision={onDecision} now={clock.now} />);
     clock.advance(1000);
     await ui.press(KEY.enter, 'x');
     assert.deepEqual(decisions, []);
@@ -75,7 +75,7 @@ describe('PauseIndicator', () => {
   it('a key during the quiet period restarts it; a key after a quiet period answers; Esc never waits', async () => {
     const clock = manualClock();
     const { decisions, onDecision } = recorder();
-    const ui = await render(<PauseIndicator pause={dangerous} onDecision={onDecision} now={clock.now} settleMs={250} />);
+    const ui = await render(<PauseIndicator holdMs={0} pause={dangerous} onDecision={onDecision} now={clock.now} settleMs={250} />);
     await ui.press('y'); // at once
     clock.advance(249);
     await ui.press('x'); // any key restarts the quiet period
@@ -96,7 +96,7 @@ describe('PauseIndicator', () => {
       const clock = manualClock();
       const { decisions, onDecision } = recorder();
       const flood = ['y', 'Y', KEY.enter, KEY.space];
-      const ui = await render(<PauseIndicator pause={pause} onDecision={onDecision} now={clock.now} />);
+      const ui = await render(<PauseIndicator holdMs={0} pause={pause} onDecision={onDecision} now={clock.now} />);
       // 2 s of keys 240 ms apart (just inside the quiet period), then silence.
       for (let t = 0; t < 2_000; t += 240) {
         await ui.press(flood[(t / 240) % flood.length]!);
@@ -122,7 +122,7 @@ describe('PauseIndicator', () => {
     it(`${name} in one read cancels and never answers`, async () => {
       const clock = manualClock();
       const { decisions, onDecision } = recorder();
-      const ui = await render(<PauseIndicator pause={dangerous} onDecision={onDecision} now={clock.now} />);
+      const ui = await render(<PauseIndicator holdMs={0} pause={dangerous} onDecision={onDecision} now={clock.now} />);
       clock.advance(1_000);
       await ui.press(chunk);
       assert.deepEqual(decisions, [['cancel', 'p-bash']]);
@@ -133,7 +133,7 @@ describe('PauseIndicator', () => {
   it('a known key sequence (an arrow) is not Esc', async () => {
     const clock = manualClock();
     const { decisions, onDecision } = recorder();
-    const ui = await render(<PauseIndicator pause={dangerous} onDecision={onDecision} now={clock.now} />);
+    const ui = await render(<PauseIndicator holdMs={0} pause={dangerous} onDecision={onDecision} now={clock.now} />);
     await ui.press(KEY.up, KEY.down, '\u001B[1;5C', '\u001BOA');
     assert.deepEqual(decisions, []);
     ui.unmount();
@@ -146,7 +146,7 @@ describe('PauseIndicator', () => {
     it(`${name} in one read: split into keys, the first answers`, async () => {
       const clock = manualClock();
       const { decisions, onDecision } = recorder();
-      const ui = await render(<PauseIndicator pause={dangerous} onDecision={onDecision} now={clock.now} />);
+      const ui = await render(<PauseIndicator holdMs={0} pause={dangerous} onDecision={onDecision} now={clock.now} />);
       clock.advance(300);
       await ui.press(chunk);
       assert.deepEqual(decisions, [[decision, 'p-bash']]);
@@ -164,7 +164,7 @@ describe('PauseIndicator', () => {
       it(`a paste never answers a ${pause.kind} pause (${name})`, async () => {
         const clock = manualClock();
         const { decisions, onDecision } = recorder();
-        const ui = await render(<PauseIndicator pause={pause} onDecision={onDecision} now={clock.now} />);
+        const ui = await render(<PauseIndicator holdMs={0} pause={pause} onDecision={onDecision} now={clock.now} />);
         clock.advance(1_000);
         await ui.press(...(typeof chunk === 'string' ? [chunk] : chunk));
         assert.deepEqual(decisions, []);
@@ -185,6 +185,7 @@ describe('PauseIndicator', () => {
       // The settle time is what is measured here, so it is waited for in real time.
       await delay(Math.max(0, 250 - (performance.now() - shown)) + 20);
       await ui.press('y');
+      await delay(150); // the default hold (60 ms): no more keys, so the answer acts
       assert.deepEqual(decisions, [['approve', 'p-bash']], 'answered once 250 ms of real time passed');
       ui.unmount();
     } finally {
@@ -195,7 +196,7 @@ describe('PauseIndicator', () => {
   it('answers a pause once, and a new pause gets its own settle time', async () => {
     const clock = manualClock();
     const { decisions, onDecision } = recorder();
-    const ui = await render(<PauseIndicator pause={dangerous} onDecision={onDecision} now={clock.now} />);
+    const ui = await render(<PauseIndicator holdMs={0} pause={dangerous} onDecision={onDecision} now={clock.now} />);
     clock.advance(300);
     await ui.press('y');
     clock.advance(300);
@@ -205,7 +206,7 @@ describe('PauseIndicator', () => {
     assert.deepEqual(decisions, [['approve', 'p-bash']]);
 
     const next: PauseView = { ...dangerous, id: 'p-bash-2', details: 'rm -rf ./other' };
-    ui.rerender(<PauseIndicator pause={next} onDecision={onDecision} now={clock.now} />);
+    ui.rerender(<PauseIndicator holdMs={0} pause={next} onDecision={onDecision} now={clock.now} />);
     await ui.press('y');
     assert.deepEqual(decisions, [['approve', 'p-bash']], 'a key right after the new pause appeared');
     clock.advance(300);
@@ -214,11 +215,30 @@ describe('PauseIndicator', () => {
     ui.unmount();
   });
 
+  it('an answer acts only if the input stays quiet for holdMs: keys delivered in a run after a stall answer nothing', async () => {
+    const clock = manualClock();
+    const { decisions, onDecision } = recorder();
+    const ui = await render(<PauseIndicator pause={dangerous} onDecision={onDecision} now={clock.now} holdMs={40} />);
+    clock.advance(1_000); // the flood stalled on its way: a gap that looks like a pause
+    ui.stdin.write('y'); // the first key after the gap is admitted and held ...
+    await tick();
+    ui.stdin.write('Y'); // ... the rest of the flood follows it at once
+    await delay(100);
+    await tick();
+    assert.deepEqual(decisions, [], 'a key that more input followed within 40 ms');
+    assert.ok(ui.frame().endsWith(IGNORED_HINT.confirm), ui.frame());
+    clock.advance(1_000);
+    ui.stdin.write('n');
+    await delay(100); // nothing follows it: it acts
+    assert.deepEqual(decisions, [['deny', 'p-bash']]);
+    ui.unmount();
+  });
+
   it('listens to no key when inactive', async () => {
     const clock = manualClock();
     const { decisions, onDecision } = recorder();
     const ui = await render(
-      <PauseIndicator pause={dangerous} onDecision={onDecision} now={clock.now} isActive={false} />,
+      <PauseIndicator holdMs={0} pause={dangerous} onDecision={onDecision} now={clock.now} isActive={false} />,
     );
     clock.advance(1000);
     await ui.press('y', KEY.escape);

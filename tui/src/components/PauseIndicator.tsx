@@ -3,6 +3,7 @@ import { Box, Text } from 'ink';
 import { useRef } from 'react';
 import { useKeys } from '../hooks/useKeys.js';
 import { useQuietGate } from '../hooks/useQuietGate.js';
+import type { Key } from '../input/keys.js';
 import { DEFAULT_SETTLE_MS, type KeyRead } from '../input/quiet.js';
 import { useTheme } from '../theme.js';
 import type { PauseDecision, PauseView } from '../types.js';
@@ -21,6 +22,8 @@ export interface PauseIndicatorProps {
   settleMs?: number;
   /** Clock of the quiet period, ms (tests inject one). Default: a monotonic clock. */
   now?: () => number;
+  /** An answer waits this long for the input to stay quiet before it acts, ms. Default 60 (see useQuietGate). */
+  holdMs?: number;
 }
 
 /** The line a pause shows while it ignores keys typed into it. */
@@ -49,9 +52,10 @@ export function PauseIndicator({
   isActive = onDecision !== undefined,
   settleMs = DEFAULT_SETTLE_MS,
   now,
+  holdMs,
 }: PauseIndicatorProps) {
   const theme = useTheme();
-  const gate = useQuietGate(pause.id, settleMs, now);
+  const gate = useQuietGate(pause.id, { settleMs, holdMs, now });
   const answered = useRef<string | null>(null);
 
   const decide = (decision: PauseDecision) => {
@@ -64,17 +68,10 @@ export function PauseIndicator({
     (read: KeyRead) => {
       // Stopping is always safe: no quiet period, and it works even after an answer.
       if (read.keys.some((key) => key.name === 'escape')) return onDecision?.('cancel', pause.id);
-      if (!gate.admit(read)) return;
-      const [key] = read.keys;
-      if (pause.kind === 'continue') {
-        if (key?.name === 'return') decide('resume');
-      } else if (key?.text === 'y' || key?.text === 'Y') {
-        if (key.name === 'char') decide('approve');
-      } else if (key?.text === 'n' || key?.text === 'N') {
-        if (key.name === 'char') decide('deny');
-      }
+      const decision = decisionFor(pause, read.keys[0]);
+      gate.offer(read, decision ? () => decide(decision) : undefined);
     },
-    { isActive, now },
+    { isActive, now, onArrive: gate.arrived },
   );
 
   const ignored = gate.ignored ? <Text color={theme.paused}>{IGNORED_HINT[pause.kind]}</Text> : null;
@@ -99,4 +96,14 @@ export function PauseIndicator({
       {ignored}
     </Box>
   );
+}
+
+/** decisionFor is what key answers at pause, if anything: Enter at a continue pause, Y or N at a confirm pause. */
+function decisionFor(pause: PauseView, key: Key | undefined): PauseDecision | null {
+  if (!key) return null;
+  if (pause.kind === 'continue') return key.name === 'return' ? 'resume' : null;
+  if (key.name !== 'char') return null;
+  if (key.text === 'y' || key.text === 'Y') return 'approve';
+  if (key.text === 'n' || key.text === 'N') return 'deny';
+  return null;
 }

@@ -25,7 +25,7 @@ async function setup(opts: { pauseMode?: boolean; height?: number } = {}) {
   const clock = manualClock();
   let quit = 0;
   const ui = await render(
-    <TaskProgress loop={loop} now={clock.now} height={opts.height} onQuit={() => quit++} />,
+    <TaskProgress loop={loop} now={clock.now} holdMs={0} height={opts.height} onQuit={() => quit++} />,
   );
   const update = async (change: () => void) => {
     change();

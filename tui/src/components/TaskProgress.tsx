@@ -30,6 +30,8 @@ export interface TaskProgressProps {
   settleMs?: number;
   /** Clock of the quiet period (tests inject one). */
   now?: () => number;
+  /** An answer waits this long for the input to stay quiet before it acts, ms. Default 60 (see useQuietGate). */
+  holdMs?: number;
 }
 
 /** The line a paused loop shows while it ignores keys typed into it. */
@@ -85,6 +87,7 @@ export function TaskProgress({
   height = 10,
   settleMs = DEFAULT_SETTLE_MS,
   now,
+  holdMs,
 }: TaskProgressProps) {
   const theme = useTheme();
   const state = useTaskLoopState(loop);
@@ -93,7 +96,7 @@ export function TaskProgress({
   const [offset, setOffset] = useState(0);
   const maxOffset = Math.max(0, state.tasks.length - height);
   const pauseKey = phase === 'paused' ? `${state.id}:${state.current}` : null;
-  const gate = useQuietGate(pauseKey, settleMs, now);
+  const gate = useQuietGate(pauseKey, { settleMs, holdMs, now });
   // The pause this view already moved on from. loop.continue() names no
   // pause: a second Enter read before the view caught up would release the
   // next pause, one the user never saw, if the next task were quick.
@@ -126,8 +129,6 @@ export function TaskProgress({
         return void call(() => loop.session.interrupt('user_stop'));
       }
       const paused = pauseKey !== null && answered.current !== pauseKey;
-      // Keys that move a paused loop on must come after a quiet period; every read restarts it.
-      const admitted = paused && gate.admit(read);
       for (const key of read.keys) {
         const input = key.name === 'char' ? key.text : '';
         if (input === 'q') return onQuit?.();
@@ -147,17 +148,23 @@ export function TaskProgress({
         }
         return;
       }
-      if (!admitted || !key) return;
-      const moveOn = (act: () => void) => {
-        // One answer per pause (a failed one may be retried).
-        if (call(act)) answered.current = pauseKey;
-      };
+      // Keys that move a paused loop on must come after a quiet period (every read restarts it).
+      let act: (() => void) | undefined;
       // While paused, leaving pause mode also goes on (seed 001's hotkey flow).
-      if (input === 'p' || input === 'c') return moveOn(() => loop.continueAll());
-      if (key.name === 'return' || key.name === 'space') return moveOn(() => loop.continue());
-      if (input === 'n') return moveOn(() => loop.next());
+      if (input === 'p' || input === 'c') act = () => loop.continueAll();
+      else if (key?.name === 'return' || key?.name === 'space') act = () => loop.continue();
+      else if (input === 'n') act = () => loop.next();
+      const answering = pauseKey;
+      gate.offer(
+        read,
+        act &&
+          (() => {
+            // One answer per pause (a failed one may be retried).
+            if (answered.current !== answering && call(act)) answered.current = answering;
+          }),
+      );
     },
-    { isActive, now },
+    { isActive, now, onArrive: gate.arrived },
   );
 
   const visible = state.tasks.slice(offset, offset + height);

@@ -25,6 +25,8 @@ export interface TextInputProps {
   settleMs?: number;
   /** Clock of the quiet period (tests inject one). */
   now?: () => number;
+  /** An answer waits this long for the input to stay quiet before it acts, ms. Default 60 (see useQuietGate). */
+  holdMs?: number;
   /** Blink period of the placeholder's cursor, ms; 0 keeps it still. Default 530. */
   blinkMs?: number;
 }
@@ -48,12 +50,13 @@ export function TextInput({
   settleMs = DEFAULT_SETTLE_MS,
   now,
   blinkMs = 530,
+  holdMs,
 }: TextInputProps) {
   const theme = useTheme();
   const [value, setValue] = useState('');
   // Several keys can arrive before a re-render: edit the latest text, not the rendered one.
   const latest = useRef('');
-  const gate = useQuietGate(guardKey, settleMs, now);
+  const gate = useQuietGate(guardKey, { settleMs, holdMs, now });
   const armed = useRef<string | null>(null);
   const update = (text: string) => {
     latest.current = text;
@@ -66,12 +69,7 @@ export function TextInput({
     onSubmit?.(text);
   };
 
-  useKeys(
-    (read: KeyRead) => {
-      if (guardKey !== null && armed.current !== guardKey) {
-        if (!gate.admit(read)) return;
-        armed.current = guardKey;
-      }
+  const type = (read: KeyRead) => {
       // A lone "q" keypress (not a paste starting with q) on the empty input quits.
       if (onQuit && latest.current === '' && read.keys.length === 1 && read.keys[0]!.name === 'char' && read.keys[0]!.text === 'q') {
         return onQuit();
@@ -98,8 +96,18 @@ export function TextInput({
         }
       }
       if (text !== latest.current) update(text);
+  };
+
+  useKeys(
+    (read: KeyRead) => {
+      if (guardKey === null || armed.current === guardKey) return type(read);
+      // The first keys after a run: only after a quiet period, and only if the input stays quiet.
+      gate.offer(read, () => {
+        armed.current = guardKey;
+        type(read);
+      });
     },
-    { isActive, now },
+    { isActive, now, onArrive: guardKey !== null && armed.current !== guardKey ? gate.arrived : undefined },
   );
 
   const cursorOn = useBlink(blinkMs, isActive && value === '');

@@ -8,6 +8,8 @@ export interface UseKeysOptions {
   isActive?: boolean;
   /** Clock the reads are stamped with, ms. Default: a monotonic clock. */
   now?: () => number;
+  /** Called at once for every piece of input, before the read is handed over (see useQuietGate's arrived). */
+  onArrive?: () => void;
 }
 
 /**
@@ -22,12 +24,14 @@ export interface UseKeysOptions {
  * sequence). Pieces are gathered until the turn after that, so "y" + Esc in
  * one terminal read is one read holding an Esc, never a y first.
  */
-export function useKeys(onRead: (read: KeyRead) => void, { isActive = true, now = monotonicNow }: UseKeysOptions = {}): void {
+export function useKeys(onRead: (read: KeyRead) => void, { isActive = true, now = monotonicNow, onArrive }: UseKeysOptions = {}): void {
   const { setRawMode, internal_eventEmitter: events } = useStdin();
   const handler = useRef(onRead);
   handler.current = onRead;
   const clock = useRef(now);
   clock.current = now;
+  const arrive = useRef(onArrive);
+  arrive.current = onArrive;
 
   useEffect(() => {
     if (!isActive) return;
@@ -42,6 +46,7 @@ export function useKeys(onRead: (read: KeyRead) => void, { isActive = true, now 
     let live = true;
     let timer: NodeJS.Immediate | null = null;
     const onInput = (data: string) => {
+      arrive.current?.();
       if (!pending) {
         const read: { keys: Key[]; at: number } = { keys: [], at: clock.current() };
         pending = read;

@@ -8,6 +8,9 @@ import { isBurst, type Key } from './keys.js';
 /** The default settle time, ms: input must be quiet this long before a key can answer. */
 export const DEFAULT_SETTLE_MS = 250;
 
+/** The default hold, ms: an admitted key acts only if no more input follows this soon. */
+export const DEFAULT_HOLD_MS = 60;
+
 /** monotonicNow is a monotonic clock, ms: a wall-clock step (NTP, a suspended laptop) moves neither way. */
 export const monotonicNow = (): number => performance.now();
 

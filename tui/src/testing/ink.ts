@@ -32,10 +32,15 @@ export async function render(tree: ReactElement) {
   return {
     ...result,
     frame: () => stripVTControlCharacters(result.lastFrame() ?? ''),
-    /** press writes key sequences one by one (each its own read, like typing) and waits for them. */
+    /**
+     * press writes key sequences one by one (each its own read, like typing)
+     * and waits for them, and for answers held for holdMs={0} to act.
+     */
     press: async (...keys: string[]) => {
       for (const key of keys) {
         result.stdin.write(key);
+        await tick();
+        await new Promise((resolve) => setTimeout(resolve, 2));
         await tick();
       }
     },
