@@ -72,7 +72,7 @@ test: build prebuild check-package
 	$(NODE) --test node/test/*.test.js
 	npx tsc -p tui/tsconfig.check.json
 	$(NODE) --import tsx --test $(TUI_UNIT)
-	INTERLOCK_REQUIRE_DEMO=1 $(NODE) --import tsx --test tui/test/tmux.test.ts
+	INTERLOCK_REQUIRE_DEMO=1 $(NODE) --import tsx --test tui/test/tmux.test.ts tui/test/typing.test.ts
 
 bench: build
 	rm -rf $(METRICS) && mkdir -p $(METRICS)
@@ -82,7 +82,7 @@ bench: build
 	INTERLOCK_METRICS_DIR=$(METRICS) $(GO) test -run '^TestMetrics$$' -count=1 ./engine/webui
 	$(NODE) node/bench/bench.js
 	$(NODE) --expose-gc node/bench/scale.js
-	INTERLOCK_METRICS_DIR=$(METRICS) INTERLOCK_REQUIRE_DEMO=1 $(NODE) --import tsx --test tui/test/idle-cpu.test.ts
+	INTERLOCK_METRICS_DIR=$(METRICS) INTERLOCK_REQUIRE_DEMO=1 $(NODE) --import tsx --test --test-concurrency=1 tui/test/idle-cpu.test.ts tui/test/esc-latency.test.ts
 	$(NODE) bench/report.js
 
 # A real model: make demo PROVIDER=openai BASE_URL=http://127.0.0.1:11434/v1 MODEL=qwen2.5

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const outDir = path.join(here, 'out');
-const expected = ['engine.json', 'bash.json', 'provider.json', 'web.json', 'webui.json', 'js.json', 'scale.json', 'tui.json'];
+const expected = ['engine.json', 'bash.json', 'provider.json', 'web.json', 'webui.json', 'js.json', 'scale.json', 'tui.json', 'tui-esc.json'];
 
 // Targets from the issues: [comparison, value].
 const targets = {
@@ -39,6 +39,7 @@ const targets = {
   js_approve_continue_p99_us: ['<=', 100],
   js_close_blocking_ms: ['<=', 1],
   tui_idle_cpu_percent: ['<=', 1],
+  tui_esc_to_stopped_p99_ms: ['<=', 50],
 };
 
 const results = {};

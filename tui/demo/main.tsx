@@ -59,6 +59,10 @@ const server = await startPageServer();
 const engine = new Engine({ workDir, defaultPauseMode: opts.pause });
 const closers: (() => void)[] = [];
 
+// Ink batches renders to maxFps (default 30): at 60 the stopped screen can
+// show up to 17 ms after the engine stopped, not 33 (see tui/README.md).
+const inkOptions = { maxFps: 60 };
+
 let app;
 if (opts.sessions) {
   const web = engine.serve();
@@ -74,7 +78,7 @@ if (opts.sessions) {
   const loop = engine.createTaskLoop({ tasks: opts['quick-tasks'] ? quickTasks(Number(opts['quick-tasks'])) : demoTasks(), pauseMode: opts.pause });
   closers.push(() => loop.close(), () => loop.session.close());
   const intro = `Interlock task demo in ${workDir}. ${opts.pause ? 'Pause mode is on.' : 'Press p for pause mode.'}`;
-  app = render(<TasksApp loop={loop} intro={intro} settleMs={settleMs} />);
+  app = render(<TasksApp loop={loop} intro={intro} settleMs={settleMs} />, inkOptions);
 } else {
   const model = opts.provider
     ? { provider: { type: opts.provider as 'openai', baseUrl: opts['base-url'] || undefined, model: opts.model ?? '', apiKeyEnv: opts['api-key-env'] || undefined } }
@@ -83,7 +87,7 @@ if (opts.sessions) {
   closers.push(() => session.close());
   const who = opts.provider ? `model ${opts.model} at ${opts['base-url'] || 'api.openai.com'}` : 'a scripted agent';
   const intro = `Interlock demo: ${who} working in ${workDir}.`;
-  app = render(<ChatApp session={session} intro={intro} beforePrompt={makeScratch} settleMs={settleMs} />);
+  app = render(<ChatApp session={session} intro={intro} beforePrompt={makeScratch} settleMs={settleMs} />, inkOptions);
 }
 
 // A closed terminal or a kill still cleans up (through the finally below).

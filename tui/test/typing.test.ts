@@ -25,8 +25,8 @@ const TERMINALS = 4;
 const FLOOD_AFTER_MS = 2_000;
 /** Longer than the quiet period: a key in flight when a flood stops has been handled by then. */
 const SETTLE_WAIT_MS = 400;
-/** A flood with a pause this long is not a flood (a key after it may rightly answer): the trial is run again. */
-const MAX_FLOOD_GAP_MS = 150;
+/** A flood with a gap this long (near the quiet period) is not a flood: the trial is run again. */
+const MAX_FLOOD_GAP_MS = 240;
 const FLOOD_KEYS = ['y', 'Y', 'Enter', 'Space'];
 
 const count = (screen: string, text: string) => screen.split(text).length - 1;
