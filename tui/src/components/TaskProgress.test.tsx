@@ -8,6 +8,9 @@ import { Text } from 'ink';
 import { useTaskLoopState } from '../hooks/useTaskLoopState.js';
 import { TaskProgress } from './TaskProgress.js';
 
+/** The fake session under a fake loop. */
+const sessionOf = (loop: FakeTaskLoop) => loop.session as unknown as FakeSession;
+
 afterEach(() => {
   cleanup();
   resetTaskLoopStores();
@@ -168,7 +171,7 @@ describe('TaskProgress keys', () => {
     for (let i = 0; i < TITLES.length; i++) await update(() => loop.end(i));
     await ui.press('p', 'c', 'n', KEY.enter, KEY.space, KEY.escape);
     assert.deepEqual(loop.calls, [['continueAll']]);
-    assert.deepEqual((loop.session as FakeSession).calls, [], 'Esc after the end stops nothing');
+    assert.deepEqual(sessionOf(loop).calls, [], 'Esc after the end stops nothing');
     assert.match(ui.frame(), /^Completed!/m);
   });
 
@@ -205,7 +208,7 @@ describe('TaskProgress stop and typing', () => {
     await update(() => loop.begin(1));
     assert.match(ui.frame(), /^. Task 2\/4: Write notes \(Esc to stop\) +p: pause mode \| Esc: stop/m);
     await ui.press(`${KEY.escape}`);
-    assert.deepEqual((loop.session as FakeSession).calls, [['interrupt', 'user_stop']]);
+    assert.deepEqual(sessionOf(loop).calls, [['interrupt', 'user_stop']]);
   });
 
   it('Esc and another key in one read stop a paused loop and move nothing on', async () => {
@@ -213,13 +216,13 @@ describe('TaskProgress stop and typing', () => {
     await update(() => loop.end(0));
     clock.advance(1_000);
     await ui.press(`${KEY.escape}${KEY.enter}`);
-    assert.deepEqual((loop.session as FakeSession).calls, [['interrupt', 'user_stop']]);
+    assert.deepEqual(sessionOf(loop).calls, [['interrupt', 'user_stop']]);
     assert.deepEqual(loop.calls, []);
   });
 
   it('stopping and stopped say why, and offer only the keys that work', async () => {
     const { ui, loop, update } = await setup();
-    const session = loop.session as FakeSession;
+    const session = sessionOf(loop);
     await update(() => loop.begin(1));
     await update(() => session.set({ status: 'stopping', stopping: { reason: 'emergency_stop', label: 'Stopped by emergency stop' } }, 'stopping'));
     assert.match(ui.frame(), /Stopping… \(stopped by emergency stop — waiting for the command to exit\) +j\/k: scroll \| q: quit$/m);

@@ -108,6 +108,11 @@ export class FakeSession implements Session {
     this.set({ status: 'running', interruption: null }, 'run_started');
     return Promise.resolve({ status: 'running' });
   }
+  /** A host run is not faked: the TUI never starts one. */
+  begin(): HostRun {
+    this.calls.push(['begin']);
+    throw codedError('ERR_UNSUPPORTED', 'FakeSession does not fake host runs (session.begin)');
+  }
   continue(): Promise<RunResult> {
     this.calls.push(['continue']);
     return Promise.resolve({ status: this.snap.status });
