@@ -10,6 +10,7 @@ import type {
   EventType,
   HistoryMessage,
   HostRun,
+  SessionController,
   PauseInfo,
   Reason,
   RunResult,
@@ -108,14 +109,13 @@ export class FakeSession implements Session {
     this.set({ status: 'running', interruption: null }, 'run_started');
     return Promise.resolve({ status: 'running' });
   }
-  /** A host run is not faked: the TUI never starts one. */
-  begin(): HostRun {
-    this.calls.push(['begin']);
-    throw codedError('ERR_UNSUPPORTED', 'FakeSession does not fake host runs (session.begin)');
-  }
   continue(): Promise<RunResult> {
     this.calls.push(['continue']);
     return Promise.resolve({ status: this.snap.status });
+  }
+  /** The signal controller is not faked: the TUI never uses it. */
+  get controller(): SessionController {
+    throw new Error('FakeSession.controller: signal controllers need a real engine');
   }
   begin(): HostRun {
     throw new Error('FakeSession.begin(): host-driven runs need a real engine (see HostWork.test.tsx)');
