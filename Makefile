@@ -6,8 +6,9 @@ NODE ?= node
 NPM ?= npm
 
 LIB := lib/libinterlock.so.0.1
+SUPERVISOR := lib/interlock-run
 ADDON := build/Release/interlock.node
-GO_SRC := $(shell find engine capi -name '*.go' -not -name '*_test.go') capi/interlock.h go.mod go.sum
+GO_SRC := $(shell find engine capi cmd -name '*.go' -not -name '*_test.go') capi/interlock.h go.mod go.sum
 TUI_SRC := $(shell find tui/src -name '*.ts' -o -name '*.tsx')
 TUI_UNIT := $(shell find tui/src -name '*.test.tsx' -o -name '*.test.ts')
 METRICS := $(CURDIR)/bench/out
@@ -39,9 +40,10 @@ node_modules/.installed: package.json package-lock.json
 	$(NPM) install --no-audit --no-fund
 	touch $@
 
-build: deps $(ADDON) tui/dist/index.js
+build: deps $(ADDON) $(SUPERVISOR) tui/dist/index.js
 
-$(LIB): $(GO_SRC)
+# --lib builds the library and, beside it, the command supervisor.
+$(LIB) $(SUPERVISOR) &: $(GO_SRC)
 	$(NODE) node/build.js --lib
 
 $(ADDON): $(LIB) binding.gyp $(wildcard node/src/*)

@@ -13,6 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
+
+	"github.com/interlock-dev/interlock/internal/testsupervisor"
 )
 
 // Status codes and session statuses, as in interlock.h.
@@ -37,7 +39,13 @@ const (
 )
 
 func TestMain(m *testing.M) {
+	cleanup, err := testsupervisor.Install() // the bash tool's commands run under it
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	code := m.Run()
+	cleanup()
 	if code == 0 && openHandles() != 0 {
 		fmt.Fprintf(os.Stderr, "FAIL: %d handles still open after every test closed its engines\n", openHandles())
 		code = 1
@@ -185,6 +193,9 @@ func TestEngineCreateConfig(t *testing.T) {
 		{name: "unknown nested field", config: ptr(`{"bash": {"timeout": 5}}`), want: ilInvalidArgument, errHas: []string{`"timeout"`}},
 		{name: "wrong type", config: ptr(`{"default_pause_mode": "yes"}`), want: ilInvalidArgument, errHas: []string{"default_pause_mode"}},
 		{name: "trailing data", config: ptr(`{} {}`), want: ilInvalidArgument, errHas: []string{"after the JSON value"}},
+		{name: "unknown sandbox mode", config: ptr(`{"bash": {"sandbox": {"mode": "strict"}}}`), want: ilInvalidArgument, errHas: []string{"bash.sandbox.mode", `"strict"`, "workspace-write"}},
+		{name: "relative writable path", config: ptr(`{"bash": {"sandbox": {"writable": ["build"]}}}`), want: ilInvalidArgument, errHas: []string{"bash.sandbox.writable[0]", "absolute"}},
+		{name: "missing writable path", config: ptr(`{"bash": {"sandbox": {"writable": ["/nonexistent/build"]}}}`), want: ilInvalidArgument, errHas: []string{"bash.sandbox.writable[0]", "/nonexistent/build"}},
 		{name: "bad rule action", config: ptr(`{"bash": {"rules": [{"prefix": "git", "action": "maybe"}]}}`), want: ilInvalidArgument, errHas: []string{"bash.rules[0]", `"maybe"`, "allow, confirm or deny"}},
 		{name: "negative grace", config: ptr(`{"bash": {"grace_ms": -1}}`), want: ilInvalidArgument, errHas: []string{"bash.grace_ms"}},
 		{name: "negative timeout", config: ptr(`{"stream_idle_timeout_ms": -5}`), want: ilInvalidArgument, errHas: []string{"stream_idle_timeout_ms", "-5"}},

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/interlock-dev/interlock/engine"
+	"github.com/interlock-dev/interlock/engine/bash"
+	"github.com/interlock-dev/interlock/engine/bash/contain"
 )
 
 // engineConfig is the JSON of il_engine_create.
@@ -31,9 +33,11 @@ type engineConfig struct {
 }
 
 type bashConfig struct {
-	TimeoutMS *int64     `json:"timeout_ms"`
-	GraceMS   *int64     `json:"grace_ms"`
-	Rules     []bashRule `json:"rules"`
+	TimeoutMS *int64          `json:"timeout_ms"`
+	GraceMS   *int64          `json:"grace_ms"`
+	Rules     []bashRule      `json:"rules"`
+	Sandbox   *contain.Policy `json:"sandbox"`
+	Env       *bash.EnvFilter `json:"env"`
 }
 
 type bashRule struct {

@@ -152,7 +152,11 @@ il_status il_open_handles(int64_t *out_count);
  *     "default_pause_mode": false,       task loops stop after each task
  *     "stream_idle_timeout_ms": 120000,  0 disables the model-stream idle timeout
  *     "bash": {"timeout_ms": N, "grace_ms": N,
- *              "rules": [{"prefix": "rm -rf", "action": "allow|confirm|deny"}]},
+ *              "rules": [{"prefix": "rm -rf", "action": "allow|confirm|deny"}],
+ *              "sandbox": {"mode": "workspace-write|read-only|off",
+ *                          "writable": ["/abs/path"], "readable": ["/abs/path"],
+ *                          "network": "allow|deny", "required": false},
+ *              "env": {"include": ["NAME", "GLOB_*"], "exclude": [...]}},
  *     "web":  {"search_url": "http://127.0.0.1:8080/search?q={query}",
  *              "auto_devtools": false},
  *     "provider": {...}                  the model of sessions that set none (see
@@ -251,6 +255,7 @@ il_status il_engine_events_done(il_handle engine);
 /*
  * Creates a session. opts_json may be NULL or "":
  *   {"id": "s1", "dir": "/path", "env": ["KEY=value"],
+ *    "sandbox": {...as bash.sandbox, for this session's commands},
  *    "script": [turns] | "JSON string of turns",
  *    "provider": {"type": "openai", ...}}
  * A script plays model turns (the scripted provider):

@@ -14,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/interlock-dev/interlock/engine"
+	"github.com/interlock-dev/interlock/engine/bash"
+	"github.com/interlock-dev/interlock/engine/bash/contain"
 )
 
 // sessionEntry is a session handle.
@@ -30,6 +32,8 @@ type sessionOptions struct {
 	Env      []string        `json:"env"`
 	Script   json.RawMessage `json:"script"`
 	Provider json.RawMessage `json:"provider"`
+	// Sandbox replaces the engine's bash.sandbox policy for this session.
+	Sandbox *contain.Policy `json:"sandbox"`
 }
 
 // scriptProvider returns the scripted provider of a "script" field (an
@@ -96,12 +100,26 @@ func il_session_create(h C.il_handle, optsJSON *C.char, out *C.il_handle) C.il_s
 				return err
 			}
 		}
-		return ee.whileOpen(func() error {
-			_, sh, err := ee.newSession(engine.SessionOptions{ID: o.ID, Dir: o.Dir, Environ: o.Env, Provider: p})
-			if err == nil {
-				*out = sh
+		var bashTool *bash.Tool
+		if o.Sandbox != nil {
+			if err := o.Sandbox.Validate("session options: sandbox"); err != nil {
+				return errorf(C.IL_ERR_INVALID_ARGUMENT, "%v", err)
 			}
-			return err
+			t, _ := ee.e.Tools().Lookup("bash")
+			if bashTool, _ = t.(*bash.Tool); bashTool == nil {
+				return errorf(C.IL_ERR_INVALID_ARGUMENT, "session options: sandbox: the engine has no bash tool to apply it to")
+			}
+		}
+		return ee.whileOpen(func() error {
+			se, sh, err := ee.newSession(engine.SessionOptions{ID: o.ID, Dir: o.Dir, Environ: o.Env, Provider: p})
+			if err != nil {
+				return err
+			}
+			if bashTool != nil {
+				bashTool.SetSandbox(se.s, *o.Sandbox) // validated above
+			}
+			*out = sh
+			return nil
 		})
 	})
 }

@@ -41,6 +41,15 @@ func toolOptions(cfg engineConfig) ([]engine.Option, error) {
 		}
 		bashOpts = append(bashOpts, bash.WithRules(rules...))
 	}
+	if p := cfg.Bash.Sandbox; p != nil {
+		if err := p.Validate("bash.sandbox"); err != nil {
+			return nil, errorf(C.IL_ERR_INVALID_ARGUMENT, "%v", err)
+		}
+		bashOpts = append(bashOpts, bash.WithSandbox(*p))
+	}
+	if f := cfg.Bash.Env; f != nil {
+		bashOpts = append(bashOpts, bash.WithEnvFilter(*f))
+	}
 
 	var webOpts []web.Option
 	if cfg.Web.SearchURL != "" {

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Builds Interlock from source: the Go library (lib/libinterlock.so.0.1, cgo
-// c-shared) and then the N-API addon (build/Release/interlock.node) with the
-// node-gyp that ships with npm.
+// c-shared) with its command supervisor (lib/interlock-run), and then the
+// N-API addon (build/Release/interlock.node) with the node-gyp that ships
+// with npm.
 //
 //   node node/build.js            both
 //   node node/build.js --lib      only the Go library
@@ -74,7 +75,21 @@ export function buildLibrary() {
     throw new BuildError(`building the Go library failed (go ${args.join(' ')}):\n${r.out.trim()}\n` +
       'Needs Go 1.26+ with cgo and a C compiler; without network access the Go module cache must hold the modules in go.sum.');
   }
+  buildSupervisor(env);
   return path.join(root, 'lib', LIB_NAME);
+}
+
+/** The supervisor every bash command runs under: lib/interlock-run, beside the library, which looks for it there. */
+export const SUPERVISOR_NAME = 'interlock-run';
+
+function buildSupervisor(env) {
+  const args = ['build', '-trimpath', '-o', path.join('lib', SUPERVISOR_NAME), './cmd/interlock-run'];
+  log(`go ${args.join(' ')}`);
+  // Static and without cgo: it starts fast and runs wherever the library does.
+  const r = run('go', args, { env: { ...env, CGO_ENABLED: '0' } });
+  if (r.status !== 0) {
+    throw new BuildError(`building the command supervisor failed (go ${args.join(' ')}):\n${r.out.trim()}`);
+  }
 }
 
 /** npm's bundled node-gyp: $npm_config_node_gyp (set by npm for install scripts), else beside this node's npm. */

@@ -32,12 +32,22 @@
 // revoked (Tool.SessionGrants, Tool.ProjectGrants). Rules allow, confirm or
 // deny by command prefix; deny wins over everything and never asks.
 //
-// Commands run with bash -c in their own process group. Stopping one (an
-// interrupt, a timeout) sends SIGTERM to the group, SIGKILL after a grace,
-// and returns only once every process of the group is gone; what a command
-// leaves running in the background is ended too, and so is a process that
-// left the group (setsid, a daemon): each command's processes carry a mark
-// in their environment (INTERLOCK_BASH_RUN) that finds them.
+// Commands run with bash -c under a supervisor, interlock-run (see package
+// contain): as PID 1 of their own PID namespace where user namespaces are
+// allowed (else as a child subreaper), so nothing a command starts can
+// leave its tree, whatever it does (setsid, a cleared environment, double
+// forks); the tree dies with the host (the supervisor's control socket
+// closes). Stopping a command (an interrupt, a timeout) sends SIGTERM to
+// the tree, SIGKILL after a grace, and returns only once every process of
+// it is gone; what a command leaves running in the background is ended
+// when it exits. The supervisor is found beside the library
+// (lib/interlock-run), or by WithSupervisor / $INTERLOCK_RUN.
+//
+// Commands are sandboxed with Landlock (contain.Policy, WithSandbox, per
+// session Tool.SetSandbox): by default they write only in the session's
+// directory and the temp dir, cannot signal processes outside their own
+// tree (the host, other sessions' commands) and see the host's environment
+// without secrets (EnvFilter, SecretNames).
 //
 // The shortest use:
 //

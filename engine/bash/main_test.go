@@ -8,12 +8,21 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/interlock-dev/interlock/internal/testsupervisor"
 )
 
-// TestMain checks, after all tests, that no goroutine leaked and that no
-// process group a test started has a live member left.
+// TestMain builds the supervisor the tool runs commands under, and checks,
+// after all tests, that no goroutine leaked and that no process group a
+// test started has a live member left.
 func TestMain(m *testing.M) {
+	cleanup, err := testsupervisor.Install()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	code := m.Run()
+	cleanup()
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
 			fmt.Fprintln(os.Stderr, "goroutine leak:", err)
@@ -64,5 +73,9 @@ func tracked(notify func(pgid int)) Option {
 
 // testRunner is a runner whose groups are tracked.
 func testRunner(grace time.Duration, limit int) runner {
-	return runner{shell: "bash", grace: grace, limit: limit, started: startedGroups.add}
+	return runner{shell: "bash", grace: grace, limit: limit, supervisor: defaultSupervisor(), kernel: &kernel{}, started: startedGroups.add}
 }
+
+// withoutNamespaces makes the tool act as if the kernel refused user
+// namespaces: its supervisors keep the tree as subreapers.
+func withoutNamespaces() Option { return func(c *toolConfig) { c.noNamespaces = true } }

@@ -6,72 +6,81 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
-	"slices"
-	"strconv"
 	"sync/atomic"
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"github.com/interlock-dev/interlock/engine/bash/contain"
 )
 
-// runner starts commands in their own process group and makes sure the
-// whole group is gone before it returns.
+// runner starts each command under its supervisor (interlock-run), which
+// keeps the command's whole tree, and returns once that tree is gone.
 type runner struct {
-	shell   string         // "bash"
-	grace   time.Duration  // SIGTERM to SIGKILL
-	limit   int            // bytes of output kept
-	started func(pgid int) // test hook: every process group started
+	shell      string        // "bash"
+	grace      time.Duration // SIGTERM to SIGKILL
+	limit      int           // bytes of output kept
+	supervisor string        // path of interlock-run
+	kernel     *kernel       // what the kernel allowed so far, shared by the Tool's commands
+	started    func(pid int) // test hook: every supervisor started (it leads the command's process group)
 }
 
 // outcome is how a command ended.
 type outcome struct {
-	output   string
-	exitCode int    // -1 when killed by a signal
-	signal   string // "killed", "terminated" when exitCode is -1
-	timedOut bool
+	output    string
+	exitCode  int    // -1 when killed by a signal
+	signal    string // "killed", "terminated" when exitCode is -1
+	timedOut  bool
+	workspace string         // the working directory it ran in
+	report    contain.Report // what kept the tree and what sandbox was in force
 }
 
-// run runs command with bash -c in dir, streaming its combined stdout and
-// stderr to progress. It returns once the process group is gone. A done ctx
-// kills the group and returns an error wrapping ctx's cause.
-func (r runner) run(ctx context.Context, command, dir string, env []string, timeout time.Duration, progress func(string)) (outcome, error) {
+// run runs command with bash -c in dir under its supervisor and policy,
+// streaming its combined stdout and stderr to progress. It returns once no
+// process of the command is left. A done ctx stops the command and returns
+// an error wrapping ctx's cause.
+func (r runner) run(ctx context.Context, command, dir string, env []string, timeout time.Duration, policy contain.Policy, progress func(string)) (outcome, error) {
 	if err := ctx.Err(); err != nil {
 		return outcome{}, context.Cause(ctx)
+	}
+	workspace := dir
+	if workspace == "" {
+		workspace, _ = os.Getwd()
 	}
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return outcome{}, fmt.Errorf("bash: output pipe: %w", err)
 	}
 	defer pr.Close()
-	cmd := exec.Command(r.shell, "-c", command)
-	cmd.Dir = dir
-	// Every process of this command inherits the mark, also one that leaves
-	// the process group (setsid, a daemon): sweepEscaped finds those by it.
-	mark := fmt.Sprintf("%s=%d.%d", runMarkVar, os.Getpid(), runSeq.Add(1))
-	cmd.Env = append(slices.Clip(env), mark)
-	cmd.Stdout, cmd.Stderr = pw, pw // one pipe: output keeps its order, like a terminal
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	err = cmd.Start()
-	pw.Close() // the children hold the write end now
+	req := contain.Request{Shell: r.shell, Command: command, GraceMS: r.grace.Milliseconds(), Sandbox: policy, Workspace: workspace, TempDir: os.TempDir()}
+	proc := contain.Process{Path: r.supervisor, Dir: dir, Env: env, Output: pw, Namespaces: r.kernel.namespaces()}
+	sup, err := contain.Start(req, proc)
+	if errors.Is(err, contain.ErrNoNamespaces) {
+		r.kernel.refuseNamespaces()
+		proc.Namespaces = false
+		sup, err = contain.Start(req, proc)
+	}
+	pw.Close() // the command holds the write end now
 	if err != nil {
-		return outcome{}, fmt.Errorf("bash: start %s in %q: %w", r.shell, dir, err)
+		return outcome{}, fmt.Errorf("bash: %w", err)
 	}
-	pgid := cmd.Process.Pid
 	if r.started != nil {
-		r.started(pgid)
+		r.started(sup.Pid())
 	}
-
-	exited := make(chan struct{})
-	go func() {
-		cmd.Wait() // reaps the shell; the exit status is read from ProcessState
-		close(exited)
-	}()
 	out := newCappedBuffer(r.limit)
 	drained := make(chan struct{})
 	go func() {
 		defer close(drained)
 		r.copy(pr, out, progress)
+	}()
+	type waited struct {
+		report contain.Report
+		err    error
+	}
+	done := make(chan waited, 1)
+	go func() {
+		rep, err := sup.Wait()
+		done <- waited{rep, err}
 	}()
 
 	var timer <-chan time.Time
@@ -82,33 +91,47 @@ func (r runner) run(ctx context.Context, command, dir string, env []string, time
 	}
 	var res outcome
 	var stopErr error
+	var w waited
 	select {
-	case <-exited:
+	case w = <-done:
 	case <-timer:
 		res.timedOut = true
+		sup.Stop()
+		w = <-done
 	case <-ctx.Done():
 		stopErr = context.Cause(ctx)
+		sup.Stop()
+		w = <-done
 	}
-	// Always: after a normal exit this ends what the shell left running
-	// in the background, so nothing outlives the call.
-	killErr := r.killGroup(pgid)
-	<-exited
-	sweepEscaped(mark)
-	// The group is gone, so nobody but a process that escaped it (setsid)
-	// can still hold the pipe: don't wait for those.
+	if w.err != nil {
+		// The supervisor failed: end what is left of its process group.
+		syscall.Kill(-sup.Pid(), syscall.SIGKILL)
+	}
+	// The tree is gone, so nothing holds the pipe any more; the deadline
+	// only guards against a supervisor that failed.
 	pr.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
 	<-drained
 
 	res.output = out.String()
-	res.exitCode = cmd.ProcessState.ExitCode()
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		res.signal = ws.Signal().String()
-	}
+	res.report = w.report
+	res.workspace = workspace
+	res.exitCode = w.report.ExitCode
+	res.signal = w.report.Signal
 	if stopErr != nil {
-		return res, errors.Join(stopErr, killErr)
+		return res, errors.Join(stopErr, w.err)
 	}
-	return res, killErr
+	return res, w.err
 }
+
+// kernel remembers what the kernel refused, so that later commands don't
+// ask again.
+type kernel struct {
+	noNamespaces atomic.Bool
+}
+
+func (k *kernel) namespaces() bool { return !k.noNamespaces.Load() }
+
+func (k *kernel) refuseNamespaces() { k.noNamespaces.Store(true) }
 
 // copy streams the pipe to out and progress until EOF or the read deadline,
 // never splitting a UTF-8 character between two progress chunks.
@@ -146,173 +169,6 @@ func completeUTF8(b []byte) int {
 		}
 	}
 	return len(b)
-}
-
-// killGroup ends process group pgid: SIGTERM, then SIGKILL after the
-// grace, and returns once no member is left alive.
-func (r runner) killGroup(pgid int) error {
-	// Only ESRCH here, no /proc scan (about 1 ms): signalling a group left
-	// with nothing but zombies is harmless, and its id can't have been
-	// reused while any member exists.
-	if errors.Is(syscall.Kill(-pgid, 0), syscall.ESRCH) {
-		return nil
-	}
-	w := &groupWatch{pgid: pgid}
-	syscall.Kill(-pgid, syscall.SIGTERM)
-	syscall.Kill(-pgid, syscall.SIGCONT) // a stopped process must run to die of SIGTERM
-	if w.wait(r.grace) {
-		return nil
-	}
-	syscall.Kill(-pgid, syscall.SIGKILL)
-	if w.wait(5 * time.Second) {
-		return nil
-	}
-	return fmt.Errorf("bash: process group %d still has live members 5s after SIGKILL (stuck in the kernel?)", pgid)
-}
-
-// runMarkVar names the environment variable that marks a command's
-// processes; runSeq makes each command's mark unique in this process.
-const runMarkVar = "INTERLOCK_BASH_RUN"
-
-var runSeq atomic.Uint64
-
-// sweepEscaped kills the processes that carry mark in their environment:
-// those that left the command's process group (setsid, daemons) and so
-// outlived killGroup. Only a process that also cleared its environment
-// (env -i) escapes this.
-func sweepEscaped(mark string) {
-	needle := []byte("\x00" + mark + "\x00")
-	self := os.Getpid()
-	pids, _ := processIDs() // no /proc: the process group is all we can end
-	for _, pid := range pids {
-		if pid == self {
-			continue
-		}
-		environ, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
-		if err == nil && (bytes.HasPrefix(environ, needle[1:]) || bytes.Contains(environ, needle)) {
-			syscall.Kill(pid, syscall.SIGKILL)
-		}
-	}
-}
-
-// groupWatch tells when a process group has no live member left.
-//
-// kill(-pgid, 0) failing with ESRCH settles it cheaply, but members that
-// are zombies keep it succeeding, and an orphan's zombie may wait for ever
-// where PID 1 does not reap (some containers). Then only /proc can tell,
-// and scanning all of /proc is slow: so the watch remembers the live
-// members of its last scan, polls just those, and scans again only to
-// confirm once they are all dead (a member may have forked meanwhile).
-type groupWatch struct {
-	pgid    int
-	members []int // live members at the last full scan
-	scanned bool
-}
-
-// gone reports whether the group has no live member.
-func (w *groupWatch) gone() bool {
-	if err := syscall.Kill(-w.pgid, 0); errors.Is(err, syscall.ESRCH) {
-		return true
-	}
-	if w.scanned {
-		for _, pid := range w.members {
-			if state, group, ok := readStat(pid); ok && group == w.pgid && state != 'Z' && state != 'X' {
-				return false // a known member still runs: no need to scan
-			}
-		}
-	}
-	live, err := liveMembers(w.pgid)
-	if err != nil {
-		return false // no /proc: only ESRCH can tell
-	}
-	w.members, w.scanned = live, true
-	return len(live) == 0
-}
-
-// wait polls until the group is gone or d has passed.
-func (w *groupWatch) wait(d time.Duration) bool {
-	deadline := time.Now().Add(d)
-	pause := 100 * time.Microsecond // signals take a moment to land
-	for {
-		left := time.Until(deadline)
-		if left <= 0 {
-			return w.gone()
-		}
-		time.Sleep(min(pause, left))
-		if w.gone() {
-			return true
-		}
-		// At most 1 ms between polls: each costs a few syscalls, and the
-		// status turns interrupted only once the group is gone.
-		pause = min(pause*2, time.Millisecond)
-	}
-}
-
-// liveMembers lists the processes of group pgid that are not zombies,
-// from /proc.
-func liveMembers(pgid int) ([]int, error) {
-	pids, err := processIDs()
-	if err != nil {
-		return nil, err
-	}
-	var live []int
-	for _, pid := range pids {
-		if state, group, ok := readStat(pid); ok && group == pgid && state != 'Z' && state != 'X' {
-			live = append(live, pid)
-		}
-	}
-	return live, nil
-}
-
-// processIDs lists the processes in /proc.
-func processIDs() ([]int, error) {
-	d, err := os.Open("/proc")
-	if err != nil {
-		return nil, err
-	}
-	defer d.Close()
-	names, err := d.Readdirnames(-1)
-	if err != nil {
-		return nil, err
-	}
-	pids := make([]int, 0, len(names))
-	for _, name := range names {
-		if pid, err := strconv.Atoi(name); err == nil {
-			pids = append(pids, pid)
-		}
-	}
-	return pids, nil
-}
-
-// readStat reads the state and process group of pid; ok is false once the
-// process is gone.
-func readStat(pid int) (state byte, pgid int, ok bool) {
-	fd, err := syscall.Open("/proc/"+strconv.Itoa(pid)+"/stat", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return 0, 0, false
-	}
-	defer syscall.Close(fd)
-	var buf [512]byte // state and pgrp come right after the name, at most 16 bytes
-	n, err := syscall.Read(fd, buf[:])
-	if err != nil || n <= 0 {
-		return 0, 0, false
-	}
-	return parseStat(buf[:n])
-}
-
-// parseStat reads the state and process group from /proc/PID/stat:
-// "pid (comm) state ppid pgrp ...", where comm may contain spaces and ')'.
-func parseStat(stat []byte) (state byte, pgid int, ok bool) {
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 || i+2 >= len(stat) {
-		return 0, 0, false
-	}
-	fields := bytes.Fields(stat[i+1:])
-	if len(fields) < 3 || len(fields[0]) != 1 {
-		return 0, 0, false
-	}
-	pgid, err := strconv.Atoi(string(fields[2]))
-	return fields[0][0], pgid, err == nil
 }
 
 // cappedBuffer keeps the first and last limit/2 bytes written and counts

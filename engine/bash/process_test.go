@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/interlock-dev/interlock/engine/bash/contain"
 )
 
 // progressLog collects progress chunks and signals when a marker appears.
@@ -82,7 +84,7 @@ func TestRunStopKillsGroup(t *testing.T) {
 				stopped <- time.Now()
 				cancel(errors.New("test stop"))
 			}()
-			_, err := r.run(ctx, tt.cmd, "", os.Environ(), time.Minute, progress.add)
+			_, err := r.run(ctx, tt.cmd, "", os.Environ(), time.Minute, contain.Policy{}, progress.add)
 			elapsed := time.Since(<-stopped)
 			require.Error(t, err)
 			assert.ErrorContains(t, err, "test stop")
@@ -124,7 +126,7 @@ func TestRunOutcome(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			o, err := testRunner(100*time.Millisecond, tt.limit).run(t.Context(), tt.cmd, "", os.Environ(), tt.timeout, nil)
+			o, err := testRunner(100*time.Millisecond, tt.limit).run(t.Context(), tt.cmd, "", os.Environ(), tt.timeout, contain.Policy{}, nil)
 			require.NoError(t, err)
 			tt.check(t, o)
 		})
@@ -139,7 +141,7 @@ func TestRunEndsLeftovers(t *testing.T) {
 	r := testRunner(100*time.Millisecond, 0)
 	r.started = func(g int) { startedGroups.add(g); pgid = g }
 	start := time.Now()
-	o, err := r.run(t.Context(), "sleep 30 & sleep 30 & echo left two behind", "", os.Environ(), time.Minute, nil)
+	o, err := r.run(t.Context(), "sleep 30 & sleep 30 & echo left two behind", "", os.Environ(), time.Minute, contain.Policy{}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, 0, o.exitCode)
 	assert.Equal(t, "left two behind\n", o.output)
@@ -157,7 +159,7 @@ func TestRunEscapedProcessIsKilled(t *testing.T) {
 	// session; cat waits for that, so the command ends after the escape.
 	cmd := fmt.Sprintf(`mkfifo %[1]s; setsid sh -c 'echo $$ > %[1]s; exec sleep 30' & cat %[1]s`, fifo)
 	start := time.Now()
-	o, err := testRunner(100*time.Millisecond, 0).run(t.Context(), cmd, "", os.Environ(), time.Minute, nil)
+	o, err := testRunner(100*time.Millisecond, 0).run(t.Context(), cmd, "", os.Environ(), time.Minute, contain.Policy{}, nil)
 	require.NoError(t, err)
 	assert.Less(t, time.Since(start), 5*time.Second)
 	pid, err := strconv.Atoi(strings.TrimSpace(o.output))
@@ -172,7 +174,7 @@ func TestRunEscapedProcessIsKilled(t *testing.T) {
 func TestRunDirAndEnv(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	o, err := testRunner(0, 0).run(t.Context(), `pwd; echo "$INTERLOCK_TEST_VAR"`, dir, append(os.Environ(), "INTERLOCK_TEST_VAR=from-session"), time.Minute, nil)
+	o, err := testRunner(0, 0).run(t.Context(), `pwd; echo "$INTERLOCK_TEST_VAR"`, dir, append(os.Environ(), "INTERLOCK_TEST_VAR=from-session"), time.Minute, contain.Policy{}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, dir+"\nfrom-session\n", o.output)
 }
@@ -182,7 +184,7 @@ func TestRunStreamsWholeCharacters(t *testing.T) {
 	var chunks []string
 	var mu sync.Mutex
 	// 40000 three-byte characters cross the 32 KiB read size mid-character.
-	_, err := testRunner(0, 0).run(t.Context(), `printf '€%.0s' $(seq 1 40000)`, "", os.Environ(), time.Minute, func(c string) {
+	_, err := testRunner(0, 0).run(t.Context(), `printf '€%.0s' $(seq 1 40000)`, "", os.Environ(), time.Minute, contain.Policy{}, func(c string) {
 		mu.Lock()
 		defer mu.Unlock()
 		chunks = append(chunks, c)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/interlock-dev/interlock/engine"
+	"github.com/interlock-dev/interlock/engine/bash/contain"
 )
 
 // Defaults of New.
@@ -26,49 +27,18 @@ const (
 // environment, streaming output as progress. Create it with New; it is safe
 // for concurrent use by many sessions.
 type Tool struct {
-	rules   []rule
-	timeout time.Duration
-	run     runner
-	project *Grants
+	rules     []rule
+	timeout   time.Duration
+	run       runner
+	project   *Grants
+	sandbox   contain.Policy // for sessions that set none (see SetSandbox)
+	env       EnvFilter
+	configErr error // a bad option: every call fails with it
 }
-
-// Option configures a Tool.
-type Option func(*toolConfig)
-
-type toolConfig struct {
-	rules        []Rule
-	timeout      time.Duration
-	grace        time.Duration
-	outputLimit  int
-	projectFile  string
-	shell        string
-	startedGroup func(pgid int)
-}
-
-// WithRules adds allow / confirm / deny rules (see Rule).
-func WithRules(rules ...Rule) Option {
-	return func(c *toolConfig) { c.rules = append(c.rules, rules...) }
-}
-
-// WithTimeout sets how long a command may run when its call sets no
-// timeout_ms. Default DefaultTimeout.
-func WithTimeout(d time.Duration) Option { return func(c *toolConfig) { c.timeout = d } }
-
-// WithGrace sets how long a process group gets between SIGTERM and
-// SIGKILL when a command is stopped. Default DefaultGrace.
-func WithGrace(d time.Duration) Option { return func(c *toolConfig) { c.grace = d } }
-
-// WithOutputLimit sets how many bytes of output the result keeps (the first
-// and last half); the model is told how much was cut. Default DefaultOutputLimit.
-func WithOutputLimit(n int) Option { return func(c *toolConfig) { c.outputLimit = n } }
-
-// WithProjectGrantsFile keeps project-scoped approvals in a JSON file, read
-// now and rewritten on every change. Without it they last as long as the Tool.
-func WithProjectGrantsFile(path string) Option { return func(c *toolConfig) { c.projectFile = path } }
 
 // New returns a Bash tool.
 func New(opts ...Option) *Tool {
-	c := toolConfig{timeout: DefaultTimeout, grace: DefaultGrace, outputLimit: DefaultOutputLimit, shell: "bash"}
+	c := toolConfig{timeout: DefaultTimeout, grace: DefaultGrace, outputLimit: DefaultOutputLimit, shell: "bash", supervisor: defaultSupervisor()}
 	for _, o := range opts {
 		o(&c)
 	}
@@ -81,11 +51,18 @@ func New(opts ...Option) *Tool {
 	if c.outputLimit <= 0 {
 		c.outputLimit = DefaultOutputLimit
 	}
+	k := &kernel{}
+	if c.noNamespaces {
+		k.refuseNamespaces()
+	}
 	return &Tool{
-		rules:   compileRules(c.rules),
-		timeout: c.timeout,
-		run:     runner{shell: c.shell, grace: c.grace, limit: c.outputLimit, started: c.startedGroup},
-		project: newGrants(ScopeProject, c.projectFile),
+		rules:     compileRules(c.rules),
+		timeout:   c.timeout,
+		run:       runner{shell: c.shell, grace: c.grace, limit: c.outputLimit, supervisor: c.supervisor, kernel: k, started: c.startedGroup},
+		project:   newGrants(ScopeProject, c.projectFile),
+		sandbox:   c.sandbox,
+		env:       c.env,
+		configErr: c.sandbox.Validate("bash.sandbox"),
 	}
 }
 
@@ -162,12 +139,23 @@ func (t *Tool) Run(ctx context.Context, call engine.ToolCall, env *engine.Env) (
 	if a.TimeoutMS > 0 {
 		timeout = time.Duration(a.TimeoutMS) * time.Millisecond
 	}
-	environ := append(os.Environ(), env.Environ()...)
-	out, err := t.run.run(ctx, a.Command, dir, environ, timeout, env.Progress)
+	if t.configErr != nil {
+		return toolError("bash: %v: fix the tool's configuration", t.configErr), nil
+	}
+	policy := t.sessionSandbox(env).policy(t.sandbox)
+	environ := append(t.env.filter(os.Environ()), env.Environ()...)
+	out, err := t.run.run(ctx, a.Command, dir, environ, timeout, policy, env.Progress)
 	if ctx.Err() != nil {
 		return engine.Result{}, interrupted(ctx)
 	}
-	return result(out, timeout, err), nil
+	if err != nil && out.report.Error != "" || errors.Is(err, contain.ErrNoSupervisor) {
+		return toolError("Command not run: %v", err), nil
+	}
+	res = result(out, timeout, err)
+	if hint := sandboxHint(out, policy); hint != "" {
+		res.Output += "\n" + hint
+	}
+	return res, nil
 }
 
 // gate decides whether the command may run. ok means it may not: res is

@@ -123,7 +123,7 @@ describe('npm pack and install from the tarball', { timeout: 10 * 60_000 }, () =
   });
 
   test('the tarball carries the prebuilds (addon, library, every helper in lib/), sources and LICENSE; no tests or build output', () => {
-    const want = ['LICENSE', 'README.md', 'binding.gyp', 'go.mod', 'go.sum', 'capi/interlock.h', 'capi/main.go', 'engine/session.go',
+    const want = ['LICENSE', 'README.md', 'binding.gyp', 'go.mod', 'go.sum', 'capi/interlock.h', 'capi/main.go', 'cmd/interlock-run/main.go', 'engine/session.go',
       'node/index.js', 'node/index.d.ts', 'node/load.js', 'node/build.js', 'node/lib/base.js', 'node/src/addon.cc', 'package.json',
       'prebuilds/linux-x64/interlock.node'];
     for (const f of readdirSync(path.join(packageRoot, 'lib'))) {
@@ -238,6 +238,7 @@ describe('npm pack and install from the tarball', { timeout: 10 * 60_000 }, () =
     const addon = path.join(pkgDir, 'build', 'Release', 'interlock.node');
     assert.ok(statSync(addon).isFile(), 'the addon was built');
     assert.ok(existsSync(path.join(pkgDir, 'lib', 'libinterlock.so.0.1')), 'the library was built');
+    assert.ok(existsSync(path.join(pkgDir, 'lib', 'interlock-run')), 'the command supervisor was built beside it');
     const dynamic = execFileSync('readelf', ['-d', addon], { encoding: 'utf8' });
     assert.match(dynamic, /RUNPATH.*\$ORIGIN:\$ORIGIN\/\.\.\/\.\.\/lib/);
     const which = spawnSync(process.execPath, ['-e',

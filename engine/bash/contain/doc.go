@@ -1,0 +1,34 @@
+// Package contain runs one shell command contained: supervised so that
+// nothing of it outlives the host or escapes a stop, and sandboxed so that
+// it can only write where its policy allows.
+//
+// This package is the bash tool's side and the wire both sides share; the
+// supervisor itself is the interlock-run executable (cmd/interlock-run),
+// which the bash tool starts for every command (see Start), asks to stop
+// the command and whose report it reads. The supervisor:
+//
+//   - keeps the command's whole tree: it is started as PID 1 of a new PID
+//     namespace where unprivileged user namespaces are allowed (when it
+//     exits the kernel kills every process left in the namespace); else it
+//     is a child subreaper that walks and kills its descendants;
+//   - dies with its host: EOF on its control socket (the host died, even by
+//     SIGKILL) or its parent-death signal kills the tree and exits;
+//   - on a stop message sends SIGTERM to the tree, SIGKILL after the grace,
+//     and reports once no process of the tree is left;
+//   - applies the sandbox Policy to itself with Landlock before it starts
+//     the shell, so the command inherits it: writes only in the working
+//     directory, the temp dir and the configured paths, no signals to and
+//     no abstract sockets of processes outside the command, optional
+//     network deny.
+//
+// Probe says what the kernel offers; what a command actually ran with is
+// in its Report. This package does not link Landlock itself: only the
+// supervisor applies it.
+//
+// The shortest use, from the tool's side:
+//
+//	p, err := contain.Start(ctx, contain.Request{Shell: "bash", Command: "make"}, contain.Process{Path: "/usr/lib/interlock/interlock-run", Stdout: w})
+//	...
+//	p.Stop() // or let it finish
+//	report, err := p.Wait()
+package contain

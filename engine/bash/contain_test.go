@@ -1,0 +1,284 @@
+package bash
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/interlock-dev/interlock/engine"
+	"github.com/interlock-dev/interlock/engine/bash/contain"
+)
+
+// escapes are commands that try to outlive their command: each process that
+// should die writes its host pid (the ppid of its cut) to the file $P.
+var escapes = []struct {
+	name, script string
+}{
+	{"setsid", `setsid sh -c 'cut -d" " -f4 /proc/self/stat >> $P; exec sleep 30' &`},
+	{"setsid with a cleared environment", `env -i P=$P setsid sh -c 'cut -d" " -f4 /proc/self/stat >> $P; exec sleep 30' &`},
+	{"exec -c, double fork", `(exec -c sh -c '(cut -d" " -f4 /proc/self/stat >> '$P'; exec sleep 30) & ' &)`},
+	{"nohup daemon with closed output", `nohup setsid sh -c 'exec >/dev/null 2>&1 </dev/null; unset P2; cut -d" " -f4 /proc/self/stat >> $P; exec sleep 30' >/dev/null 2>&1 &`},
+	{"new process group", `perl -e 'setpgrp(0,0); exec @ARGV' sh -c 'cut -d" " -f4 /proc/self/stat >> $P; exec sleep 30' &`},
+	{"detached fork loop", `setsid sh -c 'cut -d" " -f4 /proc/self/stat >> $P; while :; do sleep 1 & done' >/dev/null 2>&1 &`},
+}
+
+// TestContainedNothingSurvives: whatever a command does to leave its
+// process group, session or environment, nothing of it is left after an
+// interrupt, a normal exit or a timeout, with the tree kept by a PID
+// namespace and by a subreaper.
+func TestContainedNothingSurvives(t *testing.T) {
+	t.Parallel()
+	for _, ns := range []bool{true, false} {
+		for _, end := range []string{"interrupt", "exit", "timeout"} {
+			for _, esc := range escapes {
+				t.Run(fmt.Sprintf("namespaces=%v/%s/%s", ns, end, esc.name), func(t *testing.T) {
+					t.Parallel()
+					pidFile := filepath.Join(t.TempDir(), "pids")
+					require.NoError(t, os.WriteFile(pidFile, nil, 0o644))
+					r := testRunner(50*time.Millisecond, 0)
+					if !ns {
+						r.kernel.refuseNamespaces()
+					}
+					tail := "echo started"
+					timeout := time.Minute
+					switch end {
+					case "interrupt":
+						tail += "; sleep 30"
+					case "timeout":
+						tail += "; sleep 30"
+						timeout = 1500 * time.Millisecond
+					}
+					cmd := fmt.Sprintf("export P=%s; %s\nuntil [ -s $P ]; do sleep 0.01; done; %s", pidFile, esc.script, tail)
+					progress := newProgressLog("started")
+					ctx, cancel := context.WithCancelCause(t.Context())
+					defer cancel(nil)
+					if end == "interrupt" {
+						go func() {
+							select {
+							case <-progress.seen:
+								cancel(errors.New("test stop"))
+							case <-ctx.Done():
+							}
+						}()
+					}
+					o, err := r.run(ctx, cmd, "", os.Environ(), timeout, contain.Policy{}, progress.add)
+					if end == "interrupt" {
+						require.ErrorContains(t, err, "test stop")
+					} else {
+						require.NoError(t, err, "output %q", o.output)
+					}
+					assert.Equal(t, end == "timeout", o.timedOut)
+					assert.Contains(t, o.output, "started")
+					want := contain.TreeSubreaper
+					if ns {
+						want = contain.TreePIDNamespace
+					}
+					assert.Equal(t, want, o.report.Tree)
+					requireAllDead(t, pidFile)
+				})
+			}
+		}
+	}
+}
+
+// requireAllDead checks that no process listed in pidFile runs, and that
+// no process is left in their process groups.
+func requireAllDead(t *testing.T, pidFile string) {
+	t.Helper()
+	b, err := os.ReadFile(pidFile)
+	require.NoError(t, err)
+	fields := strings.Fields(string(b))
+	require.NotEmpty(t, fields, "no escaped process recorded its pid")
+	for _, f := range fields {
+		pid, err := strconv.Atoi(f)
+		require.NoError(t, err)
+		_, pgid, _ := readStat(pid)
+		if alive(pid) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Errorf("process %d outlived its command", pid)
+		}
+		if pgid > 0 {
+			live, _ := liveMembers(pgid)
+			for _, p := range live {
+				syscall.Kill(p, syscall.SIGKILL)
+			}
+			assert.Empty(t, live, "processes left in group %d", pgid)
+		}
+	}
+}
+
+// TestSupervisorMissing: without a usable supervisor nothing starts, and
+// the result names the path and how to build it.
+func TestSupervisorMissing(t *testing.T) {
+	t.Parallel()
+	notExec := filepath.Join(t.TempDir(), "interlock-run")
+	require.NoError(t, os.WriteFile(notExec, []byte("#!/bin/sh\n"), 0o644))
+	for name, path := range map[string]string{"missing": "/nonexistent/interlock-run", "not executable": notExec} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			marker := filepath.Join(t.TempDir(), "ran")
+			h := newHarness(t, New(WithSupervisor(path)))
+			res := h.session("touch " + marker).run()
+			assert.True(t, res.IsError)
+			assert.Contains(t, res.Text, path)
+			assert.Contains(t, res.Text, "make build")
+			assert.NoFileExists(t, marker, "nothing may run without the supervisor")
+		})
+	}
+}
+
+// TestSandbox attacks the workspace-write sandbox from an approved
+// command: writes outside the working directory and signals to the host
+// or another session's command fail; writes inside work.
+func TestSandbox(t *testing.T) {
+	t.Parallel()
+	for _, ns := range []bool{true, false} {
+		t.Run(fmt.Sprintf("namespaces=%v", ns), func(t *testing.T) {
+			t.Parallel()
+			opts := []Option{tracked(nil), WithRules(Rule{Prefix: "rm", Action: ActionAllow}, Rule{Prefix: "kill", Action: ActionAllow}), WithSandbox(contain.Policy{})}
+			if !ns {
+				opts = append(opts, withoutNamespaces())
+			}
+			tool := New(opts...)
+			// The temp dir is writable by policy: protect a directory outside it.
+			protected := protectedDir(t)
+			require.NoError(t, os.WriteFile(filepath.Join(protected, "file"), []byte("keep"), 0o644))
+			h := newHarness(t, tool)
+
+			res := h.session("rm -rf " + protected).run()
+			assert.Contains(t, res.Text, "Permission denied")
+			assert.FileExists(t, filepath.Join(protected, "file"), "rm -rf outside the working directory must fail")
+			assert.Contains(t, res.Text, "sandbox", "the result says the sandbox blocked it")
+
+			a := h.session("echo made > inside && cat inside")
+			res = a.run()
+			assert.False(t, res.IsError, res.Text)
+			assert.Contains(t, res.Text, "made")
+			assert.FileExists(t, filepath.Join(a.dir, "inside"))
+
+			res = h.session(fmt.Sprintf("kill -STOP %d; echo exit=$?", os.Getpid())).run()
+			assert.NotContains(t, res.Text, "exit=0", "signalling the host must fail")
+			state, _, _ := readStat(os.Getpid())
+			assert.NotEqual(t, byte('T'), state, "the host was stopped")
+
+			// Another session's command, started by the same tool.
+			other := h.session("echo started; cut -d' ' -f4 /proc/self/stat; sleep 30")
+			otherOut := other.start()
+			pid := waitForLine(t, other, 2)
+			res = h.session(fmt.Sprintf("kill -KILL %d; echo exit=$?", pid)).run()
+			assert.NotContains(t, res.Text, "exit=0", "signalling another session's command must fail")
+			assert.True(t, alive(pid), "the other session's command was killed")
+			require.NoError(t, other.s.Interrupt(engine.ReasonUserStop))
+			other.finish(otherOut)
+		})
+	}
+}
+
+// protectedDir is a directory outside every writable root of the default
+// policy (not under the temp dir), removed after the test.
+func protectedDir(t *testing.T) string {
+	t.Helper()
+	base := "/var/tmp"
+	if strings.HasPrefix(base, os.TempDir()) {
+		t.Skip("no directory outside the temp dir to protect")
+	}
+	dir, err := os.MkdirTemp(base, "interlock-protected-")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+// waitForLine waits until the session's progress has n lines and returns
+// the n-th as a number.
+func waitForLine(t *testing.T, a *agent, n int) int {
+	t.Helper()
+	var text strings.Builder
+	for {
+		lines := strings.Split(text.String(), "\n")
+		if len(lines) > n {
+			pid, err := strconv.Atoi(strings.TrimSpace(lines[n-1]))
+			require.NoError(t, err, "progress %q", text.String())
+			return pid
+		}
+		ev := a.waitFor(engine.EventToolProgress, nil)
+		text.WriteString(ev.Text)
+	}
+}
+
+// TestSecretsNotPassed: variables that look like secrets are not in a
+// command's environment unless included; the session's own env is.
+func TestSecretsNotPassed(t *testing.T) {
+	t.Setenv("INTERLOCK_TEST_API_KEY", "sk-secret")
+	t.Setenv("INTERLOCK_TEST_GITHUB_TOKEN", "ghp-secret")
+	t.Setenv("INTERLOCK_TEST_PLAIN", "visible")
+	h := newHarness(t, New(tracked(nil)))
+	res := h.session("env", func(o *engine.SessionOptions) { o.Environ = []string{"SESSION_TOKEN=given"} }).run()
+	assert.NotContains(t, res.Text, "sk-secret")
+	assert.NotContains(t, res.Text, "ghp-secret")
+	assert.Contains(t, res.Text, "INTERLOCK_TEST_PLAIN=visible")
+	assert.Contains(t, res.Text, "SESSION_TOKEN=given", "the session's env is passed as given")
+
+	h = newHarness(t, New(tracked(nil), WithEnvFilter(EnvFilter{Include: []string{"INTERLOCK_TEST_API_KEY"}})))
+	res = h.session("env").run()
+	assert.Contains(t, res.Text, "INTERLOCK_TEST_API_KEY=sk-secret")
+	assert.NotContains(t, res.Text, "ghp-secret")
+}
+
+func TestEnvFilter(t *testing.T) {
+	t.Parallel()
+	env := []string{"PATH=/bin", "PWD=/x", "OPENAI_API_KEY=a", "AWS_SECRET_ACCESS_KEY=b", "DATABASE_URL=c", "SENTRY_DSN=d", "HOME=/h", "GIT_AUTHOR_NAME=n"}
+	tests := []struct {
+		name string
+		f    EnvFilter
+		want []string
+	}{
+		{"default drops secrets", EnvFilter{}, []string{"PATH=/bin", "PWD=/x", "HOME=/h", "GIT_AUTHOR_NAME=n"}},
+		{"include wins", EnvFilter{Include: []string{"OPENAI_API_KEY"}}, []string{"PATH=/bin", "PWD=/x", "OPENAI_API_KEY=a", "HOME=/h", "GIT_AUTHOR_NAME=n"}},
+		{"own exclude list", EnvFilter{Exclude: []string{"HOME", "GIT_*"}}, []string{"PATH=/bin", "PWD=/x", "OPENAI_API_KEY=a", "AWS_SECRET_ACCESS_KEY=b", "DATABASE_URL=c", "SENTRY_DSN=d"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tt.want, tt.f.filter(env))
+		})
+	}
+}
+
+func TestPolicyValidate(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		p       contain.Policy
+		errHas  string
+		wantErr bool
+	}{
+		{"zero", contain.Policy{}, "", false},
+		{"unknown mode", contain.Policy{Mode: "strict"}, `bash.sandbox.mode is "strict"`, true},
+		{"unknown network", contain.Policy{Network: "maybe"}, `bash.sandbox.network is "maybe"`, true},
+		{"relative writable", contain.Policy{Writable: []string{"build"}}, `bash.sandbox.writable[0] is "build": use an absolute path`, true},
+		{"missing writable", contain.Policy{Writable: []string{"/nonexistent/x"}}, `bash.sandbox.writable[0] is "/nonexistent/x"`, true},
+		{"missing readable", contain.Policy{Readable: []string{"/", "/nonexistent/y"}}, `bash.sandbox.readable[1]`, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := tt.p.Validate("bash.sandbox")
+			if !tt.wantErr {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, err, contain.ErrInvalidPolicy)
+			assert.ErrorContains(t, err, tt.errHas)
+		})
+	}
+}
