@@ -54,7 +54,7 @@ $(ADDON): $(LIB) binding.gyp $(wildcard node/src/*)
 PREBUILD := prebuilds/linux-x64/interlock.node
 prebuild: deps $(PREBUILD)
 
-$(PREBUILD): $(LIB) $(ADDON)
+$(PREBUILD): $(LIB) $(SUPERVISOR) $(ADDON)
 	$(NODE) node/build.js --prebuild --copy
 
 # The ecosystem's package checks on the tarball npm pack makes: publint, and

@@ -29,6 +29,7 @@ const (
 	EventRunFinished    EventType = "run_finished"
 	EventRunFailed      EventType = "run_failed" // Text is the error, Code its class (ErrorCode)
 	EventClosed         EventType = "closed"
+	EventWarning        EventType = "warning" // Tool, Text: e.g. the sandbox is not fully in force
 )
 
 func (e Event) terminal() bool { return e.Type.Terminal() }

@@ -78,6 +78,8 @@ type Snapshot struct {
 	LastError      string      `json:"last_error,omitempty"`
 	RunState       RunState    `json:"run_state"`
 	Eligibility    Eligibility `json:"eligibility"`
+	// Sandbox is what confines this session's commands (nil: no tool does).
+	Sandbox *Sandbox `json:"sandbox,omitempty"`
 }
 
 // RunResult is how a run ended.
@@ -124,6 +126,7 @@ func (s *Session) pausesLocked() []Pause {
 
 // Snapshot returns a consistent copy of the session's state.
 func (s *Session) Snapshot() Snapshot {
+	sandbox := s.eng.sandboxOf(s) // asks the tools: before s.mu, which they may take
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	snap := Snapshot{
@@ -138,6 +141,7 @@ func (s *Session) Snapshot() Snapshot {
 		PauseRequested: s.pauseRequested,
 		LastError:      s.lastError,
 		Eligibility:    s.eligibilityLocked(),
+		Sandbox:        sandbox,
 	}
 	snap.RunState = RunStateOf(snap.Status)
 	if s.interruption != nil {

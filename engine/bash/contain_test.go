@@ -2,6 +2,7 @@ package bash
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -281,4 +282,112 @@ func TestPolicyValidate(t *testing.T) {
 			assert.ErrorContains(t, err, tt.errHas)
 		})
 	}
+}
+
+// withoutLandlock makes the tool and its supervisors act as if the kernel
+// had no Landlock.
+func withoutLandlock() Option { return func(c *toolConfig) { c.noLandlock = true } }
+
+// TestSandboxReported: what is in force is in the snapshot and the engine's
+// info; when it is degraded (sandbox off, no Landlock, no namespaces) the
+// snapshot says what is missing and one warning event per session says so.
+func TestSandboxReported(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		opts       []Option
+		degraded   bool
+		filesystem string
+		signals    string
+		tree       string
+		warnHas    []string
+	}{
+		{"full", nil, false, "landlock ABI", "scoped", contain.TreePIDNamespace, nil},
+		{"config off", []Option{WithSandbox(contain.Policy{Mode: contain.ModeOff})}, true, "off", "not scoped", contain.TreePIDNamespace, []string{`bash.sandbox.mode is "off"`}},
+		{"no landlock, no namespaces", []Option{withoutLandlock(), withoutNamespaces()}, true, "none (no Landlock)", "not scoped", contain.TreeSubreaper, []string{"no Landlock", "no unprivileged user namespaces"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, New(append([]Option{tracked(nil)}, tt.opts...)...))
+			info := h.eng.Info()
+			require.Len(t, info.Sandbox, 1)
+			assert.Equal(t, "Bash", info.Sandbox[0].Tool)
+
+			a := h.session("echo one")
+			snap := a.s.Snapshot().Sandbox
+			require.NotNil(t, snap, "the snapshot has a sandbox section")
+			assert.Equal(t, tt.degraded, snap.Degraded, "%+v", snap)
+			assert.Contains(t, snap.Filesystem, tt.filesystem)
+			assert.Equal(t, tt.signals, snap.Signals)
+			assert.Equal(t, tt.tree, snap.Tree)
+			for _, w := range tt.warnHas {
+				assert.Contains(t, strings.Join(snap.Warnings, "\n"), w)
+			}
+			assert.Equal(t, *snap, info.Sandbox[0], "a session without its own policy has the engine's")
+
+			// Two commands in one session: one warning at most.
+			args, err := json.Marshal(Args{Command: "echo two"})
+			require.NoError(t, err)
+			two := h.session("", func(o *engine.SessionOptions) {
+				o.Provider = engine.NewScriptedProvider([]engine.ScriptTurn{
+					{ToolCalls: []engine.ScriptCall{{Name: "Bash", Args: args}}},
+					{ToolCalls: []engine.ScriptCall{{Name: "Bash", Args: args}}},
+					{Text: "done"},
+				})
+			})
+			out := two.start()
+			warnings := 0
+			for {
+				ev, err := two.sub.Next(t.Context())
+				require.NoError(t, err)
+				if ev.Type == engine.EventWarning {
+					warnings++
+					assert.Contains(t, ev.Text, "Sandbox not fully in force")
+					for _, w := range tt.warnHas {
+						assert.Contains(t, ev.Text, w)
+					}
+				}
+				if ev.Type.Terminal() {
+					break
+				}
+			}
+			require.NoError(t, two.finish(out).Err)
+			if tt.degraded {
+				assert.Equal(t, 1, warnings, "one warning event per session")
+			} else {
+				assert.Zero(t, warnings)
+			}
+		})
+	}
+}
+
+// TestSandboxRequired: with required: true and no Landlock, no command
+// runs, and the result says why.
+func TestSandboxRequired(t *testing.T) {
+	t.Parallel()
+	marker := filepath.Join(t.TempDir(), "ran")
+	h := newHarness(t, New(tracked(nil), withoutLandlock(), WithSandbox(contain.Policy{Required: true})))
+	res := h.session("touch " + marker).run()
+	assert.True(t, res.IsError)
+	assert.Contains(t, res.Text, "Command not run")
+	assert.Contains(t, res.Text, "sandbox required")
+	assert.NoFileExists(t, marker)
+}
+
+// TestSandboxPerSession: a session's own policy replaces the tool's, and
+// invalid ones are refused with the field named.
+func TestSandboxPerSession(t *testing.T) {
+	t.Parallel()
+	tool := New(tracked(nil))
+	h := newHarness(t, tool)
+	a := h.session("echo x > file")
+	require.ErrorIs(t, tool.SetSandbox(a.s, contain.Policy{Mode: "strict"}), contain.ErrInvalidPolicy)
+	require.NoError(t, tool.SetSandbox(a.s, contain.Policy{Mode: contain.ModeReadOnly}))
+	assert.Equal(t, "read-only", a.s.Snapshot().Sandbox.Mode)
+	res := a.run()
+	assert.True(t, res.IsError)
+	assert.Contains(t, res.Text, "mode read-only")
+	assert.NoFileExists(t, filepath.Join(a.dir, "file"))
+	assert.Equal(t, "workspace-write", h.eng.Info().Sandbox[0].Mode, "other sessions keep the tool's policy")
 }

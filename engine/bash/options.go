@@ -23,6 +23,7 @@ type toolConfig struct {
 	sandbox      contain.Policy
 	env          EnvFilter
 	noNamespaces bool          // tests: act as if user namespaces were refused
+	noLandlock   bool          // tests: act as if the kernel had no Landlock
 	startedGroup func(pid int) // tests: every supervisor started
 }
 

@@ -22,6 +22,7 @@ type runner struct {
 	limit      int           // bytes of output kept
 	supervisor string        // path of interlock-run
 	kernel     *kernel       // what the kernel allowed so far, shared by the Tool's commands
+	noLandlock bool          // tests: act as if the kernel had no Landlock
 	started    func(pid int) // test hook: every supervisor started (it leads the command's process group)
 }
 
@@ -52,7 +53,7 @@ func (r runner) run(ctx context.Context, command, dir string, env []string, time
 		return outcome{}, fmt.Errorf("bash: output pipe: %w", err)
 	}
 	defer pr.Close()
-	req := contain.Request{Shell: r.shell, Command: command, GraceMS: r.grace.Milliseconds(), Sandbox: policy, Workspace: workspace, TempDir: os.TempDir()}
+	req := contain.Request{Shell: r.shell, Command: command, GraceMS: r.grace.Milliseconds(), Sandbox: policy, Workspace: workspace, TempDir: os.TempDir(), NoLandlock: r.noLandlock}
 	proc := contain.Process{Path: r.supervisor, Dir: dir, Env: env, Output: pw, Namespaces: r.kernel.namespaces()}
 	sup, err := contain.Start(req, proc)
 	if errors.Is(err, contain.ErrNoNamespaces) {

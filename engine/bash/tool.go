@@ -34,6 +34,7 @@ type Tool struct {
 	sandbox   contain.Policy // for sessions that set none (see SetSandbox)
 	env       EnvFilter
 	configErr error // a bad option: every call fails with it
+	probe     probeResult
 }
 
 // New returns a Bash tool.
@@ -58,7 +59,7 @@ func New(opts ...Option) *Tool {
 	return &Tool{
 		rules:     compileRules(c.rules),
 		timeout:   c.timeout,
-		run:       runner{shell: c.shell, grace: c.grace, limit: c.outputLimit, supervisor: c.supervisor, kernel: k, started: c.startedGroup},
+		run:       runner{shell: c.shell, grace: c.grace, limit: c.outputLimit, supervisor: c.supervisor, kernel: k, noLandlock: c.noLandlock, started: c.startedGroup},
 		project:   newGrants(ScopeProject, c.projectFile),
 		sandbox:   c.sandbox,
 		env:       c.env,
@@ -142,9 +143,14 @@ func (t *Tool) Run(ctx context.Context, call engine.ToolCall, env *engine.Env) (
 	if t.configErr != nil {
 		return toolError("bash: %v: fix the tool's configuration", t.configErr), nil
 	}
-	policy := t.sessionSandbox(env).policy(t.sandbox)
+	ss := t.sessionSandbox(env)
+	policy := ss.policy(t.sandbox)
+	if sb := t.describe(policy); sb.Degraded && ss.firstWarning() {
+		env.Warn("Sandbox not fully in force: " + strings.Join(sb.Warnings, "; "))
+	}
 	environ := append(t.env.filter(os.Environ()), env.Environ()...)
 	out, err := t.run.run(ctx, a.Command, dir, environ, timeout, policy, env.Progress)
+	ss.setLast(out.report)
 	if ctx.Err() != nil {
 		return engine.Result{}, interrupted(ctx)
 	}

@@ -79,6 +79,9 @@ func (p Policy) Validate(field string) error {
 	default:
 		return fmt.Errorf("%w: %s.network is %q: use %q or %q", ErrInvalidPolicy, field, p.Network, NetworkAllow, NetworkDeny)
 	}
+	if p.Required && p.Mode == ModeOff {
+		return fmt.Errorf("%w: %s.required is true but %s.mode is %q: a sandbox that is off cannot be required; drop one of them", ErrInvalidPolicy, field, field, p.Mode)
+	}
 	for name, paths := range map[string][]string{"writable": p.Writable, "readable": p.Readable} {
 		for i, path := range paths {
 			if !filepath.IsAbs(path) {

@@ -11,6 +11,9 @@ type Request struct {
 	Sandbox   Policy `json:"sandbox"`
 	Workspace string `json:"workspace"`
 	TempDir   string `json:"temp_dir"`
+	// NoLandlock makes the supervisor act as if the kernel had no Landlock:
+	// for tests of the degraded paths.
+	NoLandlock bool `json:"no_landlock,omitempty"`
 }
 
 // Report is what the supervisor says once the command's tree is gone.

@@ -1,0 +1,82 @@
+package engine
+
+// Sandbox is what confines the commands a tool runs, as actually in force
+// on this machine: never silently missing.
+type Sandbox struct {
+	Tool string `json:"tool"`
+	// Mode is the policy's mode: "workspace-write", "read-only" or "off".
+	Mode string `json:"mode"`
+	// Filesystem is what limits writes: "landlock ABI 7", "none (...)", "off".
+	Filesystem string `json:"filesystem"`
+	// Network is "allow", or how a deny is enforced ("deny (namespace)").
+	Network string `json:"network"`
+	// Signals is "scoped" when commands can signal only their own processes.
+	Signals string `json:"signals"`
+	// Tree is how a command's processes are kept: "pid-namespace" (killed
+	// at once by the kernel) or "subreaper" (walked and killed).
+	Tree string `json:"tree"`
+	// Required refuses to run commands when the sandbox is degraded.
+	Required bool `json:"required"`
+	// Degraded is true when something of the policy is not in force;
+	// Warnings say what, and what to do.
+	Degraded bool     `json:"degraded"`
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Sandboxer is implemented by tools that confine what they run. Sandbox
+// reports what is in force for session s (nil: the tool's default). It
+// must not call back into the engine but for s.Local.
+type Sandboxer interface {
+	Sandbox(s *Session) Sandbox
+}
+
+// Info describes an engine: its tools and what confines their commands.
+type Info struct {
+	Tools   []string  `json:"tools"`
+	Sandbox []Sandbox `json:"sandbox"` // one per Sandboxer tool, by name
+}
+
+// Info returns what the engine runs with.
+func (e *Engine) Info() Info {
+	info := Info{Tools: e.tools.Names(), Sandbox: []Sandbox{}}
+	for _, name := range info.Tools {
+		if t, err := e.tools.Lookup(name); err == nil {
+			if sb, ok := t.(Sandboxer); ok {
+				r := sb.Sandbox(nil)
+				r.Tool = name
+				info.Sandbox = append(info.Sandbox, r)
+			}
+		}
+	}
+	return info
+}
+
+// sandboxOf is the first Sandboxer tool's report for s, nil if none.
+func (e *Engine) sandboxOf(s *Session) *Sandbox {
+	for _, name := range e.tools.Names() {
+		if t, err := e.tools.Lookup(name); err == nil {
+			if sb, ok := t.(Sandboxer); ok {
+				r := sb.Sandbox(s)
+				r.Tool = name
+				return &r
+			}
+		}
+	}
+	return nil
+}
+
+// Warn emits a warning event for the session (EventWarning, Text): for
+// what the user must know but that does not stop the call, such as a
+// sandbox that is not fully in force.
+func (e *Env) Warn(text string) {
+	e.session.emitWarning(e.call, e.step, text)
+}
+
+func (s *Session) emitWarning(call ToolCall, step int, text string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	s.emitLocked(Event{Type: EventWarning, Tool: call.Name, CallID: call.ID, Step: step, Text: text})
+}
