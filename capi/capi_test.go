@@ -906,3 +906,33 @@ func TestWebToolIsRegistered(t *testing.T) {
 	assert.Contains(t, hist, "only http and https URLs", "refused before any browser starts")
 	assert.NotContains(t, hist, "unknown tool")
 }
+
+// TestEngineInfo: il_engine_info says what confines the bash tool's
+// commands, and a session's own sandbox shows in its snapshot.
+func TestEngineInfo(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t, `{"bash": {"sandbox": {"mode": "read-only", "network": "deny"}}}`)
+	text, st, msg := driveEngineInfo(e)
+	require.Equal(t, ilOK, st, msg)
+	var info struct {
+		Tools   []string         `json:"tools"`
+		Sandbox []map[string]any `json:"sandbox"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(text), &info))
+	assert.Contains(t, info.Tools, "bash")
+	require.Len(t, info.Sandbox, 1)
+	assert.Equal(t, "bash", info.Sandbox[0]["tool"])
+	assert.Equal(t, "read-only", info.Sandbox[0]["mode"])
+	assert.Contains(t, info.Sandbox[0]["network"], "deny")
+
+	s, st, msg := driveSessionCreate(e, ptr(`{"sandbox": {"mode": "off"}}`))
+	require.Equal(t, ilOK, st, msg)
+	snap, st, msg := driveSnapshot(s)
+	require.Equal(t, ilOK, st, msg)
+	assert.Contains(t, snap, `"mode":"off"`)
+	assert.Contains(t, snap, `"degraded":true`)
+
+	_, st, msg = driveSessionCreate(e, ptr(`{"sandbox": {"writable": ["rel"]}}`))
+	assert.Equal(t, ilInvalidArgument, st)
+	assert.Contains(t, msg, `session options: sandbox.writable[0] is "rel"`)
+}

@@ -180,6 +180,12 @@ func driveEngineSessions(h uint64) (string, status, string) {
 	return takeString(out), st, msg
 }
 
+func driveEngineInfo(h uint64) (string, status, string) {
+	var out *C.char
+	st, msg := lastErrorFor(h, il_engine_info(C.il_handle(h), &out))
+	return takeString(out), st, msg
+}
+
 func driveEmergencyStop(h uint64) (int, status, string) {
 	var n C.int32_t
 	st, msg := lastErrorFor(h, il_engine_emergency_stop(C.il_handle(h), &n))

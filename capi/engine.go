@@ -256,6 +256,16 @@ func il_engine_sessions(h C.il_handle, out **C.char) C.il_status {
 	})
 }
 
+//export il_engine_info
+func il_engine_info(h C.il_handle, out **C.char) C.il_status {
+	return call("il_engine_info", h, func(ee *engineEntry) error {
+		if out == nil {
+			return errNilOut("out_json")
+		}
+		return putJSON(out, ee.e.Info())
+	})
+}
+
 //export il_engine_emergency_stop
 func il_engine_emergency_stop(h C.il_handle, out *C.int32_t) C.il_status {
 	return call("il_engine_emergency_stop", h, func(ee *engineEntry) error {

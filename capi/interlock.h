@@ -183,6 +183,12 @@ il_status il_engine_close(il_handle engine);
  * (see il_session_snapshot). Free with il_free. */
 il_status il_engine_sessions(il_handle engine, char **out_json);
 
+/* What the engine runs with: {"tools": [names], "sandbox": [{"tool",
+ * "mode", "filesystem", "network", "signals", "tree", "required",
+ * "degraded", "warnings"}]}: what confines commands, as in force on this
+ * machine. Free with il_free. */
+il_status il_engine_info(il_handle engine, char **out_json);
+
 /* Interrupts every proceeding session (reason emergency_stop); blocked,
  * idle and interrupted sessions are not touched, a session already stopping
  * is not counted again. out_count (may be NULL) receives how many were stopped. */

@@ -45,7 +45,7 @@ export interface Interruption {
 export type EventType =
   | 'run_started' | 'text' | 'tool_call_delta' | 'tool_started' | 'tool_progress' | 'tool_finished'
   | 'paused' | 'pause_answered' | 'pause_requested' | 'stopping'
-  | 'interrupted' | 'run_finished' | 'run_failed' | 'closed';
+  | 'interrupted' | 'run_finished' | 'run_failed' | 'closed' | 'warning';
 
 /** What every engine event carries. Every change bumps `version`; all observers see the same order. */
 export interface EventBase {
@@ -108,12 +108,14 @@ export interface ProviderConfig {
   retryWaitMs?: number;            // first wait, doubled per retry (default 500)
 }
 export interface ClosedEvent extends EventBase { type: 'closed'; }
+/** Something the user must know that does not stop the run: e.g. the sandbox is not fully in force (once per session). */
+export interface WarningEvent extends EventBase { type: 'warning'; tool?: string; text: string; }
 
 /** One engine event, discriminated by `type`. */
 export type EngineEvent =
   | RunStartedEvent | TextEvent | ToolCallDeltaEvent | ToolStartedEvent | ToolProgressEvent | ToolFinishedEvent
   | PausedEvent | PauseAnsweredEvent | PauseRequestedEvent | StoppingEvent
-  | InterruptedEvent | RunFinishedEvent | RunFailedEvent | ClosedEvent;
+  | InterruptedEvent | RunFinishedEvent | RunFailedEvent | ClosedEvent | WarningEvent;
 
 /** The listener argument of each event type; 'event' receives every type. */
 export type SessionEventMap = { [K in EventType]: Extract<EngineEvent, { type: K }> } & { event: EngineEvent };
@@ -135,6 +137,8 @@ export interface SessionSnapshot {
   lastError?: string;
   runState: RunState;
   eligibility: Eligibility;
+  /** What confines this session's commands, as in force (absent without a bash tool). */
+  sandbox?: SandboxInfo;
 }
 
 /** What a user decides from: Send, Stop, Continue or answer. */
@@ -171,6 +175,43 @@ export interface WebUI {
   close(): void;
 }
 
+/** What confines a tool's commands on this machine. Never silently missing: `degraded` and `warnings` say what is not in force. */
+export interface SandboxInfo {
+  tool: string;
+  mode: SandboxMode;
+  /** "landlock ABI 7", "none (no Landlock)", "off". */
+  filesystem: string;
+  /** "allow", "deny (network namespace)", "deny (TCP only, by Landlock)", "allow (deny not enforced)". */
+  network: string;
+  /** "scoped": commands can signal only their own processes. */
+  signals: string;
+  /** "pid-namespace" (the kernel kills the tree at once) or "subreaper". */
+  tree: 'pid-namespace' | 'subreaper';
+  required: boolean;
+  degraded: boolean;
+  warnings?: string[];
+}
+
+export interface EngineInfo {
+  tools: string[];
+  sandbox: SandboxInfo[];
+}
+
+export type SandboxMode = 'workspace-write' | 'read-only' | 'off';
+
+/** bash.sandbox and a session's sandbox: what commands may do (Landlock). */
+export interface SandboxPolicy {
+  /** Default 'workspace-write': writes only in the session's directory, the temp dir and `writable`. */
+  mode?: SandboxMode;
+  /** Absolute, existing paths commands may also write. */
+  writable?: string[];
+  /** When set, reads are limited to these absolute paths plus the system directories tools need. */
+  readable?: string[];
+  network?: 'allow' | 'deny';
+  /** Refuse to run commands when the kernel cannot enforce the sandbox. */
+  required?: boolean;
+}
+
 export interface HistoryMessage {
   role: 'user' | 'assistant' | 'tool' | 'marker';
   text?: string;
@@ -197,6 +238,7 @@ export interface SessionOptions {
   id?: string;
   dir?: string;                    // working directory for tools
   env?: string[];                  // extra KEY=value for processes
+  sandbox?: SandboxPolicy;         // replaces the engine's bash.sandbox for this session
   /** Scripted provider turns: an array, or the library's JSON as a string (snake_case keys, passed as is). */
   script?: ScriptTurn[] | string;
   /** A real model instead of a script. */
@@ -217,7 +259,14 @@ export interface EngineConfig {
   workDir?: string;
   defaultPauseMode?: boolean;
   streamIdleTimeoutMs?: number;
-  bash?: { timeoutMs?: number; graceMs?: number; rules?: { prefix: string; action: 'allow' | 'confirm' | 'deny' }[] };
+  bash?: {
+    timeoutMs?: number;
+    graceMs?: number;
+    rules?: { prefix: string; action: 'allow' | 'confirm' | 'deny' }[];
+    sandbox?: SandboxPolicy;
+    /** Which host variables commands see: all but secret-looking names by default. Patterns: globs, or substrings without `*`. */
+    env?: { include?: string[]; exclude?: string[] };
+  };
   web?: { searchUrl?: string; autoDevtools?: boolean };
   /** The model of sessions that set neither script nor provider. */
   provider?: ProviderConfig;
@@ -440,6 +489,8 @@ export declare class Engine {
   /** An open session created through this engine (ERR_UNKNOWN_SESSION otherwise). */
   session(id: string): Session;
   sessions(): SessionSnapshot[];
+  /** What the engine runs with: tools, and the sandbox in force for their commands. */
+  info(): EngineInfo;
   createTaskLoop(opts: { tasks: TaskSpec[]; pauseMode?: boolean }): TaskLoop;
   checkCommand(cmd: string): Decision;
   /** Registers (or replaces) a tool written in JS, described to the model with its schema. */

@@ -26,6 +26,8 @@ export interface Native {
   engineSessions(engine: Handle): string;
   /** il_engine_stats JSON. */
   engineStats(engine: Handle): string;
+  /** il_engine_info JSON. */
+  engineInfo(engine: Handle): string;
   engineEmergencyStop(engine: Handle): number;
   engineCounts(engine: Handle): string;
   engineResumeAll(engine: Handle): string;

@@ -119,6 +119,11 @@ export class Engine {
     return fromNative(native.engineSessions(this.#handle(), ...args));
   }
 
+  /** What the engine runs with: its tools and, per tool that runs commands, the sandbox in force. */
+  info(...args) {
+    return fromNative(native.engineInfo(this.#handle(), ...args));
+  }
+
   createTaskLoop(opts, ...extra) {
     const usage = 'engine.createTaskLoop(opts: {tasks: TaskSpec[], pauseMode?: boolean})';
     noExtra(extra, usage, '1 argument');

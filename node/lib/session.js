@@ -19,7 +19,7 @@ const CLOSED = StatusCode.closed;
 /** Event types a Session's on() accepts. */
 export const SESSION_EVENTS = new Set([
   'run_started', 'text', 'tool_call_delta', 'tool_started', 'tool_progress', 'tool_finished', 'paused', 'pause_answered',
-  'pause_requested', 'stopping', 'interrupted', 'run_finished', 'run_failed', 'closed', 'event',
+  'pause_requested', 'stopping', 'interrupted', 'run_finished', 'run_failed', 'closed', 'warning', 'event',
 ]);
 
 /** One agent session. Get one from engine.createSession(). */

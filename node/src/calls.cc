@@ -4,6 +4,7 @@
 #include "calls.h"
 
 #include <condition_variable>
+#include <cstdint>
 #include <mutex>
 #include <unordered_set>
 
@@ -14,6 +15,16 @@ namespace interlock {
 namespace {
 
 // ---- Engine ---------------------------------------------------------------
+
+// CloseOnTeardown closes an engine still open when its environment goes
+// away: a worker thread that ends or is terminated, or the main thread at
+// exit. The engine's commands' trees are killed, its browsers closed and
+// its handles released while Node (the process) lives on.
+void CloseOnTeardown(void* arg) {
+  il_engine_close(static_cast<il_handle>(reinterpret_cast<uintptr_t>(arg)));
+}
+
+void* TeardownArg(il_handle engine) { return reinterpret_cast<void*>(static_cast<uintptr_t>(engine)); }
 
 // engineCreate(configJson: string | undefined, onEvent: (json?: string) => void): handle
 Napi::Value EngineCreate(const Napi::CallbackInfo& info) {
@@ -28,6 +39,9 @@ Napi::Value EngineCreate(const Napi::CallbackInfo& info) {
     il_engine_close(engine);
     throw;
   }
+  // Registered after the event function, so it runs before that function
+  // is torn down (hooks run in reverse order).
+  napi_add_env_cleanup_hook(info.Env(), CloseOnTeardown, TeardownArg(engine));
   return Napi::Number::New(info.Env(), static_cast<double>(engine));
 }
 
@@ -35,6 +49,7 @@ Napi::Value EngineClose(const Napi::CallbackInfo& info) {
   Args args(info, "engine.close()", 0, 0);
   il_handle engine = args.Handle();
   il_status rc = il_engine_close(engine);
+  if (rc != IL_ERR_INVALID_HANDLE) napi_remove_env_cleanup_hook(info.Env(), CloseOnTeardown, TeardownArg(engine));
   // Even when close failed the stream ends here: the handle is unusable.
   DetachEvents(info.Env(), engine);
   Check(info.Env(), rc, engine);
@@ -82,7 +97,10 @@ class CloseWorker : public Napi::AsyncWorker {
     Napi::HandleScope scope(env);
     // The library stopped calling: end the event stream (the end marker
     // follows the batches still queued).
-    if (engine_) DetachEvents(env, h_);
+    if (engine_) {
+      if (rc_ != IL_ERR_INVALID_HANDLE) napi_remove_env_cleanup_hook(env, CloseOnTeardown, TeardownArg(h_));
+      DetachEvents(env, h_);
+    }
     if (rc_ == IL_OK) {
       deferred_.Resolve(env.Undefined());
       return;
@@ -142,6 +160,14 @@ Napi::Value EngineSessions(const Napi::CallbackInfo& info) {
   il_handle engine = args.Handle();
   char* json = nullptr;
   Check(info.Env(), il_engine_sessions(engine, &json), engine);
+  return TakeString(info.Env(), json);
+}
+
+Napi::Value EngineInfo(const Napi::CallbackInfo& info) {
+  Args args(info, "engine.info()", 0, 0);
+  il_handle engine = args.Handle();
+  char* json = nullptr;
+  Check(info.Env(), il_engine_info(engine, &json), engine);
   return TakeString(info.Env(), json);
 }
 
@@ -475,6 +501,7 @@ void RegisterCalls(Napi::Env env, Napi::Object exports) {
       {"engineCloseWait", EngineCloseWait},
       {"engineRef", EngineRef},
       {"engineSessions", EngineSessions},
+      {"engineInfo", EngineInfo},
       {"engineEmergencyStop", EngineEmergencyStop},
       {"engineCounts", EngineCounts},
       {"engineStats", EngineStats},

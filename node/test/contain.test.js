@@ -1,7 +1,7 @@
 // Contained commands from Node: nothing a bash command started survives
 // its host's death, by any signal. /proc is checked by the test.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -61,3 +61,118 @@ for (const signal of ['SIGKILL', 'SIGTERM', 'SIGINT', 'SIGHUP']) {
     assert.deepEqual(survivors, [], `processes outlived the host killed by ${signal}`);
   });
 }
+
+async function runWorkerHost(args) {
+  const host = spawn(process.execPath, [fixture('contain-worker.mjs'), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  host.stdout.on('data', (d) => (out += d));
+  await exited(host);
+  assert.equal(host.exitCode, 0, `the host (main thread) went on and exited normally: ${out}`);
+  return JSON.parse(out.trim().split('\n').at(-1));
+}
+
+async function requireGone(pids, what) {
+  const deadline = Date.now() + 1000;
+  while (pids.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  const survivors = pids.filter(alive);
+  for (const pid of survivors) process.kill(pid, 'SIGKILL');
+  assert.deepEqual(survivors, [], `${what} outlived the worker`);
+}
+
+test('a worker thread terminated while its command runs: 0 survivors, no handle left, Node goes on', async () => {
+  const pidFile = path.join(tempDir(), 'pids');
+  writeFileSync(pidFile, '');
+  const res = await runWorkerHost([pidFile]);
+  assert.equal(res.pids.length, 3, `child, grandchild and great-grandchild recorded: ${res.pids}`);
+  assert.equal(res.openHandles, 0, 'the worker engine\'s handles were released');
+  await requireGone(res.pids, 'the command\'s processes');
+});
+
+test('a worker thread terminated while its browser navigates: browser and command gone, no handle left', { timeout: 60_000 }, async () => {
+  const { createServer } = await import('node:http');
+  const hanging = createServer(() => {}); // accepts, never answers
+  await new Promise((r) => hanging.listen(0, '127.0.0.1', r));
+  try {
+    const pidFile = path.join(tempDir(), 'pids');
+    writeFileSync(pidFile, '');
+    const res = await runWorkerHost([pidFile, 'web', `http://127.0.0.1:${hanging.address().port}/`]);
+    assert.ok(res.browsers.length > 0, 'the browser ran when the worker was terminated');
+    assert.equal(res.openHandles, 0);
+    await requireGone([...res.pids, ...res.browsers], 'the command and the browser');
+  } finally {
+    hanging.closeAllConnections();
+    hanging.close();
+  }
+});
+
+test('engine.info() and the snapshot say what confines commands; a degraded sandbox warns once per session', async () => {
+  const { Engine } = await import('../index.js');
+  const full = new Engine();
+  try {
+    const [sb] = full.info().sandbox;
+    assert.equal(sb.tool, 'bash');
+    assert.equal(sb.mode, 'workspace-write');
+    assert.equal(sb.degraded, (sb.warnings ?? []).length > 0, 'degraded exactly when something is missing');
+    const s = full.createSession({});
+    assert.deepEqual(s.snapshot().sandbox, sb);
+    s.close();
+  } finally {
+    full.close();
+  }
+
+  const off = new Engine({ bash: { sandbox: { mode: 'off' } } });
+  try {
+    const [sb] = off.info().sandbox;
+    assert.equal(sb.mode, 'off');
+    assert.equal(sb.filesystem, 'off');
+    assert.equal(sb.degraded, true);
+    assert.match(sb.warnings.join('\n'), /sandbox off/);
+    const s = off.createSession({ script: [{ toolCalls: [{ name: 'bash', args: { command: 'true' } }] }, { toolCalls: [{ name: 'bash', args: { command: 'true' } }] }, { text: 'done' }] });
+    const warnings = [];
+    s.on('warning', (ev) => warnings.push(ev));
+    await s.prompt('go');
+    assert.equal(warnings.length, 1, 'one warning event per session');
+    assert.match(warnings[0].text, /Sandbox not fully in force: .*sandbox off/);
+    assert.equal(s.snapshot().sandbox.degraded, true);
+  } finally {
+    off.close();
+  }
+});
+
+test('bad sandbox config is refused naming the field', async () => {
+  const { Engine } = await import('../index.js');
+  const cases = [
+    [{ bash: { sandbox: { mode: 'strict' } } }, /bash\.sandbox\.mode is "strict"/],
+    [{ bash: { sandbox: { writable: ['build'] } } }, /bash\.sandbox\.writable\[0\] is "build": use an absolute path/],
+    [{ bash: { sandbox: { writable: ['/nonexistent/x'] } } }, /bash\.sandbox\.writable\[0\] is "\/nonexistent\/x"/],
+    [{ bash: { sandbox: { network: 'maybe' } } }, /bash\.sandbox\.network/],
+  ];
+  for (const [config, message] of cases) {
+    assert.throws(() => new Engine(config), (err) => err.code === 'ERR_INVALID_ARGUMENT' && message.test(err.message), JSON.stringify(config));
+  }
+  const e = new Engine();
+  try {
+    assert.throws(() => e.createSession({ sandbox: { mode: 'nope' } }), /sandbox\.mode is "nope"/);
+  } finally {
+    e.close();
+  }
+});
+
+test('secrets in the host environment are not visible to commands', () => {
+  const script = `
+    import { Engine } from ${JSON.stringify(new URL('../index.js', import.meta.url).href)};
+    const e = new Engine();
+    const s = e.createSession({ env: ['GIVEN_TOKEN=by-session'], script: [{ toolCalls: [{ name: 'bash', args: { command: 'env' } }] }, { text: 'done' }] });
+    await s.prompt('go');
+    console.log(JSON.stringify(s.history().find((m) => m.role === 'tool').text));
+    e.close();`;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    env: { ...process.env, OPENAI_API_KEY: 'sk-host-secret', GITHUB_TOKEN: 'ghp-host-secret', PLAIN_VALUE: 'visible' },
+  });
+  assert.equal(r.status, 0, r.stderr);
+  const out = JSON.parse(r.stdout.trim().split('\n').at(-1));
+  assert.doesNotMatch(out, /sk-host-secret|ghp-host-secret/);
+  assert.match(out, /PLAIN_VALUE=visible/);
+  assert.match(out, /GIVEN_TOKEN=by-session/);
+});
