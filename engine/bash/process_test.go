@@ -150,14 +150,16 @@ func TestRunEndsLeftovers(t *testing.T) {
 }
 
 // TestRunEscapedProcessIsKilled: a process that left the group (setsid)
-// and keeps the output pipe open is found by its mark and killed; run
+// and keeps the output pipe open is killed with the command's tree; run
 // returns promptly.
 func TestRunEscapedProcessIsKilled(t *testing.T) {
 	t.Parallel()
 	fifo := t.TempDir() + "/escaped"
 	// The escaped process writes its pid to the fifo once it has its own
 	// session; cat waits for that, so the command ends after the escape.
-	cmd := fmt.Sprintf(`mkfifo %[1]s; setsid sh -c 'echo $$ > %[1]s; exec sleep 30' & cat %[1]s`, fifo)
+	// It writes its host pid ($$ is its pid in the command's PID namespace):
+	// the parent pid of its cut.
+	cmd := fmt.Sprintf(`mkfifo %[1]s; setsid sh -c 'cut -d" " -f4 /proc/self/stat > %[1]s; exec sleep 30' & cat %[1]s`, fifo)
 	start := time.Now()
 	o, err := testRunner(100*time.Millisecond, 0).run(t.Context(), cmd, "", os.Environ(), time.Minute, contain.Policy{}, nil)
 	require.NoError(t, err)
