@@ -3,6 +3,8 @@ package openai_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
 	"testing"
 	"time"
 
@@ -12,9 +14,27 @@ import (
 	"github.com/interlock-dev/interlock/engine"
 	"github.com/interlock-dev/interlock/engine/provider/openai"
 	"github.com/interlock-dev/interlock/engine/provider/openai/openaitest"
+	"github.com/interlock-dev/interlock/internal/testsupervisor"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// TestMain builds the bash tool's command supervisor (interlock-run) for
+// the agent-turn tests and checks for goroutine leaks.
+func TestMain(m *testing.M) {
+	cleanup, err := testsupervisor.Install()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	cleanup()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goroutine leak:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
 
 // server starts a replay server for the test.
 func server(t testing.TB) *openaitest.Server {
