@@ -9,6 +9,8 @@
 //                                'paused' listener has run
 //   js_approve_all_10k_ms        confirm(true) on all -> all 10,000 prompt()
 //                                promises settled
+//   js_sessions_list_10k_ms      engine.sessions() with 10,000 parked (median
+//                                of 5): one call, every snapshot
 //   js_pause_notify_*_us         the tool raises the pause in Go (the paused
 //                                event's mono_ns) -> the JS 'paused' listener
 //                                runs (process.hrtime.bigint(), same clock)
@@ -97,8 +99,19 @@ class PlainSession extends EventEmitter {
 
 // ---- the shared workload -----------------------------------------------------
 
-/** Parks n sessions made by create(); measures time and RSS; approves all. */
-async function parkAndApprove(create) {
+/** Median ms of 5 calls of fn. */
+function medianMs(fn) {
+  const ms = [];
+  for (let i = 0; i < 5; i++) {
+    const t = now();
+    fn();
+    ms.push(Number(now() - t) / 1e6);
+  }
+  return summary(ms).p50;
+}
+
+/** Parks n sessions made by create(); measures time and RSS; lists them (list); approves all. */
+async function parkAndApprove(create, list) {
   const rss0 = await settledRss();
   const c0 = process.cpuUsage();
   const t0 = now();
@@ -120,6 +133,9 @@ async function parkAndApprove(create) {
   const parkMs = Number(now() - t0) / 1e6;
   const parkCpu = cpuMs(process.cpuUsage(c0));
   const rss = await settledRss();
+  const listMs = medianMs(() => {
+    if (list(sessions).length !== N) throw new Error('the list lacks sessions');
+  });
   const c1 = process.cpuUsage();
   const t1 = now();
   for (const s of sessions) s.confirm(true);
@@ -128,7 +144,7 @@ async function parkAndApprove(create) {
   const approveCpu = cpuMs(process.cpuUsage(c1));
   if (!res.every((r) => r.status === 'idle')) throw new Error(`a run did not finish: ${JSON.stringify(res.find((r) => r.status !== 'idle'))}`);
   for (const s of sessions) s.close();
-  return { parkMs, approveMs, parkCpu, approveCpu, bytes: (rss - rss0) / N };
+  return { parkMs, approveMs, parkCpu, approveCpu, listMs, bytes: (rss - rss0) / N };
 }
 
 /** One session answers `pauses` confirm pauses in a row from its listener. */
@@ -204,9 +220,12 @@ const askConfirm = JSON.stringify([{ tool_calls: [{ name: 'ask', args: { kind: '
   engine.close();
 }
 
-const plain = await parkAndApprove(() => new PlainSession());
+// Listing: Interlock's one call for every snapshot; plain JS copies the
+// same facts of each session into a new object.
+const plainSnapshot = (s) => ({ id: s.id, status: 'paused', version: s.version, pause: { id: 'p1', kind: 'confirm', message: 'ok?' } });
+const plain = await parkAndApprove(() => new PlainSession(), (sessions) => sessions.map(plainSnapshot));
 const engine = new Engine({ work_dir: tempDir('interlock-scale-') });
-const il = await parkAndApprove(() => engine.createSession({ script: askConfirm }));
+const il = await parkAndApprove(() => engine.createSession({ script: askConfirm }), () => engine.sessions());
 
 const askMany = JSON.stringify([
   ...Array.from({ length: PAUSES }, () => ({ tool_calls: [{ name: 'ask', args: { kind: 'confirm', message: 'ok?' } }] })),
@@ -229,6 +248,7 @@ pair('parked_session_rss_bytes', il.bytes, plain.bytes, 'bytes');
 pair(`park_all_${k}_ms`, il.parkMs, plain.parkMs, 'ms');
 pair(`approve_all_${k}_ms`, il.approveMs, plain.approveMs, 'ms');
 pair(`park_all_${k}_cpu_ms`, il.parkCpu, plain.parkCpu, 'ms');
+pair(`sessions_list_${k}_ms`, il.listMs, plain.listMs, 'ms');
 pair(`approve_all_${k}_cpu_ms`, il.approveCpu, plain.approveCpu, 'ms');
 if (!noLatency) {
   pair('pause_notify_p50_us', ilLat.notify.p50, plainLat.notify.p50, 'us');
