@@ -175,4 +175,18 @@ describe('demo in a real terminal', { skip, timeout: 120_000 }, () => {
     const left = children.filter(alive);
     assert.deepEqual(left, [], `processes of the demo still running: ${left.join(' ')}`);
   });
+  it('NO_COLOR: no colour codes on screen, and the states still read in words', async () => {
+    term = new Terminal();
+    term.start([...DEMO, '--script', 'confirm'], { env: { NO_COLOR: '1' } });
+    await term.waitFor('> Type a prompt');
+    await term.type('go');
+    await term.waitFor('[Y] Approve  [N] Deny  [Esc] Cancel');
+    const styled = term.screenWithStyles();
+    // An SGR colour: 30-37, 40-47, 90-97, 100-107, or 38;/48; (256 / true colour). tmux writes
+    // 39/49 (default colours) as part of its resets: those are no colour.
+    assert.doesNotMatch(styled, /\u001B\[(?:[\d;]*;)?(3[0-7]|4[0-7]|9[0-7]|10[0-7]|[34]8;[\d;]+)m/, JSON.stringify(styled));
+    assert.match(styled, /⚠️ Bash: Potentially dangerous command/);
+    term.keys('Escape');
+    await term.waitFor('Stopped by you');
+  });
 });

@@ -1,7 +1,7 @@
 /** @jsxRuntime automatic */ // tsx runs this file without tui/tsconfig.json
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
-import { cleanup, render } from '../testing/ink.js';
+import { cleanup, manualClock, render } from '../testing/ink.js';
 import { ContinueBar, REPEATS_SIDE_EFFECT_HINT } from './ContinueBar.js';
 import { ResumeAllConfirm } from './ResumeAllConfirm.js';
 import { KEY } from '../testing/ink.js';
@@ -47,9 +47,15 @@ describe('ContinueBar', () => {
 describe('ResumeAllConfirm', () => {
   it('says what it resumes and answers once', async () => {
     const answers: boolean[] = [];
-    const ui = await render(<ResumeAllConfirm sessions={['a']} onDecision={(r) => answers.push(r)} />);
+    const clock = manualClock();
+    const ui = await render(<ResumeAllConfirm sessions={['a']} onDecision={(r) => answers.push(r)} quiet={{ now: clock.now, holdMs: 0 }} />);
     assert.match(ui.frame(), /Resume all will continue 1 session: a/);
-    await ui.press('y', 'y', KEY.enter);
+    await ui.press('y'); // at once: typed before the dialog was read
+    assert.deepEqual(answers, []);
+    for (const key of ['y', 'y', KEY.enter]) {
+      clock.advance(250);
+      await ui.press(key);
+    }
     assert.deepEqual(answers, [true]);
     ui.unmount();
   });

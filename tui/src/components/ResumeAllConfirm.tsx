@@ -1,7 +1,8 @@
 /** @jsxRuntime automatic */ // tsx runs this file without tui/tsconfig.json
 import { Box, Text } from 'ink';
-import { useRef } from 'react';
+import { useId, useRef } from 'react';
 import { useKeys } from '../hooks/useKeys.js';
+import { useQuietGate, type QuietGateOptions } from '../hooks/useQuietGate.js';
 import { useTheme } from '../theme.js';
 
 export interface ResumeAllConfirmProps {
@@ -11,6 +12,8 @@ export interface ResumeAllConfirmProps {
   onDecision: (resume: boolean) => void;
   /** Whether it owns keyboard input. Default true. */
   isActive?: boolean;
+  /** The quiet period of its answer keys (see useQuietGate): settleMs 250, holdMs 60 by default. */
+  quiet?: QuietGateOptions;
 }
 
 /**
@@ -19,10 +22,14 @@ export interface ResumeAllConfirmProps {
  *   Resume all will continue 2 sessions: build, tests
  *   [Y] Resume  [N] Cancel
  *
- * Y or Enter resumes; N or Esc cancels. A read holding an Esc cancels.
+ * Y or Enter resumes; N or Esc cancels. A read holding an Esc cancels at
+ * once; Y, Enter and N count only after the input has been quiet (the
+ * quiet-period rule of pauses), so "r" then "y" typed into the wrong window
+ * resumes nothing.
  */
-export function ResumeAllConfirm({ sessions, onDecision, isActive = true }: ResumeAllConfirmProps) {
+export function ResumeAllConfirm({ sessions, onDecision, isActive = true, quiet }: ResumeAllConfirmProps) {
   const theme = useTheme();
+  const gate = useQuietGate(useId(), quiet);
   const decided = useRef(false);
   const decide = (resume: boolean) => {
     if (decided.current) return;
@@ -33,10 +40,11 @@ export function ResumeAllConfirm({ sessions, onDecision, isActive = true }: Resu
     (read) => {
       if (read.keys.some((k) => k.name === 'escape')) return decide(false);
       const [key] = read.keys;
-      if (key?.name === 'return' || key?.text === 'y' || key?.text === 'Y') decide(true);
-      else if (key?.text === 'n' || key?.text === 'N') decide(false);
+      const text = key?.name === 'char' ? key.text : '';
+      const resume = key?.name === 'return' || text === 'y' || text === 'Y' ? true : text === 'n' || text === 'N' ? false : null;
+      gate.offer(read, resume === null ? undefined : () => decide(resume));
     },
-    { isActive },
+    { isActive, now: quiet?.now, onArrive: gate.arrived },
   );
   const n = sessions.length;
   return (
@@ -45,6 +53,7 @@ export function ResumeAllConfirm({ sessions, onDecision, isActive = true }: Resu
         Resume all will continue {n} session{n === 1 ? '' : 's'}: {sessions.join(', ')}
       </Text>
       <Text bold>[Y] Resume  [N] Cancel</Text>
+      {gate.ignored ? <Text color={theme.paused}>Keys ignored while you were typing — press Y or N again</Text> : null}
     </Box>
   );
 }

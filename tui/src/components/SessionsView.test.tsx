@@ -1,7 +1,7 @@
 /** @jsxRuntime automatic */ // tsx runs this file without tui/tsconfig.json
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
-import { cleanup, KEY, render } from '../testing/ink.js';
+import { KEY, cleanup, manualClock, render } from '../testing/ink.js';
 import type { CountsView, SessionRow } from '../types.js';
 import { GlobalControls } from './GlobalControls.js';
 import { SESSIONS_HINT, SessionsView } from './SessionsView.js';
@@ -82,11 +82,13 @@ describe('SessionsView', () => {
 
   it('R shows what it will resume and asks once, owning the keys meanwhile', async () => {
     const { calls, props } = recorder();
-    const ui = await render(<SessionsView sessions={rows} counts={counts} {...props} />);
+    const clock = manualClock();
+    const ui = await render(<SessionsView sessions={rows} counts={counts} quiet={{ now: clock.now, holdMs: 0 }} {...props} />);
     await ui.press('r');
     assert.match(ui.frame(), /Resume all will continue 2 sessions: tests, lint .*\n.*\[Y\] Resume  \[N\] Cancel/);
     await ui.press('e', 'q', KEY.down);
     assert.deepEqual(calls, [], 'the dialog owns input: the list keys do nothing, nothing resumed yet');
+    clock.advance(250); // quiet: the next key is meant for the dialog
     await ui.press('y', 'y');
     assert.deepEqual(calls, ['resume-all'], 'one resume per confirmation');
     assert.doesNotMatch(ui.frame(), /Resume all will continue/, 'the dialog is gone');
@@ -100,14 +102,30 @@ describe('SessionsView', () => {
   ] as const) {
     it(`resume all: ${name}`, async () => {
       const { calls, props } = recorder();
-      const ui = await render(<SessionsView sessions={rows} counts={counts} {...props} />);
-      await ui.press('r', answer);
+      const clock = manualClock();
+      const ui = await render(<SessionsView sessions={rows} counts={counts} quiet={{ now: clock.now, holdMs: 0 }} {...props} />);
+      await ui.press('r');
+      clock.advance(250);
+      await ui.press(answer);
       assert.deepEqual(calls, want);
       assert.doesNotMatch(ui.frame(), /Resume all will continue/);
       assert.match(ui.frame(), new RegExp(SESSIONS_HINT.replace(/[/]/g, '.')), 'the list owns the keys again');
       ui.unmount();
     });
   }
+
+  it('"r" then "y" typed on (into the wrong window) resume nothing', async () => {
+    const { calls, props } = recorder();
+    const clock = manualClock();
+    const ui = await render(<SessionsView sessions={rows} counts={counts} quiet={{ now: clock.now, holdMs: 0 }} {...props} />);
+    for (const key of ['r', 'y', KEY.enter, 'y', ' ', 'Y']) {
+      await ui.press(key);
+      clock.advance(100);
+    }
+    assert.deepEqual(calls, []);
+    assert.match(ui.frame(), /Keys ignored while you were typing — press Y or N again/);
+    ui.unmount();
+  });
 
   it('R does nothing when no session is eligible; q quits; inactive ignores keys', async () => {
     const { calls, props } = recorder();

@@ -6,6 +6,7 @@ import { RUN_STATE_BADGES } from '../labels.js';
 import { useTheme, type Theme } from '../theme.js';
 import type { CountsView, RunState, SessionRow } from '../types.js';
 import { GlobalControls } from './GlobalControls.js';
+import type { QuietGateOptions } from '../hooks/useQuietGate.js';
 import { ResumeAllConfirm } from './ResumeAllConfirm.js';
 
 export interface SessionsViewProps {
@@ -21,6 +22,8 @@ export interface SessionsViewProps {
   onQuit?: () => void;
   /** Whether the view owns keyboard input. Default true. */
   isActive?: boolean;
+  /** The quiet period of the Resume all confirmation (see useQuietGate). */
+  quiet?: QuietGateOptions;
 }
 
 /** The key-hint line of the sessions view. */
@@ -51,7 +54,7 @@ function badgeColor(state: RunState, theme: Theme) {
  *     notes    Idle
  *   ↑/↓ move  Enter open  E emergency stop  R resume all  q quit
  */
-export function SessionsView({ sessions, counts, onOpen, onEmergencyStop, onResumeAll, onQuit, isActive = true }: SessionsViewProps) {
+export function SessionsView({ sessions, counts, onOpen, onEmergencyStop, onResumeAll, onQuit, isActive = true, quiet }: SessionsViewProps) {
   const theme = useTheme();
   const [cursor, setCursor] = useState(0);
   const [confirming, setConfirming] = useState(false);
@@ -84,6 +87,7 @@ export function SessionsView({ sessions, counts, onOpen, onEmergencyStop, onResu
         <ResumeAllConfirm
           sessions={eligible}
           isActive={isActive}
+          quiet={quiet}
           onDecision={(resume) => {
             setConfirming(false);
             if (resume) onResumeAll?.();
