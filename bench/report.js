@@ -25,6 +25,7 @@ const targets = {
   web_interrupt_p99_ms: ['<=', 50],
   web_event_to_dom_p99_ms: ['<=', 50],
   web_idle_cpu_percent: ['<=', 1],
+  web_stop_seen_in_other_tab_p99_ms: ['<=', 200],
   provider_interrupt_p99_ms: ['<=', 5],
   classifier_us_per_command: ['<=', 50],
   js_status_get_ns: ['<=', 150],
