@@ -204,7 +204,18 @@ function liveGroupMembers(pgid) {
   const rounds = quick ? 5 : 30;
   // Both sleeps are forked before the shell reports its pid: a child and
   // grandchildren of the tool's process group are running at "ready".
-  const cmd = `sh -c 'sleep 30 & sleep 30 & echo "ready $$"; wait'`;
+  // The shell is found on the host by a marker in its argv (under the
+  // supervisor's PID namespace its $$ is not its host pid).
+  const marker = `interlock-interrupt-bench-${process.pid}`;
+  const cmd = `sh -c 'sleep 30 & sleep 30 & echo "ready $$"; wait' ${marker}`;
+  const hostPidOf = (mark) => Number(readdirSync('/proc').find((n) => {
+    if (!/^\d+$/.test(n)) return false;
+    try {
+      return readFileSync(`/proc/${n}/cmdline`, 'utf8').includes(mark);
+    } catch {
+      return false;
+    }
+  }));
   const s = engine.createSession({ script: [{ toolCalls: [{ name: 'bash', args: { command: cmd } }] }] });
   s.on('paused', () => s.confirm(true)); // in case the rules still ask
   const samples = [];
@@ -213,7 +224,7 @@ function liveGroupMembers(pgid) {
       const m = /ready (\d+)/.exec(ev.text ?? '');
       if (!m) return;
       s.off('tool_progress', on);
-      resolve(processGroup(Number(m[1])));
+      resolve(processGroup(hostPidOf(marker)));
     }));
     const run = s.prompt('sleep');
     const pgid = await ready;
@@ -241,27 +252,39 @@ function liveGroupMembers(pgid) {
 
 {
   const rounds = quick ? 3 : 15;
-  const cmd = `sh -c 'trap "" TERM; echo "ready $$"; while :; do sleep 0.05; done'`;
   const closing = new Engine({ workDir: tempDir('interlock-bench-'), bash: { graceMs: 200, rules: [{ prefix: 'sh -c', action: 'allow' }] } });
   const samples = [];
+  // The shell is found by a marker in its argv: under the supervisor's PID
+  // namespace its $$ is not its pid on the host.
+  const liveMarked = (marker) => readdirSync('/proc').filter((n) => {
+    if (!/^\d+$/.test(n)) return false;
+    try {
+      if (!readFileSync(`/proc/${n}/cmdline`, 'utf8').includes(marker)) return false;
+      const stat = readFileSync(`/proc/${n}/stat`, 'utf8');
+      return !['Z', 'X'].includes(stat.slice(stat.lastIndexOf(')') + 2)[0]);
+    } catch {
+      return false;
+    }
+  });
   for (let i = 0; i < rounds; i++) {
+    const marker = `interlock-close-bench-${process.pid}-${i}`;
+    const cmd = `sh -c 'trap "" TERM; echo ready; while :; do sleep 30; done' ${marker}`;
     const s = closing.createSession({ script: [{ toolCalls: [{ name: 'bash', args: { command: cmd } }] }] });
     s.on('paused', () => s.confirm(true));
     const ready = new Promise((resolve) => s.on('tool_progress', function on(ev) {
-      const m = /ready (\d+)/.exec(ev.text ?? '');
-      if (!m) return;
+      if (!/ready/.test(ev.text ?? '')) return;
       s.off('tool_progress', on);
-      resolve(processGroup(Number(m[1])));
+      resolve();
     }));
     const run = s.prompt('spin');
-    const pgid = await ready;
+    await ready;
     const t0 = performance.now();
     s.close();
     samples.push(performance.now() - t0);
-    if (liveGroupMembers(pgid).length === 0) throw new Error('the command died before close() returned: the measurement proves nothing');
+    if (liveMarked(marker).length === 0) throw new Error('the command died before close() returned: the measurement proves nothing');
     await s.closed;
-    const survivors = liveGroupMembers(pgid);
-    if (survivors.length) throw new Error(`process group ${pgid}: ${survivors.join(', ')} alive after 'closed' settled`);
+    const survivors = liveMarked(marker);
+    if (survivors.length) throw new Error(`${marker}: ${survivors.join(', ')} alive after 'closed' settled`);
     await run;
   }
   closing.close();
@@ -269,7 +292,7 @@ function liveGroupMembers(pgid) {
   const r = summary(samples);
   put('js_close_blocking_p50_ms', r.p50, 'ms');
   put('js_close_blocking_ms', r.p99, 'ms');
-  console.log(`close() blocking p50 ${fmt(r.p50)} ms  max ${fmt(r.p99)} ms  (${r.n} closes, SIGTERM ignored; process group gone at 'closed')`);
+  console.log(`close() blocking p50 ${fmt(r.p50)} ms  max ${fmt(r.p99)} ms  (${r.n} closes, SIGTERM ignored; the command gone at 'closed')`);
 }
 
 engine.close();

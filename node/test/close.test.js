@@ -9,37 +9,45 @@ import { test } from 'node:test';
 import { Engine, internals } from '../index.js';
 import { describeExit, fixture, runNode, tempDir } from './helpers.js';
 
-const stubborn = `sh -c 'trap "" TERM; echo "ready $$"; while :; do sleep 0.05; done'`;
+/** A command that ignores SIGTERM (its children inherit that), named by marker in its argv. */
+const stubborn = (marker) => `sh -c 'trap "" TERM; echo ready; while :; do sleep 30; done' ${marker}`;
 
-/** Live (not zombie) members of process group pgid. */
-function liveGroup(pgid) {
+/**
+ * Live (not zombie) processes whose command line holds marker. Found by
+ * name, not by pid: under the supervisor's PID namespace the shell's $$ is
+ * not its pid on the host.
+ */
+function liveMarked(marker) {
   const live = [];
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
-    let stat;
     try {
-      stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      if (!readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(marker)) continue;
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+      if (state !== 'Z' && state !== 'X') live.push(Number(name));
     } catch {
-      continue;
+      // exited meanwhile
     }
-    const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(group) === pgid && state !== 'Z' && state !== 'X') live.push(Number(name));
   }
   return live;
 }
 
-/** A session running the stubborn command; resolves with it, its run and the command's process group. */
+let seq = 0;
+/** A session running a stubborn command; resolves with it, its run and the command's marker. */
 async function spinning(engine) {
-  const s = engine.createSession({ script: [{ toolCalls: [{ name: 'bash', args: { command: stubborn } }] }] });
+  const marker = `interlock-close-test-${process.pid}-${++seq}`;
+  const s = engine.createSession({ script: [{ toolCalls: [{ name: 'bash', args: { command: stubborn(marker) } }] }] });
   s.on('paused', () => s.confirm(true));
-  const pgid = new Promise((resolve) => s.on('tool_progress', function on(ev) {
-    const m = /ready (\d+)/.exec(ev.text ?? '');
-    if (!m) return;
+  const ready = new Promise((resolve) => s.on('tool_progress', function on(ev) {
+    if (!/ready/.test(ev.text ?? '')) return;
     s.off('tool_progress', on);
-    resolve(Number(m[1])); // sh -c leads its own group: the tool's process group
+    resolve();
   }));
   const run = s.prompt('spin');
-  return { s, run, pgid: await pgid };
+  await ready;
+  assert.ok(liveMarked(marker).length > 0, `the command (${marker}) runs`);
+  return { s, run, marker };
 }
 
 // A grace long enough that "still alive right after close() returned" can
@@ -48,15 +56,15 @@ const config = () => ({ workDir: tempDir(), bash: { graceMs: 1500, rules: [{ pre
 
 test('session.close() returns before the command dies; closed settles after it is gone and after the closed event', async () => {
   const engine = new Engine(config());
-  const { s, run, pgid } = await spinning(engine);
+  const { s, run, marker } = await spinning(engine);
   const order = [];
   s.on('closed', () => order.push('closed event'));
   s.close();
-  assert.ok(liveGroup(pgid).length > 0, 'close() returned only after the command was killed');
+  assert.ok(liveMarked(marker).length > 0, 'close() returned only after the command was killed');
   assert.equal(s.status, 'closed');
   await s.closed;
   order.push('closed promise');
-  assert.deepEqual(liveGroup(pgid), [], 'the command is gone once closed settled');
+  assert.deepEqual(liveMarked(marker), [], 'the command is gone once closed settled');
   assert.deepEqual(order, ['closed event', 'closed promise']);
   const res = await run;
   assert.equal(res.status, 'interrupted');
@@ -68,14 +76,14 @@ test('session.close() returns before the command dies; closed settles after it i
 
 test('engine.close() returns before the command dies; engine.closed settles after it is gone and every object settled', async () => {
   const engine = new Engine(config());
-  const { s, run, pgid } = await spinning(engine);
+  const { s, run, marker } = await spinning(engine);
   const idle = engine.createSession();
   engine.close();
-  assert.ok(liveGroup(pgid).length > 0, 'engine.close() returned only after the command was killed');
+  assert.ok(liveMarked(marker).length > 0, 'engine.close() returned only after the command was killed');
   const events = [];
   s.on('event', (ev) => events.push(ev.type));
   await engine.closed;
-  assert.deepEqual(liveGroup(pgid), []);
+  assert.deepEqual(liveMarked(marker), []);
   assert.equal((await run).status, 'interrupted');
   await Promise.all([s.closed, idle.closed]);
   assert.ok(events.includes('closed'), `the last events were delivered: ${events}`);
@@ -83,9 +91,9 @@ test('engine.close() returns before the command dies; engine.closed settles afte
 });
 
 test('process exit waits for a close in progress: no command outlives Node', async () => {
-  const r = await runNode(fixture('close-exit.mjs'));
+  const marker = `interlock-close-exit-${process.pid}`;
+  const r = await runNode(fixture('close-exit.mjs'), [marker]);
   assert.equal(r.code, 0, describeExit(r));
-  const pgid = Number(r.stdout.trim().split('\n')[0]);
-  assert.ok(pgid > 0, describeExit(r));
-  assert.deepEqual(liveGroup(pgid), [], 'the command outlived the process');
+  assert.match(r.stdout, /running/, describeExit(r));
+  assert.deepEqual(liveMarked(marker), [], 'the command outlived the process');
 });
