@@ -16,7 +16,7 @@ METRICS := $(CURDIR)/bench/out
 # Programs the tests need, as command:Debian-package.
 SYSTEM_DEPS := chromium:chromium xvfb-run:xvfb tmux:tmux gcc:gcc g++:g++ python3:python3
 
-.PHONY: deps system-deps build prebuild check-package node-versions test bench demo demo-tasks clean
+.PHONY: deps system-deps build prebuild check-package node-versions test bench demo demo-tasks doctor clean
 
 deps: system-deps node_modules/.installed
 	$(GO) mod download
@@ -113,6 +113,11 @@ bench: build
 # A real model: make demo PROVIDER=openai BASE_URL=http://127.0.0.1:11434/v1 MODEL=qwen2.5
 # [API_KEY_ENV=OPENAI_API_KEY] (the name of the variable holding the key).
 # Without PROVIDER: three scripted agents at once (sessions view, web UI).
+# What confines the bash tool's commands here (Landlock, namespaces): one
+# line each, warnings for what is missing; exit 1 when degraded.
+doctor: build
+	$(NODE) node/doctor.js
+
 demo: build
 	$(NODE) --import tsx tui/demo/main.tsx $(if $(PROVIDER),--provider '$(PROVIDER)' --base-url '$(BASE_URL)' --model '$(MODEL)' --api-key-env '$(API_KEY_ENV)',--sessions)
 

@@ -2,13 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"github.com/interlock-dev/interlock/engine/bash/contain"
 	"os"
 	"os/exec"
-	"runtime"
 	"os/signal"
+	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -107,11 +109,15 @@ func (s *supervisor) run() contain.Report {
 		Files: []uintptr{devNull.Fd(), 1, 2},
 		Sys:   &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
 	})
-	devNull.Close()
 	if err != nil {
+		devNull.Close()
 		rep.Error = fmt.Sprintf("interlock-run: start %s: %v", shell, err)
 		return rep
 	}
+	// The command's output pipe ends when its tree does: not when we exit.
+	syscall.Dup3(int(devNull.Fd()), 1, 0)
+	syscall.Dup3(int(devNull.Fd()), 2, 0)
+	devNull.Close()
 	go s.reap(pid)
 
 	grace := time.Duration(s.req.GraceMS) * time.Millisecond
@@ -190,8 +196,7 @@ func (s *supervisor) kill(grace time.Duration) {
 	default:
 	}
 	if grace > 0 {
-		s.signalTree(syscall.SIGTERM)
-		s.signalTree(syscall.SIGCONT) // a stopped process must run to die of SIGTERM
+		s.signalTree(syscall.SIGTERM, syscall.SIGCONT) // a stopped process must run to die of SIGTERM
 		t := time.NewTimer(grace)
 		select {
 		case <-s.allGone:
@@ -214,20 +219,54 @@ func (s *supervisor) kill(grace time.Duration) {
 	}
 }
 
-// signalTree sends sig to every process of the tree but ourselves.
-func (s *supervisor) signalTree(sig syscall.Signal) {
+// signalTree sends sigs, in order, to every process of the tree but
+// ourselves.
+func (s *supervisor) signalTree(sigs ...syscall.Signal) {
 	if s.pidNS {
-		syscall.Kill(-1, sig) // every process of our namespace but its init, us
+		for _, sig := range sigs {
+			syscall.Kill(-1, sig) // every process of our namespace but its init, us
+		}
 		return
 	}
 	for _, pid := range descendants(os.Getpid()) {
-		syscall.Kill(pid, sig)
+		for _, sig := range sigs {
+			syscall.Kill(pid, sig)
+		}
 	}
 }
 
-// descendants lists the processes below pid, from /proc: as a subreaper,
-// every orphan of the tree is our child, so none can leave it.
+// descendants lists the processes below root: as a subreaper, every orphan
+// of the tree is our child, so none can leave it. It follows
+// /proc/PID/task/TID/children, and scans all of /proc where the kernel
+// lacks those files.
 func descendants(root int) []int {
+	var out []int
+	queue := []int{root}
+	for len(queue) > 0 {
+		p := strconv.Itoa(queue[0])
+		queue = queue[1:]
+		tasks, err := os.ReadDir("/proc/" + p + "/task")
+		if err != nil {
+			continue // gone meanwhile
+		}
+		for _, task := range tasks {
+			b, err := os.ReadFile("/proc/" + p + "/task/" + task.Name() + "/children")
+			if errors.Is(err, os.ErrNotExist) && p == strconv.Itoa(root) {
+				return scanDescendants(root)
+			}
+			for _, f := range strings.Fields(string(b)) {
+				if c, err := strconv.Atoi(f); err == nil {
+					out = append(out, c)
+					queue = append(queue, c)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// scanDescendants is descendants from the parent of every process in /proc.
+func scanDescendants(root int) []int {
 	d, err := os.Open("/proc")
 	if err != nil {
 		return nil

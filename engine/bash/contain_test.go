@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -110,6 +111,12 @@ func requireAllDead(t *testing.T, pidFile string) {
 		}
 		if pgid > 0 {
 			live, _ := liveMembers(pgid)
+			// The supervisor leads the command's group and exits just after
+			// its report: requireGroupGone checks it.
+			live = slices.DeleteFunc(live, func(pid int) bool {
+				comm, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
+				return string(comm) == "interlock-run\n"
+			})
 			for _, p := range live {
 				syscall.Kill(p, syscall.SIGKILL)
 			}

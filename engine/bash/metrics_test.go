@@ -2,6 +2,7 @@ package bash
 
 import (
 	"os"
+	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
@@ -11,10 +12,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/interlock-dev/interlock/engine"
+	"github.com/interlock-dev/interlock/engine/bash/contain"
 	"github.com/interlock-dev/interlock/internal/benchmetrics"
 )
 
-// TestMetrics measures interrupt latency and classifier speed and writes
+// TestMetrics measures interrupt latency (through the supervisor), the
+// supervisor's spawn overhead and classifier speed, and writes
 // $INTERLOCK_METRICS_DIR/bash.json. It is skipped unless that is set.
 func TestMetrics(t *testing.T) {
 	dir := benchmetrics.Dir(t)
@@ -36,6 +39,23 @@ func TestMetrics(t *testing.T) {
 	// (scripts it runs are read from disk): the median of 20 rounds after
 	// one warm-up round, per command (the median keeps a burst of load on
 	// the shared machine out of the number).
+	// Spawn overhead: `true` through the supervisor and the default sandbox
+	// against `sh -c true` started directly, interleaved in one run.
+	var supervised, direct []time.Duration
+	r := testRunner(DefaultGrace, 0)
+	for range 60 {
+		start := time.Now()
+		_, err := r.run(t.Context(), "true", "", os.Environ(), time.Minute, contain.Policy{}, nil)
+		require.NoError(t, err)
+		supervised = append(supervised, time.Since(start))
+		start = time.Now()
+		require.NoError(t, exec.Command("sh", "-c", "true").Run())
+		direct = append(direct, time.Since(start))
+	}
+	metrics["bash_spawn_supervised_p50_ms"] = ms(supervised, 50)
+	metrics["bash_spawn_direct_p50_ms"] = ms(direct, 50)
+	metrics["bash_spawn_overhead_ms"] = benchmetrics.Millis(benchmetrics.Percentile(supervised, 50) - benchmetrics.Percentile(direct, 50))
+
 	corpus := loadCorpus(t)
 	scope := corpusScope(t)
 	perCommand := medianRound(t, 20, func() int {

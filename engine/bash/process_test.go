@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -46,12 +47,19 @@ func (p *progressLog) String() string {
 	return p.text.String()
 }
 
-// requireGroupGone checks /proc: no live process is left in group pgid.
+// requireGroupGone checks /proc: no process of the command is left in
+// group pgid, and its leader, the supervisor, which exits right after its
+// report, is gone soon after.
 func requireGroupGone(t *testing.T, pgid int) {
 	t.Helper()
 	live, err := liveMembers(pgid)
 	require.NoError(t, err)
-	require.Empty(t, live, "live processes left in group %d", pgid)
+	require.Empty(t, slices.DeleteFunc(live, func(pid int) bool { return pid == pgid }), "live processes left in group %d", pgid)
+	deadline := time.Now().Add(2 * time.Second)
+	for alive(pgid) {
+		require.True(t, time.Now().Before(deadline), "the supervisor %d did not exit after its report", pgid)
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // TestRunStopKillsGroup cancels running commands and checks that the whole

@@ -36,6 +36,7 @@ type Supervised struct {
 	cmd      *exec.Cmd
 	ctrl     *os.File
 	stopOnce sync.Once
+	exited   chan struct{} // closed once the supervisor is reaped
 }
 
 // CheckSupervisor reports whether path is an executable file.
@@ -86,7 +87,7 @@ func Start(req Request, p Process) (*Supervised, error) {
 		}
 		return nil, fmt.Errorf("%w: start %s in %q: %v", ErrNoSupervisor, p.Path, p.Dir, err)
 	}
-	return &Supervised{cmd: cmd, ctrl: ours}, nil
+	return &Supervised{cmd: cmd, ctrl: ours, exited: make(chan struct{})}, nil
 }
 
 // isNamespaceRefusal reports whether err is the kernel refusing new
@@ -103,22 +104,32 @@ func isNamespaceRefusal(err error) bool {
 // Pid is the supervisor's process id; it leads the command's process group.
 func (s *Supervised) Pid() int { return s.cmd.Process.Pid }
 
+// Exited is closed once the supervisor process has exited and been reaped
+// (after Wait returned).
+func (s *Supervised) Exited() <-chan struct{} { return s.exited }
+
 // Stop asks the supervisor to end the command: SIGTERM to its whole tree,
 // SIGKILL after the grace. Wait returns once the tree is gone.
 func (s *Supervised) Stop() {
 	s.stopOnce.Do(func() { s.ctrl.Write([]byte{MsgStop}) })
 }
 
-// Wait waits for the supervisor's report and its exit: the command's whole
-// tree is gone when it returns without error.
+// Wait waits for the supervisor's report: the command's whole tree is gone
+// when it returns without error. The supervisor itself exits right after
+// its report; it is reaped in the background (Exited tells when).
 func (s *Supervised) Wait() (Report, error) {
 	var rep Report
 	line, readErr := bufio.NewReader(s.ctrl).ReadBytes('\n')
-	waitErr := s.cmd.Wait()
 	s.ctrl.Close()
 	if len(line) == 0 || (readErr != nil && readErr != io.EOF) {
+		waitErr := s.cmd.Wait()
+		close(s.exited)
 		return rep, fmt.Errorf("%w: %s exited without a report (%v): the command's processes may be left running", ErrNoSupervisor, s.cmd.Path, waitErr)
 	}
+	go func() {
+		s.cmd.Wait()
+		close(s.exited)
+	}()
 	if err := json.Unmarshal(line, &rep); err != nil {
 		return rep, fmt.Errorf("%w: %s sent a bad report %q: %v", ErrNoSupervisor, s.cmd.Path, line, err)
 	}
