@@ -195,7 +195,10 @@ function liveGroupMembers(pgid) {
       continue; // exited meanwhile
     }
     const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(group) === pgid && state !== 'Z' && state !== 'X') live.push(Number(name));
+    // The supervisor (interlock-run) leads the group and exits right after
+    // it reported the command's tree gone: it is not part of the command.
+    const supervisor = stat.includes('(interlock-run)');
+    if (Number(group) === pgid && state !== 'Z' && state !== 'X' && !supervisor) live.push(Number(name));
   }
   return live;
 }
