@@ -110,13 +110,16 @@ export class Terminal {
    * rest.
    */
   async type(text: string, timeoutMs = 20_000): Promise<void> {
-    const [first, rest] = [text.slice(0, 1), text.slice(1)];
-    const typed = (s: string) => new RegExp(`^> (${first.replace(/\W/g, '\\$&')})+$`).exec(s.trimEnd().split('\n').pop() ?? '');
-    // Pressed again every 400 ms (longer than the quiet period) until it shows; extra copies are erased.
+    const first = text.slice(0, 1);
+    const lastLine = (s: string) => s.trimEnd().split('\n').pop() ?? '';
+    const typed = (s: string) => new RegExp(`^> (${first.replace(/\W/g, '\\$&')})+$`).exec(lastLine(s));
+    // Pressed again every 400 ms (longer than the quiet period) until it shows.
     const screen = await this.answer(first, (s) => typed(s) !== null, timeoutMs, 400);
-    const extra = (typed(screen)![0].length - 2) / first.length - 1;
-    for (let i = 0; i < extra; i++) this.keys('BSpace');
-    if (rest) this.keys(rest, { literal: true });
+    // The prompt takes keys now. Erase what it got (a press still on its way
+    // comes before these keys: one pipe, in order), then type the text.
+    for (let i = 0; i < typed(screen)![0].length + 2; i++) this.keys('BSpace');
+    await this.waitFor((s) => !/^> \S/.test(lastLine(s)) || /^> [^>]*(Type a prompt|press Enter)/.test(lastLine(s)), timeoutMs);
+    this.keys(text, { literal: true });
     await this.waitFor((s) => s.trimEnd().endsWith(`> ${text}`), timeoutMs);
     this.keys('Enter');
   }

@@ -11,10 +11,12 @@ afterEach(cleanup);
 describe('ContinueBar', () => {
   it('offers Continue with its reason only when eligible; C continues', async () => {
     let continued = 0;
+    const clock = manualClock();
     const ui = await render(
-      <ContinueBar session={{ runState: 'interrupted', reasonLabel: 'Stopped by emergency stop', eligible: true }} onContinue={() => continued++} />,
+      <ContinueBar session={{ runState: 'interrupted', reasonLabel: 'Stopped by emergency stop', eligible: true }} onContinue={() => continued++} quiet={{ now: clock.now, holdMs: 0 }} />,
     );
     assert.equal(ui.frame(), 'Stopped by emergency stop — [C] Continue');
+    clock.advance(250);
     await ui.press('c');
     assert.equal(continued, 1);
     ui.unmount();
@@ -23,6 +25,24 @@ describe('ContinueBar', () => {
   it('says continuing asks first when it may repeat a side effect', async () => {
     const ui = await render(<ContinueBar session={{ runState: 'interrupted', reasonLabel: 'Stopped by you', eligible: true, repeatsSideEffect: true }} />);
     assert.equal(ui.frame(), `Stopped by you — [C] Continue\n⚠️ ${REPEATS_SIDE_EFFECT_HINT}`);
+    ui.unmount();
+  });
+
+  it('keys typed on through the stop never continue: C counts after a quiet period', async () => {
+    let continued = 0;
+    const clock = manualClock();
+    const ui = await render(
+      <ContinueBar session={{ runState: 'interrupted', reasonLabel: 'Stopped by you', eligible: true }} onContinue={() => continued++} quiet={{ now: clock.now, holdMs: 0 }} />,
+    );
+    for (const key of ['c', 'a', 'c', 'C']) {
+      await ui.press(key);
+      clock.advance(100);
+    }
+    assert.equal(continued, 0);
+    assert.match(ui.frame(), /Keys ignored while you were typing — press C again/);
+    clock.advance(150);
+    await ui.press('C');
+    assert.equal(continued, 1);
     ui.unmount();
   });
 

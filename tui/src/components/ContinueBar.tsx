@@ -1,6 +1,7 @@
 /** @jsxRuntime automatic */ // tsx runs this file without tui/tsconfig.json
 import { Box, Text } from 'ink';
 import { useKeys } from '../hooks/useKeys.js';
+import { useQuietGate, type QuietGateOptions } from '../hooks/useQuietGate.js';
 import { useTheme } from '../theme.js';
 import type { SessionRow } from '../types.js';
 
@@ -10,6 +11,8 @@ export interface ContinueBarProps {
   onContinue?: () => void;
   /** Whether it owns keyboard input (only while Continue is offered). Default true. */
   isActive?: boolean;
+  /** The quiet period of C (see useQuietGate): settleMs 250, holdMs 60 by default. */
+  quiet?: QuietGateOptions;
 }
 
 /** What the bar says when continuing may repeat a cut-off action (the engine asks first). */
@@ -22,15 +25,21 @@ export const REPEATS_SIDE_EFFECT_HINT = 'continuing may repeat an action that wa
  * otherwise it shows nothing.
  *
  *   Stopped by emergency stop — [C] Continue
+ *
+ * C counts only after the input has been quiet since Continue was offered
+ * (the quiet-period rule of pauses): keys typed into the run before it
+ * stopped never continue it.
  */
-export function ContinueBar({ session, onContinue, isActive = true }: ContinueBarProps) {
+export function ContinueBar({ session, onContinue, isActive = true, quiet }: ContinueBarProps) {
   const theme = useTheme();
+  const gate = useQuietGate(session.eligible ? 'continue' : null, quiet);
   useKeys(
     (read) => {
       const [key] = read.keys;
-      if (key?.text === 'c' || key?.text === 'C') onContinue?.();
+      const isC = key?.name === 'char' && (key.text === 'c' || key.text === 'C');
+      gate.offer(read, isC ? () => onContinue?.() : undefined);
     },
-    { isActive: isActive && session.eligible },
+    { isActive: isActive && session.eligible, now: quiet?.now, onArrive: gate.arrived },
   );
   if (session.runState === 'blocked') return <Text color={theme.paused}>Waiting for your input</Text>;
   if (!session.eligible) return null;
@@ -40,6 +49,7 @@ export function ContinueBar({ session, onContinue, isActive = true }: ContinueBa
         <Text color={theme.interrupted}>{session.reasonLabel ?? 'Interrupted'}</Text> — <Text bold>[C] Continue</Text>
       </Text>
       {session.repeatsSideEffect ? <Text color={theme.paused}>⚠️ {REPEATS_SIDE_EFFECT_HINT}</Text> : null}
+      {gate.ignored ? <Text color={theme.paused}>Keys ignored while you were typing — press C again</Text> : null}
     </Box>
   );
 }
