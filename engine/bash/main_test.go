@@ -16,6 +16,9 @@ import (
 // after all tests, that no goroutine leaked and that no process group a
 // test started has a live member left.
 func TestMain(m *testing.M) {
+	if os.Getenv(hostModeVar) != "" {
+		runAsHost() // a child of TestHostDeath: never returns
+	}
 	cleanup, err := testsupervisor.Install()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
