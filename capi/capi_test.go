@@ -129,6 +129,31 @@ func (e *events) waitFor(want map[string]any) (map[string]any, int) {
 	return nil, -1
 }
 
+// waitRunEnd waits for the terminal event of a run of session (run nil:
+// any run) and returns it with its index: interrupted, run_finished or
+// run_failed, carrying the run id and the result.
+func (e *events) waitRunEnd(session string, run any) (map[string]any, int) {
+	e.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		for i, ev := range e.collect() {
+			switch ev["type"] {
+			case "interrupted", "run_finished", "run_failed":
+			default:
+				continue
+			}
+			if ev["session"] == session && (run == nil || fmt.Sprint(ev["run"]) == fmt.Sprint(run)) {
+				require.NotNil(e.t, ev["result"], "a terminal run event carries the result")
+				assert.Equal(e.t, ev["run"], ev["result"].(map[string]any)["run"])
+				return ev, i
+			}
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	e.t.Fatalf("no end of run %v of session %s; got %v", run, session, e.collect())
+	return nil, -1
+}
+
 func matches(ev, want map[string]any) bool {
 	for k, v := range want {
 		if fmt.Sprint(ev[k]) != fmt.Sprint(v) {
@@ -312,12 +337,10 @@ func TestConfirmPauseByID(t *testing.T) {
 	st, msg = driveConfirm(s, ptr(id), true, ptr("fine"), ptr("session"))
 	require.Equal(t, ilOK, st, msg)
 
-	done, doneAt := ev.waitFor(map[string]any{"type": "prompt_done", "session": "s1", "run": 1})
+	done, _ := ev.waitRunEnd("s1", 1)
+	assert.Equal(t, "run_finished", done["type"])
 	assert.Equal(t, "idle", done["result"].(map[string]any)["status"])
-	assert.NotContains(t, done, "error")
-	assert.NotContains(t, done, "code")
-	_, finishedAt := ev.waitFor(map[string]any{"type": "run_finished", "session": "s1"})
-	assert.Less(t, finishedAt, doneAt, "prompt_done comes after the run's terminal event")
+	assert.NotContains(t, done["result"], "error")
 
 	pauseJSON, st, _ = drivePauseState(s)
 	require.Equal(t, ilOK, st)
@@ -378,7 +401,7 @@ func TestDenyAndContinuePause(t *testing.T) {
 	st, _ = driveConfirm(s, ptr(confirmID), false, nil, nil)
 	assert.Equal(t, ilNotPaused, st)
 
-	ev.waitFor(map[string]any{"type": "prompt_done", "session": "deny", "run": 1})
+	ev.waitRunEnd("deny", 1)
 	hist, _, _ := driveHistory(s)
 	assert.Contains(t, hist, "denied: too risky")
 	assert.Contains(t, hist, `"text":"resumed"`)
@@ -412,10 +435,10 @@ func TestInterruptAndContinue(t *testing.T) {
 	st, msg = driveInterrupt(s, nil)
 	require.Equal(t, ilOK, st, msg)
 
-	done, _ := ev.waitFor(map[string]any{"type": "prompt_done", "session": "long", "run": run})
-	assert.Equal(t, "ERR_INTERRUPTED", done["code"])
-	assert.Contains(t, done["error"], "user_stop")
+	done, _ := ev.waitRunEnd("long", run)
 	result := done["result"].(map[string]any)
+	assert.Equal(t, "interrupted", done["type"])
+	assert.Contains(t, result["error"], "user_stop")
 	assert.Equal(t, "interrupted", result["status"])
 	assert.Equal(t, "user_stop", result["interruption"].(map[string]any)["reason"])
 	code, _ := driveStatus(s)
@@ -426,7 +449,7 @@ func TestInterruptAndContinue(t *testing.T) {
 	run2, st, msg := driveContinue(s)
 	require.Equal(t, ilOK, st, msg)
 	assert.Equal(t, run+1, run2)
-	done, _ = ev.waitFor(map[string]any{"type": "prompt_done", "session": "long", "run": run2})
+	done, _ = ev.waitRunEnd("long", run2)
 	assert.Equal(t, "idle", done["result"].(map[string]any)["status"])
 	hist, _, _ := driveHistory(s)
 	assert.Contains(t, hist, "interrupted before completion")
@@ -460,14 +483,14 @@ func TestSignals(t *testing.T) {
 	assert.Equal(t, "signal", p["source"])
 	st, msg = driveSignal(s, ptr("resume"))
 	require.Equal(t, ilOK, st, msg)
-	ev.waitFor(map[string]any{"type": "prompt_done", "session": "sig"})
+	ev.waitRunEnd("sig", nil)
 
 	_, st, msg = drivePrompt(s, "again")
 	require.Equal(t, ilOK, st, msg)
 	st, msg = driveSignal(s, ptr("cancel"))
 	require.Equal(t, ilOK, st, msg)
-	done, _ := ev.waitFor(map[string]any{"type": "prompt_done", "session": "sig", "run": 2})
-	assert.Equal(t, "ERR_INTERRUPTED", done["code"])
+	done, _ := ev.waitRunEnd("sig", 2)
+	assert.Equal(t, "interrupted", done["type"])
 }
 
 func TestSessionOptions(t *testing.T) {
@@ -523,17 +546,39 @@ func TestEmergencyStop(t *testing.T) {
 	hang := `{"id": "%s", "script": [{"text": "thinking", "hang": true}]}`
 	a := newSession(t, e, fmt.Sprintf(hang, "a"))
 	b := newSession(t, e, fmt.Sprintf(hang, "b"))
-	newSession(t, e, fmt.Sprintf(hang, "idle"))
+	idle := newSession(t, e, fmt.Sprintf(hang, "idle"))
 	for _, s := range []uint64{a, b} {
 		_, st, msg := drivePrompt(s, "go")
 		require.Equal(t, ilOK, st, msg)
 	}
-	n, st, msg := driveEmergencyStop(e)
+	counts, st, msg := driveCounts(e)
 	require.Equal(t, ilOK, st, msg)
-	assert.Equal(t, 2, n)
+	assert.JSONEq(t, `{"proceeding": 2, "eligible": 0, "needs_input": 0}`, counts)
+	report, st, msg := driveEmergencyStop(e)
+	require.Equal(t, ilOK, st, msg)
+	stopped := jsonOf(t, report)["stopped"].([]any)
+	assert.ElementsMatch(t, []any{"a", "b"}, stopped)
 	for _, id := range []string{"a", "b"} {
-		done, _ := ev.waitFor(map[string]any{"type": "prompt_done", "session": id})
+		done, _ := ev.waitRunEnd(id, nil)
 		assert.Equal(t, "emergency_stop", done["result"].(map[string]any)["interruption"].(map[string]any)["reason"])
+	}
+	state, st, _ := driveRunState(idle)
+	require.Equal(t, ilOK, st)
+	assert.Equal(t, "idle", state, "emergency stop leaves idle sessions alone")
+	el, st, _ := driveEligibility(a)
+	require.Equal(t, ilOK, st)
+	assert.JSONEq(t, `{"eligible": true}`, el)
+	report, st, msg = driveEmergencyStop(e)
+	require.Equal(t, ilOK, st, msg)
+	assert.JSONEq(t, `{"stopped": []}`, report, "a second stop has nothing to stop")
+
+	report, st, msg = driveResumeAll(e)
+	require.Equal(t, ilOK, st, msg)
+	resumed := jsonOf(t, report)
+	assert.ElementsMatch(t, []any{"a", "b"}, resumed["resumed"])
+	assert.Equal(t, "Nothing to continue", resumed["skipped"].(map[string]any)["idle"])
+	for _, id := range []string{"a", "b"} {
+		ev.waitFor(map[string]any{"type": "run_started", "session": id, "run": 3 + slices.Index([]string{"a", "b"}, id)})
 	}
 }
 
@@ -599,9 +644,9 @@ func TestCallsAfterEngineClose(t *testing.T) {
 		}
 	}
 	require.Contains(t, types, "closed")
-	require.Contains(t, types, "prompt_done")
-	assert.Less(t, slices.Index(types, "interrupted"), slices.Index(types, "prompt_done"))
-	done, _ := ev.waitFor(map[string]any{"type": "prompt_done", "session": "busy"})
+	require.Contains(t, types, "interrupted")
+	assert.Less(t, slices.Index(types, "interrupted"), slices.Index(types, "closed"))
+	done, _ := ev.waitRunEnd("busy", nil)
 	assert.Equal(t, "system_stop", done["result"].(map[string]any)["interruption"].(map[string]any)["reason"])
 
 	for _, h := range []uint64{s, idle, loopSession} {
@@ -653,7 +698,7 @@ func TestUnregisterWaitsForCallInProgress(t *testing.T) {
 	other := listen(t, e, 0)
 	run, st, msg := drivePrompt(s, "again")
 	require.Equal(t, ilOK, st, msg)
-	other.waitFor(map[string]any{"type": "prompt_done", "session": "slow", "run": run})
+	other.waitRunEnd("slow", run)
 	late, busy := ev.sink.take()
 	assert.Empty(t, late, "no call after unregister returned")
 	assert.False(t, busy)
@@ -673,7 +718,7 @@ func TestWaitingCallsFromInsideCallbackAreRefused(t *testing.T) {
 	assert.Equal(t, ilInvalidArgument, closeSt)
 	got, _, _ := driveLastError(e, 4096)
 	assert.Contains(t, got, "il_engine_close: called from inside the event callback")
-	ev.waitFor(map[string]any{"type": "prompt_done", "session": "inside"}) // still registered, engine open
+	ev.waitRunEnd("inside", nil) // still registered, engine open
 }
 
 func TestTaskLoop(t *testing.T) {
@@ -702,15 +747,13 @@ func TestTaskLoop(t *testing.T) {
 	_, st, _ = driveTaskLoopRun(loop)
 	assert.Equal(t, ilRunning, st, "a loop runs once")
 
-	st, msg = driveTaskLoopNext(loop)
+	st, msg = driveTaskLoopContinue(loop)
 	require.Equal(t, ilOK, st, msg)
 	ev.waitFor(map[string]any{"type": "paused", "loop": loopID, "task": 1})
 	st, msg = driveTaskLoopContinueAll(loop)
 	require.Equal(t, ilOK, st, msg)
 
-	done, doneAt := ev.waitFor(map[string]any{"type": "taskloop_done", "loop": loopID, "run": run})
-	_, completedAt := ev.waitFor(map[string]any{"type": "completed", "loop": loopID})
-	assert.Less(t, completedAt, doneAt)
+	done, _ := ev.waitFor(map[string]any{"type": "completed", "loop": loopID, "run": run})
 	assert.NotContains(t, done, "error")
 	final := done["state"].(map[string]any)
 	assert.Equal(t, true, final["done"])
@@ -748,8 +791,8 @@ func TestTaskLoopStoppedBySession(t *testing.T) {
 	ev.waitFor(map[string]any{"type": "tool_started", "tool": "sleep"})
 	st, msg = driveInterrupt(s, nil)
 	require.Equal(t, ilOK, st, msg)
-	done, _ := ev.waitFor(map[string]any{"type": "taskloop_done"})
-	assert.Equal(t, "ERR_INTERRUPTED", done["code"])
+	done, _ := ev.waitFor(map[string]any{"type": "completed"})
+	assert.Contains(t, done["error"], "interrupted")
 	assert.Equal(t, float64(1), done["state"].(map[string]any)["failed"])
 }
 
@@ -848,7 +891,7 @@ func TestBashDangerousCommandNeedsConfirm(t *testing.T) {
 	st, msg = driveConfirm(s, ptr(p["id"].(string)), true, nil, ptr("once"))
 	require.Equal(t, ilOK, st, msg)
 
-	done, _ := ev.waitFor(map[string]any{"type": "prompt_done", "session": "sh"})
+	done, _ := ev.waitRunEnd("sh", nil)
 	assert.Equal(t, "idle", done["result"].(map[string]any)["status"])
 	hist, _, _ := driveHistory(s)
 	assert.Contains(t, hist, "removed")
@@ -877,7 +920,7 @@ func TestBashInterruptThenContinueAsksFirst(t *testing.T) {
 	start := time.Now()
 	st, msg = driveInterrupt(s, nil)
 	require.Equal(t, ilOK, st, msg)
-	done, _ := ev.waitFor(map[string]any{"type": "prompt_done", "session": "cut", "run": 1})
+	done, _ := ev.waitRunEnd("cut", 1)
 	assert.Less(t, time.Since(start), 5*time.Second, "the process group was killed")
 	assert.Equal(t, true, done["result"].(map[string]any)["interruption"].(map[string]any)["side_effect_cut"])
 
@@ -888,8 +931,10 @@ func TestBashInterruptThenContinueAsksFirst(t *testing.T) {
 	assert.Equal(t, "Resume", p["tool"])
 	st, msg = driveConfirm(s, nil, false, nil, nil)
 	require.Equal(t, ilOK, st, msg)
-	done, _ = ev.waitFor(map[string]any{"type": "prompt_done", "session": "cut", "run": run})
-	assert.NotContains(t, done, "code", "a denied resumption ends the run without an error")
+	done, _ = ev.waitRunEnd("cut", run)
+	assert.Equal(t, "run_finished", done["type"], "a denied resumption ends the run without an error")
+	hist, _, _ := driveHistory(s)
+	assert.Contains(t, hist, `"text":"Resume denied"`, "the denial is recorded")
 }
 
 func TestWebToolIsRegistered(t *testing.T) {
@@ -901,7 +946,7 @@ func TestWebToolIsRegistered(t *testing.T) {
 	]}`)
 	_, st, msg := drivePrompt(s, "read it")
 	require.Equal(t, ilOK, st, msg)
-	ev.waitFor(map[string]any{"type": "prompt_done", "session": "w"})
+	ev.waitRunEnd("w", nil)
 	hist, _, _ := driveHistory(s)
 	assert.Contains(t, hist, "only http and https URLs", "refused before any browser starts")
 	assert.NotContains(t, hist, "unknown tool")

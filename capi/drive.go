@@ -186,10 +186,18 @@ func driveEngineInfo(h uint64) (string, status, string) {
 	return takeString(out), st, msg
 }
 
-func driveEmergencyStop(h uint64) (int, status, string) {
-	var n C.int32_t
-	st, msg := lastErrorFor(h, il_engine_emergency_stop(C.il_handle(h), &n))
-	return int(n), st, msg
+func driveEmergencyStop(h uint64) (string, status, string) {
+	return driveStringOut(h, il_engine_emergency_stop)
+}
+func driveResumeAll(h uint64) (string, status, string) {
+	return driveStringOut(h, il_engine_resume_all)
+}
+func driveCounts(h uint64) (string, status, string) { return driveStringOut(h, il_engine_counts) }
+func driveRunState(h uint64) (string, status, string) {
+	return driveStringOut(h, il_session_get_run_state)
+}
+func driveEligibility(h uint64) (string, status, string) {
+	return driveStringOut(h, il_session_eligibility)
 }
 
 // sink is a C event callback that records every event it gets.
@@ -342,9 +350,6 @@ func driveTaskLoopIsPauseMode(h uint64) (bool, status, string) {
 
 func driveTaskLoopContinue(h uint64) (status, string) {
 	return lastErrorFor(h, il_taskloop_continue(C.il_handle(h)))
-}
-func driveTaskLoopNext(h uint64) (status, string) {
-	return lastErrorFor(h, il_taskloop_next(C.il_handle(h)))
 }
 func driveTaskLoopContinueAll(h uint64) (status, string) {
 	return lastErrorFor(h, il_taskloop_continue_all(C.il_handle(h)))

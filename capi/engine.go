@@ -54,13 +54,13 @@ type webConfig struct {
 // the goroutines that wait for its background runs.
 type engineEntry struct {
 	e       *engine.Engine
-	workDir string
 	events  *dispatcher
 	handle  atomic.Uint64 // its own handle, for report
 	closing atomic.Bool
 
 	// openMu makes "create or start something" atomic with respect to
-	// Close (see whileOpen); bg counts the goroutines waiting for runs.
+	// Close (see whileOpen); bg counts the goroutines that wait for a
+	// blocking engine call made for JS (a host's pause).
 	openMu sync.RWMutex
 	closed bool
 	bg     sync.WaitGroup
@@ -68,8 +68,8 @@ type engineEntry struct {
 
 // whileOpen runs fn unless the engine is closed. Close waits for fn, and
 // fn runs before Close forgets the engine's handles and stops the event
-// dispatcher: a handle fn adds is closed with the engine, and a goroutine
-// fn spawns delivers its completion event.
+// dispatcher: a handle fn adds is closed with the engine, and a run fn
+// starts delivers its terminal event.
 func (ee *engineEntry) whileOpen(fn func() error) error {
 	ee.openMu.RLock()
 	defer ee.openMu.RUnlock()
@@ -79,13 +79,14 @@ func (ee *engineEntry) whileOpen(fn func() error) error {
 	return fn()
 }
 
-// spawn runs wait (which waits for a background run and queues its
-// completion event) on a goroutine Close waits for. Call it inside whileOpen.
+// spawn runs wait (a blocking engine call made for JS, which queues its
+// answer for the callback) on a goroutine Close waits for. Call it inside
+// whileOpen.
 func (ee *engineEntry) spawn(wait func()) {
 	ee.bg.Go(func() {
 		defer func() {
 			if p := recover(); p != nil {
-				ee.report(fmt.Sprintf("background run: internal error (panic: %v); its completion event is lost. This is a bug in libinterlock %s: please report it", p, version))
+				ee.report(fmt.Sprintf("background call: internal error (panic: %v); its answer is lost. This is a bug in libinterlock %s: please report it", p, version))
 			}
 		}()
 		wait()
@@ -100,21 +101,12 @@ func (ee *engineEntry) report(msg string) {
 	}
 }
 
-// close stops new work, closes task loops, sessions and the engine,
-// delivers the last events and forgets every handle of the engine.
+// close stops new work, closes the engine (its sessions and their task
+// loops), delivers the last events and forgets every handle of the engine.
 func (ee *engineEntry) close() error {
 	ee.openMu.Lock() // waits for creations and starts in progress
 	ee.closed = true
 	ee.openMu.Unlock()
-	var loops []*loopEntry
-	handles.each(func(_ C.il_handle, obj any) {
-		if l, ok := obj.(*loopEntry); ok && l.eng == ee {
-			loops = append(loops, l)
-		}
-	})
-	for _, l := range loops {
-		l.tl.Close() // a loop that never ran ends its event log here
-	}
 	var servers []*serverEntry
 	handles.each(func(_ C.il_handle, obj any) {
 		if s, ok := obj.(*serverEntry); ok && s.eng == ee {
@@ -190,7 +182,7 @@ func il_engine_create(configJSON *C.char, out *C.il_handle) C.il_status {
 		if err := decodeJSON("engine config", configJSON, &cfg); err != nil {
 			return err
 		}
-		opts := []engine.Option{engine.WithDefaultPauseMode(cfg.DefaultPauseMode)}
+		opts := []engine.Option{engine.WithDefaultPauseMode(cfg.DefaultPauseMode), engine.WithWorkDir(cfg.WorkDir)}
 		if cfg.StreamIdleTimeoutMS != nil {
 			d, err := millis("stream_idle_timeout_ms", cfg.StreamIdleTimeoutMS)
 			if err != nil {
@@ -209,7 +201,7 @@ func il_engine_create(configJSON *C.char, out *C.il_handle) C.il_status {
 		if err != nil {
 			return err
 		}
-		ee := &engineEntry{e: engine.New(append(opts, toolOpts...)...), workDir: cfg.WorkDir}
+		ee := &engineEntry{e: engine.New(append(opts, toolOpts...)...)}
 		ee.events = newDispatcher(ee.e, ee.report)
 		h := handles.add(ee)
 		ee.handle.Store(uint64(h))
@@ -267,12 +259,11 @@ func il_engine_info(h C.il_handle, out **C.char) C.il_status {
 }
 
 //export il_engine_emergency_stop
-func il_engine_emergency_stop(h C.il_handle, out *C.int32_t) C.il_status {
+func il_engine_emergency_stop(h C.il_handle, out **C.char) C.il_status {
 	return call("il_engine_emergency_stop", h, func(ee *engineEntry) error {
-		n := len(ee.e.EmergencyStop().Stopped)
-		if out != nil {
-			*out = C.int32_t(n)
+		if out == nil {
+			return errNilOut("out_json")
 		}
-		return nil
+		return putJSON(out, ee.e.EmergencyStop())
 	})
 }

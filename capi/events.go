@@ -39,9 +39,10 @@ import (
 // is done: the next batch waits for that, except while the engine closes
 // (its closer may be the very thread that would call done).
 //
-// Events this layer makes itself (task-loop events, prompt_done,
-// taskloop_done) are added to the same feed, so they keep engine order: a
-// run's completion comes after its terminal event.
+// Every state event, task-loop events and terminal run events with their
+// run id and result included, comes from the engine. The only items this
+// layer adds (enqueue) are calls into JS of the host's tools (host.go),
+// in the same feed so that they keep engine order.
 type dispatcher struct {
 	feed     *engine.Feed
 	reportTo func(msg string) // records a recovered panic as the engine's last error
@@ -103,18 +104,19 @@ func (d *dispatcher) inCallback() bool {
 	return t != 0 && t == uint64(C.il_capi_thread_id())
 }
 
-// enqueue adds an event made by this layer after everything queued so far.
+// enqueue adds an item made by this layer (a call into JS) after
+// everything queued so far.
 func (d *dispatcher) enqueue(v any) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		d.reportTo(fmt.Sprintf("event callback: encoding %T as JSON: %v (event dropped)", v, err))
+		d.reportTo(fmt.Sprintf("event callback: encoding %T as JSON: %v (dropped)", v, err))
 		return
 	}
 	d.feed.Add(json.RawMessage(b))
 }
 
 // close waits until every event was delivered and the dispatcher stopped.
-// The engine must be closed (its feed ends) and nothing may enqueue any more.
+// The engine must be closed (its feed ends).
 func (d *dispatcher) close() {
 	close(d.producersDone)
 	<-d.exited
@@ -217,25 +219,6 @@ func (d *dispatcher) deliver(b []byte) C.int {
 	d.cbThread.Store(uint64(C.il_capi_thread_id()))
 	defer d.cbThread.Store(0)
 	return C.il_capi_invoke_event_cb(d.cb, d.cbUser, (*C.char)(unsafe.Pointer(&b[0])), C.size_t(len(b)-1))
-}
-
-// completion is the JSON of a prompt_done or taskloop_done event.
-type completion struct {
-	Type    string                `json:"type"`
-	Session string                `json:"session,omitempty"`
-	Loop    string                `json:"loop,omitempty"`
-	Run     uint64                `json:"run"`
-	Result  *engine.RunResult     `json:"result,omitempty"`
-	State   *engine.TaskLoopState `json:"state,omitempty"`
-	Error   string                `json:"error,omitempty"`
-	Code    string                `json:"code,omitempty"`
-}
-
-// setError fills Error and Code from how the run ended.
-func (c *completion) setError(err error) {
-	if err != nil {
-		c.Error, c.Code = err.Error(), statusName(statusOf(err))
-	}
 }
 
 //export il_engine_set_event_callback

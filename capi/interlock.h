@@ -189,10 +189,12 @@ il_status il_engine_sessions(il_handle engine, char **out_json);
  * machine. Free with il_free. */
 il_status il_engine_info(il_handle engine, char **out_json);
 
-/* Interrupts every proceeding session (reason emergency_stop); blocked,
- * idle and interrupted sessions are not touched, a session already stopping
- * is not counted again. out_count (may be NULL) receives how many were stopped. */
-il_status il_engine_emergency_stop(il_handle engine, int32_t *out_count);
+/* Interrupts every proceeding session (reason emergency_stop): runs in
+ * flight and task loops running a task; sessions waiting for the user or
+ * blocked on a question are not touched. Idempotent. out_json receives
+ * {"stopped":[session ids]}. */
+il_status il_engine_emergency_stop(il_handle engine, char **out_json);
+
 
 /* Runtime statistics: {"heap_bytes", "goroutines", "sessions": {status: n},
  * "events_queued", "events_coalesced"}. Free with il_free. */
@@ -229,24 +231,22 @@ il_status il_server_close(il_handle server);
  * Events that happen while no callback is registered are dropped.
  *
  * JSON shapes (each callback gets an array of these objects, each with a "type"):
- *  - session events (have "session"): {"session","version","type","status",
- *    "pause"?,"answered"?,"answer"?,"reason"?,"step","at","mono_ns"
- *    (CLOCK_MONOTONIC nanoseconds, a decimal string),"tool"?,"call_id"?,
- *    "text"?,"coalesced"?}; type is run_started, text, tool_started, tool_progress,
- *    tool_finished, paused, pause_answered, pause_requested, stopping,
- *    interrupted, run_finished, run_failed or closed.
- *  - task-loop events (have "loop"): {"loop","version","type","task",
- *    "title"?,"message"?,"error"?,"pause_mode","at"}; type is started,
- *    task_begin, task_end, failed, completed, paused, resumed or
- *    pause_mode_changed.
- *  - {"type":"prompt_done","session":id,"run":N,"result":{"status",
- *    "interruption"?,"error"?},"error"?:"...","code"?:"ERR_INTERRUPTED"}
- *    ends a run started by il_session_prompt or il_session_continue; it
- *    comes after that run's terminal session event.
- *  - {"type":"taskloop_done","loop":id,"run":N,"state":{task-loop state},
- *    "error"?:"...","code"?:"..."} ends il_taskloop_run, after the loop's
- *    "completed" event.
- * "code" is an il_status_name; "error"/"code" are absent on success.
+ *  - session events (no "loop"): {"session","version","type","status",
+ *    "run"?,"result"?,"pause"?,"answered"?,"answer"?,"answer_reason"?,
+ *    "remember"?,"by"?,"reason"?,"step","at","mono_ns" (CLOCK_MONOTONIC
+ *    nanoseconds, a decimal string),"tool"?,"call_id"?,"text"?,"coalesced"?};
+ *    type is run_started, text, tool_started, tool_progress, tool_finished,
+ *    paused, pause_answered, pause_requested, stopping, interrupted,
+ *    run_finished, run_failed or closed. "run" is the run id the change
+ *    belongs to; the terminal run events (interrupted, run_finished,
+ *    run_failed) carry "result": {"run","status","interruption"?,"error"?}.
+ *    Every run started by il_session_prompt, il_session_continue or
+ *    il_engine_resume_all ends with exactly one of them.
+ *  - task-loop events (have "loop"): {"loop","session","version","type",
+ *    "task","title"?,"message"?,"error"?,"pause_mode","at","run"?,"state"?};
+ *    type is started, task_begin, task_end, failed, completed, paused,
+ *    resumed or pause_mode_changed. "completed" ends il_taskloop_run and
+ *    carries its "run" id and the final "state".
  */
 il_status il_engine_set_event_callback(il_handle engine, il_event_cb cb, void *user);
 
@@ -299,9 +299,17 @@ il_status il_session_get_version(il_handle session, uint64_t *out_version);
 il_status il_session_get_pause_state(il_handle session, char **out_json);
 
 /* A snapshot: {"id","status","version","pause","pauses","interruption",
- * "step","tokens":{"input","output"},"model","pause_requested",
- * "last_error"?}. */
+ * "run_state","eligibility","needs_input"?,"run"?,"step",
+ * "tokens":{"input","output"},"model","pause_requested","last_error"?}. */
 il_status il_session_snapshot(il_handle session, char **out_json);
+
+/* The run state: "idle", "proceeding", "interrupted", "blocked" (needs
+ * input) or "terminal". */
+il_status il_session_get_run_state(il_handle session, char **out_state);
+
+/* Whether continue would resume the session: {"eligible":bool,
+ * "reason"?:"why not","repeats_side_effect"?:true}. */
+il_status il_session_eligibility(il_handle session, char **out_json);
 
 /* The history: a JSON array of {"role","text"?,"tool_calls"?,
  * "tool_call_id"?,"is_error"?,"interrupted"?}. */
@@ -329,9 +337,9 @@ il_status il_session_signal(il_handle session, const char *signal);
 /*
  * Starts a prompt in the background (text must not be NULL). What prevents
  * the run (IL_ERR_RUNNING, IL_ERR_CLOSED) is returned at once; otherwise
- * out_run receives the run number (1, 2, ... per session) and the run ends
- * with exactly one prompt_done event carrying it — also when the run is
- * interrupted or the engine is closed.
+ * out_run receives the engine's run id and the run ends with exactly one
+ * terminal session event carrying it — also when the run is interrupted
+ * or the engine is closed.
  */
 il_status il_session_prompt(il_handle session, const char *text, uint64_t *out_run);
 
@@ -400,8 +408,8 @@ il_status il_host_end(il_handle host, const char *result_json, char **out_json);
 il_status il_taskloop_create(il_handle engine, const char *json, il_handle *out_loop,
                              il_handle *out_session);
 
-/* Starts the loop in the background (a loop runs once); it ends with a
- * taskloop_done event carrying out_run. */
+/* Starts the loop in the background (a loop runs once); it ends with the
+ * loop's "completed" event carrying out_run. */
 il_status il_taskloop_run(il_handle loop, uint64_t *out_run);
 
 /* Pause mode on (stop after each task) or off (continuous). */
@@ -410,8 +418,6 @@ il_status il_taskloop_is_pause_mode(il_handle loop, int32_t *out_on);
 
 /* Releases the loop when it waits between tasks; otherwise does nothing. */
 il_status il_taskloop_continue(il_handle loop);
-/* Continues one task and stays in pause mode. */
-il_status il_taskloop_next(il_handle loop);
 /* Switches to continuous mode and continues. */
 il_status il_taskloop_continue_all(il_handle loop);
 

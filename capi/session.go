@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/interlock-dev/interlock/engine"
@@ -20,9 +19,8 @@ import (
 
 // sessionEntry is a session handle.
 type sessionEntry struct {
-	s    *engine.Session
-	eng  *engineEntry
-	runs atomic.Uint64 // run numbers of prompt_done events
+	s   *engine.Session
+	eng *engineEntry
 }
 
 // sessionOptions is the JSON of il_session_create.
@@ -56,22 +54,12 @@ func scriptProvider(field string, raw json.RawMessage) (engine.Provider, error) 
 
 // newSession creates a session and its handle. Call it inside whileOpen.
 func (ee *engineEntry) newSession(o engine.SessionOptions) (*sessionEntry, C.il_handle, error) {
-	if o.Dir == "" {
-		o.Dir = ee.workDir
-	}
 	s, err := ee.e.NewSession(o)
 	if err != nil {
 		return nil, 0, err
 	}
 	se := &sessionEntry{s: s, eng: ee}
 	return se, handles.add(se), nil
-}
-
-// finish queues the prompt_done event of run once its outcome is known.
-func (se *sessionEntry) finish(run uint64, res engine.RunResult, err error) {
-	c := completion{Type: "prompt_done", Session: se.s.ID(), Run: run, Result: &res}
-	c.setError(err)
-	se.eng.events.enqueue(c)
 }
 
 //export il_session_create
@@ -207,18 +195,14 @@ func il_session_id(h C.il_handle, out **C.char) C.il_status {
 //export il_session_pause_resume
 func il_session_pause_resume(h C.il_handle, pauseID *C.char) C.il_status {
 	return call("il_session_pause_resume", h, func(se *sessionEntry) error {
-		return se.s.Answer(goString(pauseID), engine.AnswerResumed)
+		return se.s.Resume(goString(pauseID))
 	})
 }
 
 //export il_session_pause_confirm
 func il_session_pause_confirm(h C.il_handle, pauseID *C.char, approved C.int32_t, reason, remember *C.char) C.il_status {
 	return call("il_session_pause_confirm", h, func(se *sessionEntry) error {
-		answer := engine.AnswerDenied
-		if approved != 0 {
-			answer = engine.AnswerApproved
-		}
-		return se.s.Answer(goString(pauseID), answer, engine.WithReason(goString(reason)), engine.Remember(goString(remember)))
+		return se.s.Confirm(goString(pauseID), approved != 0, engine.WithReason(goString(reason)), engine.Remember(goString(remember)))
 	})
 }
 
@@ -240,6 +224,27 @@ func il_session_signal(h C.il_handle, signal *C.char) C.il_status {
 	})
 }
 
+//export il_session_get_run_state
+func il_session_get_run_state(h C.il_handle, out **C.char) C.il_status {
+	return call("il_session_get_run_state", h, func(se *sessionEntry) error {
+		if out == nil {
+			return errNilOut("out_state")
+		}
+		putString(out, string(se.s.RunState()))
+		return nil
+	})
+}
+
+//export il_session_eligibility
+func il_session_eligibility(h C.il_handle, out **C.char) C.il_status {
+	return call("il_session_eligibility", h, func(se *sessionEntry) error {
+		if out == nil {
+			return errNilOut("out_json")
+		}
+		return putJSON(out, se.s.Eligibility())
+	})
+}
+
 //export il_session_prompt
 func il_session_prompt(h C.il_handle, text *C.char, out *C.uint64_t) C.il_status {
 	return call("il_session_prompt", h, func(se *sessionEntry) error {
@@ -250,7 +255,13 @@ func il_session_prompt(h C.il_handle, text *C.char, out *C.uint64_t) C.il_status
 			return errorf(C.IL_ERR_INVALID_ARGUMENT, "text is NULL: pass the prompt text (\"\" is allowed)")
 		}
 		prompt := C.GoString(text)
-		return se.startRun(out, func() (<-chan engine.Outcome, error) { return se.s.Start(context.Background(), prompt) })
+		return se.eng.whileOpen(func() error {
+			run, _, err := se.s.Start(context.Background(), prompt)
+			if err == nil {
+				*out = C.uint64_t(run)
+			}
+			return err
+		})
 	})
 }
 
@@ -260,24 +271,12 @@ func il_session_continue(h C.il_handle, out *C.uint64_t) C.il_status {
 		if out == nil {
 			return errNilOut("out_run")
 		}
-		return se.startRun(out, func() (<-chan engine.Outcome, error) { return se.s.StartContinue(context.Background()) })
-	})
-}
-
-// startRun starts a background run and reports its number in out; the run's
-// end arrives as a prompt_done event.
-func (se *sessionEntry) startRun(out *C.uint64_t, start func() (<-chan engine.Outcome, error)) error {
-	return se.eng.whileOpen(func() error {
-		outcome, err := start()
-		if err != nil {
+		return se.eng.whileOpen(func() error {
+			run, _, err := se.s.StartContinue(context.Background())
+			if err == nil {
+				*out = C.uint64_t(run)
+			}
 			return err
-		}
-		run := se.runs.Add(1)
-		se.eng.spawn(func() {
-			o := <-outcome
-			se.finish(run, o.Result, o.Err)
 		})
-		*out = C.uint64_t(run)
-		return nil
 	})
 }

@@ -10,17 +10,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync/atomic"
 
 	"github.com/interlock-dev/interlock/engine"
 )
 
 // loopEntry is a task-loop handle.
 type loopEntry struct {
-	tl      *engine.TaskLoop
-	eng     *engineEntry
-	runs    atomic.Uint64
-	drained chan struct{} // closed when every event of the loop was queued
+	tl  *engine.TaskLoop
+	eng *engineEntry
 }
 
 // taskLoopOptions is the JSON of il_taskloop_create.
@@ -31,20 +28,6 @@ type taskLoopOptions struct {
 		Script json.RawMessage `json:"script"`
 	} `json:"tasks"`
 	PauseMode *bool `json:"pause_mode"`
-}
-
-// forward queues the loop's events for the callback until its log ends
-// (the loop finished, or was closed before it ran).
-func (le *loopEntry) forward(sub *engine.Subscription[engine.TaskEvent]) {
-	defer close(le.drained)
-	defer sub.Close()
-	for {
-		ev, err := sub.Next(context.Background())
-		if err != nil {
-			return
-		}
-		le.eng.events.enqueue(ev)
-	}
 }
 
 //export il_taskloop_create
@@ -79,10 +62,7 @@ func il_taskloop_create(h C.il_handle, optsJSON *C.char, outLoop, outSession *C.
 				handles.remove(sh)
 				return errors.Join(fmt.Errorf("task loop: %w", err), se.s.Close())
 			}
-			le := &loopEntry{tl: tl, eng: ee, drained: make(chan struct{})}
-			sub := tl.Subscribe()
-			ee.spawn(func() { le.forward(sub) })
-			*outLoop, *outSession = handles.add(le), sh
+			*outLoop, *outSession = handles.add(&loopEntry{tl: tl, eng: ee}), sh
 			return nil
 		})
 	})
@@ -95,21 +75,11 @@ func il_taskloop_run(h C.il_handle, out *C.uint64_t) C.il_status {
 			return errNilOut("out_run")
 		}
 		return le.eng.whileOpen(func() error {
-			ended, err := le.tl.Start(context.Background())
-			if err != nil {
-				return err
+			run, _, err := le.tl.Start(context.Background())
+			if err == nil {
+				*out = C.uint64_t(run)
 			}
-			run := le.runs.Add(1)
-			le.eng.spawn(func() {
-				err := <-ended
-				<-le.drained // the loop's "completed" event goes first
-				st := le.tl.State()
-				c := completion{Type: "taskloop_done", Loop: le.tl.ID(), Run: run, State: &st}
-				c.setError(err)
-				le.eng.events.enqueue(c)
-			})
-			*out = C.uint64_t(run)
-			return nil
+			return err
 		})
 	})
 }
@@ -140,14 +110,6 @@ func il_taskloop_is_pause_mode(h C.il_handle, out *C.int32_t) C.il_status {
 func il_taskloop_continue(h C.il_handle) C.il_status {
 	return call("il_taskloop_continue", h, func(le *loopEntry) error {
 		le.tl.Continue()
-		return nil
-	})
-}
-
-//export il_taskloop_next
-func il_taskloop_next(h C.il_handle) C.il_status {
-	return call("il_taskloop_next", h, func(le *loopEntry) error {
-		le.tl.Next()
 		return nil
 	})
 }

@@ -7,10 +7,12 @@ import (
 	"time"
 )
 
-// SleepTool blocks for args {"ms": N} or until interrupted, reporting
-// progress every second. It needs no outside world: tests and demos use it
-// as "a long tool".
-var SleepTool = ToolFunc(func(ctx context.Context, call ToolCall, env *Env) (Result, error) {
+// NewSleepTool returns the "sleep" tool: it blocks for args {"ms": N} or
+// until interrupted, reporting progress every second. It needs no outside
+// world: tests and demos use it as "a long tool".
+func NewSleepTool() Tool { return ToolFunc(sleepTool) }
+
+func sleepTool(ctx context.Context, call ToolCall, env *Env) (Result, error) {
 	var args struct {
 		MS int `json:"ms"`
 	}
@@ -32,11 +34,14 @@ var SleepTool = ToolFunc(func(ctx context.Context, call ToolCall, env *Env) (Res
 			return Result{}, interruptErr(ctx)
 		}
 	}
-})
+}
 
-// AskTool raises a pause from args {"kind": "continue"|"confirm", "message",
-// "details"} and returns the answer: a tool that needs no outside world.
-var AskTool = ToolFunc(func(ctx context.Context, call ToolCall, env *Env) (Result, error) {
+// NewAskTool returns the "ask" tool: it raises a pause from args {"kind":
+// "continue"|"confirm", "message", "details"} and returns the answer, a tool
+// that needs no outside world.
+func NewAskTool() Tool { return ToolFunc(askTool) }
+
+func askTool(ctx context.Context, call ToolCall, env *Env) (Result, error) {
 	var args struct {
 		Kind    PauseKind `json:"kind"`
 		Message string    `json:"message"`
@@ -54,7 +59,7 @@ var AskTool = ToolFunc(func(ctx context.Context, call ToolCall, env *Env) (Resul
 		out += ": " + res.Reason
 	}
 	return Result{Output: out, IsError: !res.Approved()}, nil
-})
+}
 
 func orEmpty(b json.RawMessage) json.RawMessage {
 	if len(b) == 0 {

@@ -16,7 +16,7 @@
 //	go func() {
 //		for ev := range s.Events(ctx) {
 //			if ev.Type == engine.EventPaused {
-//				s.Answer(ev.Pause.ID, engine.AnswerApproved)
+//				s.Confirm(ev.Pause.ID, true)
 //			}
 //		}
 //	}()

@@ -12,39 +12,30 @@ import (
 	"time"
 )
 
-// Engine owns sessions, the tool registry and the default provider.
+// Engine owns sessions, their runs and task loops, the tool registry and
+// the default provider, and publishes one event stream for all of them.
 type Engine struct {
 	tools       Registry
 	provider    Provider
 	idleTimeout time.Duration
+	workDir     string
 	// defaultPauseMode is default_pause_mode for task loops.
 	defaultPauseMode bool
+
+	runSeq atomic.Uint64 // run ids, unique in the engine
 
 	mu       sync.Mutex
 	sessions map[string]*Session
 	created  map[*Session]uint64 // creation order, for listing
 	seq      uint64
 	closed   bool
-	log      eventLog[Event] // every session's events, in one order
+	log      eventLog[Event] // every session's and task loop's events, in one order
 
 	feeds      atomic.Pointer[feedList] // read without a lock when publishing
 	coalesced  atomic.Uint64            // deltas merged in feeds (Stats)
 	feedMu     sync.Mutex               // serializes changes of feeds
 	feedsEnded bool
 }
-
-// Option configures an Engine.
-type Option func(*Engine)
-
-// WithProvider sets the default model provider for new sessions.
-func WithProvider(p Provider) Option { return func(e *Engine) { e.provider = p } }
-
-// WithTool registers a tool under name (what the model calls).
-func WithTool(name string, t Tool) Option { return func(e *Engine) { e.tools.Register(name, t) } }
-
-// WithStreamIdleTimeout sets how long a model stream may send nothing before
-// the run is interrupted with reason timeout. Zero disables it. Default 2 min.
-func WithStreamIdleTimeout(d time.Duration) Option { return func(e *Engine) { e.idleTimeout = d } }
 
 // New returns an engine. The built-in tools "sleep" and "ask" are registered;
 // options may replace them.
@@ -55,9 +46,9 @@ func New(opts ...Option) *Engine {
 		created:     make(map[*Session]uint64),
 		log:         eventLog[Event]{max: 4096},
 	}
-	e.tools.Register("sleep", Described(SleepTool, "Wait for a number of milliseconds (a long-running tool the user can stop).",
+	e.tools.Register("sleep", Described(NewSleepTool(), "Wait for a number of milliseconds (a long-running tool the user can stop).",
 		json.RawMessage(`{"type":"object","properties":{"ms":{"type":"integer","minimum":0,"description":"how long to wait, in milliseconds"}},"required":["ms"]}`)))
-	e.tools.Register("ask", Described(AskTool, "Ask the user to continue or to confirm something, and wait for the answer.",
+	e.tools.Register("ask", Described(NewAskTool(), "Ask the user to continue or to confirm something, and wait for the answer.",
 		json.RawMessage(`{"type":"object","properties":{"kind":{"type":"string","enum":["continue","confirm"]},"message":{"type":"string"},"details":{"type":"string"}},"required":["kind","message"]}`)))
 	for _, o := range opts {
 		o(e)
@@ -91,7 +82,11 @@ func (e *Engine) NewSession(o SessionOptions) (*Session, error) {
 	if p == nil {
 		p = e.provider
 	}
-	s := &Session{id: id, eng: e, provider: p, dir: o.Dir, environ: slices.Clone(o.Environ), log: eventLog[Event]{max: 256}}
+	dir := o.Dir
+	if dir == "" {
+		dir = e.workDir
+	}
+	s := &Session{id: id, eng: e, provider: p, dir: dir, environ: slices.Clone(o.Environ), log: eventLog[Event]{max: 256}}
 	e.sessions[id] = s
 	e.created[s] = e.seq
 	return s, nil

@@ -3,6 +3,7 @@ package engine
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"sync"
@@ -32,8 +33,19 @@ const (
 	EventWarning        EventType = "warning" // Tool, Text: e.g. the sandbox is not fully in force
 )
 
-func (e Event) terminal() bool { return e.Type.Terminal() }
-func (e Event) key() string    { return e.Session }
+func (e Event) terminal() bool {
+	if e.Loop != nil {
+		return e.Loop.terminal()
+	}
+	return e.Type.Terminal()
+}
+
+func (e Event) key() string {
+	if e.Loop != nil {
+		return "loop " + e.Loop.Loop
+	}
+	return e.Session
+}
 
 // Terminal reports whether the event ends a run or the session.
 func (t EventType) Terminal() bool {
@@ -46,17 +58,24 @@ func (t EventType) Terminal() bool {
 
 // Event is one change of a session. Every change bumps the session's version
 // by one and emits exactly one event; every observer sees the same order.
+// The engine's stream also carries task-loop events: then Loop is set and
+// the event is the loop's (it encodes as the TaskEvent).
 type Event struct {
-	Session  string    `json:"session"`
-	Version  uint64    `json:"version"`
-	Type     EventType `json:"type"`
-	Status   Status    `json:"status"`
-	Pause    *Pause    `json:"pause,omitempty"`    // the current (oldest pending) pause after the change
-	Answered *Pause    `json:"answered,omitempty"` // pause_answered: the pause that was answered
-	Answer   Answer    `json:"answer,omitempty"`
-	Reason   Reason    `json:"reason,omitempty"`
-	Step     int       `json:"step"`
-	At       time.Time `json:"at"`
+	Session      string     `json:"session"`
+	Version      uint64     `json:"version"`
+	Type         EventType  `json:"type"`
+	Status       Status     `json:"status"`
+	Run          uint64     `json:"run,omitempty"`      // the run the change belongs to
+	Result       *RunResult `json:"result,omitempty"`   // terminal run events: how the run ended
+	Pause        *Pause     `json:"pause,omitempty"`    // the current (oldest pending) pause after the change
+	Answered     *Pause     `json:"answered,omitempty"` // pause_answered: the pause that was answered
+	Answer       Answer     `json:"answer,omitempty"`
+	AnswerReason string     `json:"answer_reason,omitempty"` // pause_answered: the user's reason
+	Remember     string     `json:"remember,omitempty"`      // pause_answered: the remember scope chosen
+	By           string     `json:"by,omitempty"`            // pause_answered: the client that answered
+	Reason       Reason     `json:"reason,omitempty"`
+	Step         int        `json:"step"`
+	At           time.Time  `json:"at"`
 	// MonoNS is when the change happened, in CLOCK_MONOTONIC nanoseconds:
 	// comparable with Node's process.hrtime.bigint(), for latency. A
 	// string in JSON: nanoseconds outgrow a double's exact integers after
@@ -69,7 +88,17 @@ type Event struct {
 	// this one for a reader that had not taken them yet (see Feed).
 	Coalesced int `json:"coalesced,omitempty"`
 	// Code is, on run_failed, what kind of failure (ErrorCode), e.g. "rate_limited".
-	Code string `json:"code,omitempty"`
+	Code string     `json:"code,omitempty"`
+	Loop *TaskEvent `json:"-"` // a task-loop event in the engine's stream
+}
+
+// MarshalJSON encodes a session event, or the TaskEvent of a loop event.
+func (e Event) MarshalJSON() ([]byte, error) {
+	if e.Loop != nil {
+		return json.Marshal(e.Loop)
+	}
+	type plain Event
+	return json.Marshal(plain(e))
 }
 
 // ErrSubscriptionClosed is returned by Next after Close, or once the source

@@ -28,7 +28,7 @@ func Example() {
 			}
 			if ev.Type == engine.EventPaused {
 				fmt.Printf("paused: %s %q\n", ev.Pause.Kind, ev.Pause.Message)
-				_ = s.Answer(ev.Pause.ID, engine.AnswerApproved)
+				_ = s.Confirm(ev.Pause.ID, true)
 			}
 		}
 	}()

@@ -94,7 +94,7 @@ func TestFeedKeepsEveryDecisionOfThousandsOfSessions(t *testing.T) {
 		waitEvent(t, parked, isType(engine.EventPaused))
 	}
 	for _, s := range sessions {
-		require.NoError(t, s.Confirm(true, ""))
+		require.NoError(t, s.Confirm("", true))
 	}
 	for _, out := range outs {
 		require.NoError(t, (<-out).Err)

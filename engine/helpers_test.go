@@ -76,7 +76,7 @@ func isType(tp engine.EventType) func(engine.Event) bool {
 // start runs a prompt in the background and returns its outcome channel.
 func start(t *testing.T, s *engine.Session, text string) <-chan engine.Outcome {
 	t.Helper()
-	out, err := s.Start(t.Context(), text)
+	_, out, err := s.Start(t.Context(), text)
 	require.NoError(t, err)
 	return out
 }

@@ -34,7 +34,12 @@ func WithHostGrace(d time.Duration) HostRunOption { return func(h *HostRun) { h.
 // stopping until End, and the engine ends the run by itself once the grace
 // has passed. What prevents the run (closed, already running) is returned.
 func (s *Session) Begin(ctx context.Context, opts ...HostRunOption) (*HostRun, error) {
-	r, err := s.begin(ctx)
+	s.mu.Lock()
+	r, err := s.beginLocked(ctx)
+	if err == nil {
+		r.hostOwned = true
+	}
+	s.mu.Unlock()
 	if err != nil {
 		return nil, err
 	}

@@ -37,7 +37,7 @@ func TestHostRunPausesProgressAndEnds(t *testing.T) {
 	ev = waitEvent(t, sub, isType(engine.EventPaused))
 	assert.Equal(t, "Deploy to prod?", ev.Pause.Message)
 	assert.Equal(t, engine.StatusPaused, s.Status())
-	require.NoError(t, s.Confirm(true, ""))
+	require.NoError(t, s.Confirm("", true))
 	assert.True(t, (<-answered).Approved())
 
 	res, err := run.End(nil)

@@ -52,7 +52,7 @@ func TestHostToolAnswersPausesAndIsDescribed(t *testing.T) {
 	}()
 	ev := waitEvent(t, sub, isType(engine.EventPaused))
 	assert.Equal(t, "host", ev.Pause.Tool, "the pause names the tool")
-	require.NoError(t, s.Confirm(false, "not now"))
+	require.NoError(t, s.Confirm("", false, engine.WithReason("not now")))
 	res := <-answered
 	assert.Equal(t, engine.AnswerDenied, res.Answer)
 	require.NoError(t, c.End(engine.Result{Output: "denied: " + res.Reason, IsError: true}))

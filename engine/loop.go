@@ -23,9 +23,11 @@ func (s *Session) Prompt(ctx context.Context, text string) (RunResult, error) {
 }
 
 func (s *Session) beginPrompt(ctx context.Context, text string) (*run, error) {
-	r, err := s.begin(ctx)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, err := s.beginLocked(ctx)
 	if err == nil {
-		s.record(Message{Role: RoleUser, Text: text})
+		s.history = append(s.history, Message{Role: RoleUser, Text: text})
 	}
 	return r, err
 }
@@ -36,15 +38,17 @@ type Outcome struct {
 	Err    error
 }
 
-// Start begins a Prompt in the background. What prevents the run (a closed
-// session, a run already in flight) is returned at once; the outcome arrives
-// on the channel, which has room for it, so nobody has to read it.
-func (s *Session) Start(ctx context.Context, text string) (<-chan Outcome, error) {
+// Start begins a Prompt in the background and returns its run id, which
+// the run's events carry (the terminal one with the result). What prevents
+// the run (a closed session, a run already in flight) is returned at once;
+// the outcome arrives on the channel, which has room for it, so nobody has
+// to read it.
+func (s *Session) Start(ctx context.Context, text string) (runID uint64, done <-chan Outcome, err error) {
 	r, err := s.beginPrompt(ctx, text)
 	if err != nil {
-		return nil, err
+		return 0, nil, err
 	}
-	return background(func() (RunResult, error) { return s.end(r, s.turns(r)) }), nil
+	return r.id, background(func() (RunResult, error) { return s.end(r, s.turns(r)) }), nil
 }
 
 func background(run func() (RunResult, error)) <-chan Outcome {
@@ -57,11 +61,16 @@ func background(run func() (RunResult, error)) <-chan Outcome {
 }
 
 // Continue resumes an interrupted run: the model gets the history, the cut
-// tool call marked "interrupted before completion", and goes on. If a tool
-// with side effects was cut off, it first asks for confirmation (a confirm
-// pause, tool "Resume"); a denial ends the run without doing anything.
+// tool call marked "interrupted before completion", and goes on; "Resumed"
+// is recorded once the model answers. If a tool with side effects had
+// started and was cut off, it first asks for confirmation (a confirm
+// pause, tool "Resume"); a denial is recorded and ends the run without
+// doing anything. A session blocked on a question asked before a restart
+// is continued by asking it again: its tool call runs anew, through its
+// own gate. Continue on a session that is not eligible returns an error
+// wrapping ErrNotResumable with the reason.
 func (s *Session) Continue(ctx context.Context) (RunResult, error) {
-	r, in, err := s.beginContinue(ctx)
+	r, in, err := s.beginContinue(ctx, false)
 	if err != nil {
 		return RunResult{Status: s.Status()}, err
 	}
@@ -69,43 +78,142 @@ func (s *Session) Continue(ctx context.Context) (RunResult, error) {
 }
 
 // StartContinue begins a Continue in the background, as Start does a Prompt.
-func (s *Session) StartContinue(ctx context.Context) (<-chan Outcome, error) {
-	r, in, err := s.beginContinue(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return background(func() (RunResult, error) { return s.continueRun(r, in) }), nil
+func (s *Session) StartContinue(ctx context.Context) (runID uint64, done <-chan Outcome, err error) {
+	return s.startContinue(ctx, false)
 }
 
-func (s *Session) beginContinue(ctx context.Context) (*run, Interruption, error) {
+// startContinue checks eligibility and begins the run in one step; with
+// eligibleOnly, a blocked session is skipped too (ResumeAll).
+func (s *Session) startContinue(ctx context.Context, eligibleOnly bool) (uint64, <-chan Outcome, error) {
+	r, in, err := s.beginContinue(ctx, eligibleOnly)
+	if err != nil {
+		return 0, nil, err
+	}
+	return r.id, background(func() (RunResult, error) { return s.continueRun(r, in) }), nil
+}
+
+// notEligibleError says why a session cannot be continued.
+type notEligibleError struct {
+	id string
+	el Eligibility
+}
+
+func (e *notEligibleError) Error() string {
+	return fmt.Sprintf("session %s: %s: %s", e.id, ErrNotResumable, e.el.Reason)
+}
+func (e *notEligibleError) Unwrap() error { return ErrNotResumable }
+
+// resumption is what a Continue resumes.
+type resumption struct {
+	sideEffectCut bool
+	rerun         []ToolCall // calls cut at a question by a restart: asked again
+	signalPause   bool       // a signal pause cut by a restart: parked again
+}
+
+func (s *Session) beginContinue(ctx context.Context, eligibleOnly bool) (*run, resumption, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	in := s.interruption
-	if !s.closing && s.run == nil && (in == nil || !in.Resumable) {
-		st := s.deriveLocked()
-		return nil, Interruption{}, fmt.Errorf("session %s (%s): %w: only an interrupted run can be continued", s.id, st, ErrNotResumable)
+	if s.closing {
+		return nil, resumption{}, fmt.Errorf("session %s: %w", s.id, ErrClosed)
+	}
+	if s.run != nil {
+		return nil, resumption{}, fmt.Errorf("session %s (%s): %w", s.id, s.deriveLocked(), ErrRunning)
+	}
+	st, el := s.stateLocked()
+	blocked := st == RunBlocked && !eligibleOnly
+	if !el.Eligible && !blocked {
+		return nil, resumption{}, &notEligibleError{id: s.id, el: el}
+	}
+	var res resumption
+	if blocked {
+		res.rerun = s.rerunCallsLocked()
+		res.signalPause = s.needsInput.Source == SourceSignal
+	} else {
+		res.sideEffectCut = s.interruption.SideEffectCut
 	}
 	r, err := s.beginLocked(ctx)
 	if err != nil {
-		return nil, Interruption{}, err
+		return nil, resumption{}, err
 	}
-	return r, *in, nil
+	r.resumed = true
+	s.needsInput = nil
+	return r, res, nil
 }
 
-func (s *Session) continueRun(r *run, in Interruption) (RunResult, error) {
-	if in.SideEffectCut {
+// rerunCallsLocked returns the tool calls of the last assistant turn that
+// have no result: they were cut by a restart while waiting for an answer.
+func (s *Session) rerunCallsLocked() []ToolCall {
+	for i := len(s.history) - 1; i >= 0; i-- {
+		m := s.history[i]
+		if m.Role != RoleAssistant || len(m.ToolCalls) == 0 {
+			continue
+		}
+		answered := map[string]bool{}
+		for _, later := range s.history[i+1:] {
+			if later.Role == RoleTool {
+				answered[later.ToolCallID] = true
+			}
+		}
+		var out []ToolCall
+		for _, c := range m.ToolCalls {
+			if !answered[c.ID] {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+func (s *Session) continueRun(r *run, res resumption) (RunResult, error) {
+	if res.sideEffectCut {
 		// Source tool: it is a confirm gate like a tool's, not a signal
 		// pause, so Signal(pause) and Signal(resume) act as they do on one.
-		res, err := s.pauseFor(r.ctx, r, PauseRequest{
+		ans, err := s.pauseFor(r.ctx, r, PauseRequest{
 			Kind: PauseConfirm, Tool: "Resume", Message: "Resuming may repeat an action that was cut off",
 			Details: lastToolCall(s.History()),
 		}, SourceTool, s.Snapshot().Step, 0)
-		if err != nil || !res.Approved() {
+		if err != nil {
+			return s.end(r, err)
+		}
+		if !ans.Approved() {
+			text := "Resume denied"
+			if ans.Answer == AnswerTimedOut {
+				text = "Resume not confirmed in time"
+			}
+			if ans.Reason != "" {
+				text += ": " + ans.Reason
+			}
+			s.record(Message{Role: RoleMarker, Text: text})
+			return s.end(r, nil)
+		}
+	}
+	if res.signalPause {
+		s.mu.Lock()
+		s.pauseRequested = true
+		s.mu.Unlock()
+	}
+	if len(res.rerun) > 0 {
+		s.markResumed(r)
+		if err := s.boundary(r); err != nil {
+			return s.end(r, err)
+		}
+		if err := s.runTools(r, res.rerun); err != nil {
 			return s.end(r, err)
 		}
 	}
-	s.record(Message{Role: RoleMarker, Text: "Resumed"})
 	return s.end(r, s.turns(r))
+}
+
+// markResumed records the "Resumed" marker of a Continue, once, when the
+// resumed run has really started doing something.
+func (s *Session) markResumed(r *run) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r.resumed {
+		r.resumed = false
+		s.history = append(s.history, Message{Role: RoleMarker, Text: "Resumed"})
+	}
 }
 
 func lastToolCall(h []Message) string {
@@ -133,7 +241,7 @@ func (s *Session) beginLocked(ctx context.Context) (*run, error) {
 		return nil, fmt.Errorf("session %s (%s): %w", s.id, s.deriveLocked(), ErrRunning)
 	}
 	rctx, cancel := context.WithCancelCause(ctx)
-	r := &run{ctx: rctx, provider: s.provider, cancel: cancel, done: make(chan struct{})}
+	r := &run{id: s.eng.runSeq.Add(1), ctx: rctx, provider: s.provider, cancel: cancel, done: make(chan struct{})}
 	// The caller's ctx ending is a stop request like Interrupt(system_stop):
 	// the status is stopping until the run has unwound.
 	r.stopOnDone = context.AfterFunc(ctx, func() {
@@ -144,13 +252,14 @@ func (s *Session) beginLocked(ctx context.Context) (*run, error) {
 		}
 	})
 	s.run = r
-	s.interruption = nil
+	s.lastEnd = endNone
 	s.lastError = ""
 	s.emitLocked(Event{Type: EventRunStarted})
 	return r, nil
 }
 
-// end records how the run ended and emits the terminal event.
+// end records how the run ended and emits the terminal event, which
+// carries the run id and the result.
 func (s *Session) end(r *run, err error) (RunResult, error) {
 	r.stopOnDone()
 	defer r.cancel(nil)
@@ -168,22 +277,30 @@ func (s *Session) end(r *run, err error) (RunResult, error) {
 	}
 	switch {
 	case interrupted:
-		s.history = append(s.history, Message{Role: RoleMarker, Text: "Agent interrupted"})
-		s.interruption = &Interruption{Reason: reason, Label: reason.Label(), At: time.Now(), Resumable: true, SideEffectCut: r.sideEffectCut}
-		s.emitLocked(Event{Type: EventInterrupted, Reason: reason})
+		label := ReasonLabel(reason)
+		s.history = append(s.history, Message{Role: RoleMarker, Text: label, Reason: reason})
+		s.lastEnd = endInterrupted
+		s.interruption = &Interruption{Reason: reason, Label: label, At: time.Now(), Resumable: r.loop == nil && !r.hostOwned, HostOwned: r.hostOwned, SideEffectCut: r.sideEffectCut, Run: r.id}
 		in := *s.interruption
+		res := RunResult{Run: r.id, Status: StatusInterrupted, Interruption: &in}
 		if err == nil || !errors.Is(err, ErrInterrupted) {
 			err = &interruptCause{reason: reason}
 		}
-		return RunResult{Status: StatusInterrupted, Interruption: &in}, err
+		res.Error = err.Error()
+		s.emitLocked(Event{Type: EventInterrupted, Reason: reason, Run: r.id, Result: &res})
+		return res, err
 	case err != nil:
+		s.lastEnd = endFailed
 		s.lastError = err.Error()
 		code := ErrorCode(err)
-		s.emitLocked(Event{Type: EventRunFailed, Text: err.Error(), Code: code})
-		return RunResult{Status: StatusIdle, Error: err.Error(), ErrorCode: code}, err
+		res := RunResult{Run: r.id, Status: StatusIdle, Error: err.Error(), ErrorCode: code}
+		s.emitLocked(Event{Type: EventRunFailed, Text: err.Error(), Code: code, Run: r.id, Result: &res})
+		return res, err
 	}
-	s.emitLocked(Event{Type: EventRunFinished})
-	return RunResult{Status: StatusIdle}, nil
+	s.lastEnd = endFinished
+	res := RunResult{Run: r.id, Status: StatusIdle}
+	s.emitLocked(Event{Type: EventRunFinished, Run: r.id, Result: &res})
+	return res, nil
 }
 
 // turns alternates model turns and tool calls, parking at step boundaries
@@ -197,8 +314,10 @@ func (s *Session) turns(r *run) error {
 		if err != nil {
 			return err
 		}
-		if len(calls) == 0 {
-			return s.boundary(r) // the model ended its turn: a pending pause still lands
+		// A pause requested during the turn lands before its tool calls;
+		// when the model ended its turn, it still lands.
+		if err := s.boundary(r); err != nil || len(calls) == 0 {
+			return err
 		}
 		if err := s.runTools(r, calls); err != nil {
 			return err
@@ -260,6 +379,7 @@ func (s *Session) modelTurn(r *run) ([]ToolCall, error) {
 		return nil, fmt.Errorf("model %s: %w", providerName(r.provider), err)
 	}
 	defer protect("model stream close", func() (struct{}, error) { return struct{}{}, stream.Close() })
+	s.markResumed(r)
 	var text strings.Builder
 	var calls []ToolCall
 	var usage *Usage
@@ -387,7 +507,8 @@ func (s *Session) runTool(r *run, c ToolCall, step int) (msg Message) {
 	env := &Env{session: s, run: r, call: c, step: step}
 	res, err := protect("tool "+c.Name, func() (Result, error) { return tool.Run(r.ctx, c, env) })
 	if r.ctx.Err() != nil {
-		if se, ok := tool.(SideEffecter); ok && se.HasSideEffects(c) {
+		// Cut while waiting for the user's permission: nothing had started.
+		if se, ok := tool.(SideEffecter); ok && se.HasSideEffects(c) && !env.cutAtPause.Load() {
 			s.mu.Lock()
 			r.sideEffectCut = true
 			s.mu.Unlock()

@@ -95,7 +95,7 @@ func pauseLatencies(t *testing.T, n int) (notify, answer []time.Duration) {
 		seen := time.Now()
 		notify = append(notify, seen.Sub(raised[k])) // raised[k] happened before the event was published
 		answered[k] = time.Now()
-		require.NoError(t, s.Answer(ev.Pause.ID, engine.AnswerApproved))
+		require.NoError(t, s.Confirm(ev.Pause.ID, true))
 	}
 	require.NoError(t, (<-done).Err)
 	for k := range n {
@@ -131,7 +131,7 @@ func parkedSessions(t *testing.T, n int) (float64, time.Duration) {
 
 	t0 := time.Now()
 	for _, s := range sessions {
-		require.NoError(t, s.Confirm(true, ""))
+		require.NoError(t, s.Confirm("", true))
 	}
 	for _, o := range outs {
 		require.NoError(t, (<-o).Err)

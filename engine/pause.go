@@ -73,6 +73,8 @@ type PauseResult struct {
 	// "" or "once" (not remembered), "session" or "project". The engine
 	// passes it through; tools that remember decisions (bash) act on it.
 	Remember string `json:"remember,omitempty"`
+	// By names the client that answered (AnsweredBy), for the audit log.
+	By string `json:"by,omitempty"`
 }
 
 // Approved reports whether the user said yes (or continue). Everything else,

@@ -10,7 +10,7 @@ const (
 	RoleUser      Role = "user"
 	RoleAssistant Role = "assistant"
 	RoleTool      Role = "tool"
-	RoleMarker    Role = "marker" // a system marker shown in the history ("Agent interrupted")
+	RoleMarker    Role = "marker" // a system marker shown in the history ("Stopped by you", "Resumed")
 )
 
 // Message is one entry of a session's history.
@@ -21,6 +21,7 @@ type Message struct {
 	ToolCallID  string     `json:"tool_call_id,omitempty"` // tool
 	IsError     bool       `json:"is_error,omitempty"`     // tool
 	Interrupted bool       `json:"interrupted,omitempty"`  // cut short by an interrupt
+	Reason      Reason     `json:"reason,omitempty"`       // marker of an interruption: why ("Stopped by you")
 }
 
 // Usage counts tokens.

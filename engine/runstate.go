@@ -3,11 +3,10 @@ package engine
 import (
 	"context"
 	"errors"
-	"fmt"
 )
 
-// RunState is what a user needs to decide between Send, Stop, Continue and
-// answering: the session's status folded into five run states.
+// RunState is a session's state as seed 003 names it: what a user needs to
+// decide between Send, Stop, Continue and answering.
 type RunState string
 
 // Run states.
@@ -19,7 +18,9 @@ const (
 	RunTerminal    RunState = "terminal"    // closed
 )
 
-// RunStateOf folds a status into its run state.
+// RunStateOf folds a status into its run state, for an observer that has
+// only an event's status. A session's own RunState also knows the facts a
+// status does not show (a question asked before a restart is blocked).
 func RunStateOf(st Status) RunState {
 	switch st {
 	case StatusRunning, StatusStopping:
@@ -34,17 +35,32 @@ func RunStateOf(st Status) RunState {
 	return RunIdle
 }
 
-// ReasonLabel is the text shown for an interruption reason ("Stopped by
-// you", ...). The TUI and the web page carry the same table.
-func ReasonLabel(r Reason) string { return r.Label() }
+// reasonLabels is the text shown to a user for each reason. The JS wrapper
+// and the TUI carry the same table (node/reasons.js).
+var reasonLabels = map[Reason]string{
+	ReasonUserStop:      "Stopped by you",
+	ReasonEmergencyStop: "Stopped by emergency stop",
+	ReasonServerRestart: "Interrupted by server restart",
+	ReasonSystemStop:    "Stopped by the system",
+	ReasonTimeout:       "Stopped: timed out",
+}
 
-// Eligibility says whether Continue may be offered, and why not.
+// ReasonLabel is the text shown to a user for an interruption reason
+// ("Stopped by you", ...); "Interrupted" for an unknown one.
+func ReasonLabel(r Reason) string {
+	if l, ok := reasonLabels[r]; ok {
+		return l
+	}
+	return "Interrupted"
+}
+
+// Eligibility says whether Continue (and ResumeAll) would resume a session.
 type Eligibility struct {
 	Eligible bool `json:"eligible"`
-	// Reason says why not, when not ("Waiting for your input", ...).
+	// Reason says why not, when not eligible ("Waiting for your input").
 	Reason string `json:"reason,omitempty"`
-	// RepeatsSideEffect: a tool with side effects was cut off, so
-	// continuing asks for confirmation first.
+	// RepeatsSideEffect: a tool with side effects had started and was cut
+	// off; resuming asks the user to confirm before anything runs.
 	RepeatsSideEffect bool `json:"repeats_side_effect,omitempty"`
 }
 
@@ -52,113 +68,76 @@ type Eligibility struct {
 const (
 	NotEligibleProceeding = "Already proceeding"
 	NotEligibleNeedsInput = "Waiting for your input"
+	NotEligibleAskAgain   = "Needs input: continue to be asked again"
 	NotEligibleIdle       = "Nothing to continue"
 	NotEligibleTerminal   = "Session is closed"
-	NotEligibleNoTarget   = "Cannot be resumed"
+	NotEligibleTaskLoop   = "A task loop was interrupted: it cannot be resumed; start a new loop for the remaining tasks"
+	NotEligibleNoProvider = "No model provider is configured to finish the run"
+	NotEligibleHostRun    = "The host's own agent loop was interrupted: only the host can resume it"
 )
 
-// RunState returns the session's run state.
-func (s *Session) RunState() RunState { return RunStateOf(s.Status()) }
-
-// Eligibility returns whether Continue may be offered now.
-func (s *Session) Eligibility() Eligibility {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.eligibilityLocked()
-}
-
-func (s *Session) eligibilityLocked() Eligibility {
-	switch RunStateOf(s.deriveLocked()) {
-	case RunProceeding:
-		return Eligibility{Reason: NotEligibleProceeding}
-	case RunBlocked:
-		return Eligibility{Reason: NotEligibleNeedsInput}
-	case RunTerminal:
-		return Eligibility{Reason: NotEligibleTerminal}
-	case RunIdle:
-		return Eligibility{Reason: NotEligibleIdle}
-	}
-	in := s.interruption
-	if !in.Resumable {
-		return Eligibility{Reason: NotEligibleNoTarget}
-	}
-	return Eligibility{Eligible: true, RepeatsSideEffect: in.SideEffectCut}
-}
-
-// Counts is what the global controls affect: sessions proceeding (emergency
-// stop), eligible for Continue (resume all) and blocked on an answer.
+// Counts is what the global controls affect, counted at one moment.
 type Counts struct {
-	Proceeding int `json:"proceeding"`
-	Eligible   int `json:"eligible"`
-	NeedsInput int `json:"needs_input"`
+	Proceeding int `json:"proceeding"`  // sessions an emergency stop would stop
+	Eligible   int `json:"eligible"`    // sessions ResumeAll would resume
+	NeedsInput int `json:"needs_input"` // blocked sessions waiting for an answer
 }
 
-// Counts counts the open sessions by what the global controls would do.
+// StopReport is what EmergencyStop did.
+type StopReport struct {
+	Stopped []string `json:"stopped"` // ids of the sessions it stopped
+}
+
+// ResumeReport is what ResumeAll did.
+type ResumeReport struct {
+	Resumed []string          `json:"resumed"` // ids of the sessions it resumed
+	Skipped map[string]string `json:"skipped"` // id -> why it was not resumed
+}
+
+// Counts counts, at one moment, what EmergencyStop and ResumeAll would
+// affect and how many sessions need an answer.
 func (e *Engine) Counts() Counts {
 	var c Counts
 	for _, s := range e.Sessions() {
-		switch el := s.Eligibility(); {
+		switch st, el := s.state(); {
+		case st == RunProceeding:
+			c.Proceeding++
+		case st == RunBlocked:
+			c.NeedsInput++
 		case el.Eligible:
 			c.Eligible++
-		case el.Reason == NotEligibleProceeding:
-			c.Proceeding++
-		case el.Reason == NotEligibleNeedsInput:
-			c.NeedsInput++
 		}
 	}
 	return c
 }
 
-// StopReport lists the sessions an emergency stop interrupted.
-type StopReport struct {
-	Stopped []string `json:"stopped"`
-}
-
-// EmergencyStop interrupts every proceeding session (task loops run inside
-// their session's run) with reason emergency_stop. Idle, blocked and
-// interrupted sessions are not touched; a session already stopping is not
-// stopped again, so a second call reports nothing.
+// EmergencyStop interrupts every proceeding session with reason
+// emergency_stop: runs in flight and task loops running a task (a loop
+// runs inside its session's run). Sessions waiting for the user, blocked
+// on a question (a task loop waiting between tasks included) or already
+// stopping are not touched, so a second call stops nothing more.
 func (e *Engine) EmergencyStop() StopReport {
 	rep := StopReport{Stopped: []string{}}
 	for _, s := range e.Sessions() {
-		if s.stopIfRunning(ReasonEmergencyStop) {
+		if s.stopIfProceeding(ReasonEmergencyStop) {
 			rep.Stopped = append(rep.Stopped, s.id)
 		}
 	}
 	return rep
 }
 
-// stopIfRunning interrupts the run when it is proceeding and not already stopping.
-func (s *Session) stopIfRunning(reason Reason) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed || s.deriveLocked() != StatusRunning {
-		return false
-	}
-	s.stopLocked(reason)
-	return true
-}
-
-// ResumeReport lists the sessions ResumeAll continued and why it skipped others.
-type ResumeReport struct {
-	Resumed []string          `json:"resumed"`
-	Skipped map[string]string `json:"skipped"` // session id → reason
-}
-
-// ResumeAll continues every eligible session in the background (a session
-// whose resumption may repeat a side effect asks first, with a confirm
-// pause). Runs belong to the engine: they outlive ctx's cancellation but
-// keep its values. A session already running is skipped, so calling twice
-// never starts parallel runs.
+// ResumeAll continues every eligible session in the background (as
+// StartContinue; one whose resumption may repeat a side effect asks first)
+// and reports which it resumed and why it skipped the others. Eligibility
+// is checked and the run begun in one step under the session's lock, so
+// concurrent or repeated calls never start two runs of one session. The
+// runs belong to the engine: they outlive ctx's cancellation but keep its
+// values.
 func (e *Engine) ResumeAll(ctx context.Context) ResumeReport {
 	rep := ResumeReport{Resumed: []string{}, Skipped: map[string]string{}}
-	runCtx := context.WithoutCancel(ctx)
+	ctx = context.WithoutCancel(ctx)
 	for _, s := range e.Sessions() {
-		if el := s.Eligibility(); !el.Eligible {
-			rep.Skipped[s.id] = el.Reason
-			continue
-		}
-		if _, err := s.StartContinue(runCtx); err != nil {
+		if _, _, err := s.startContinue(ctx, true); err != nil {
 			rep.Skipped[s.id] = skipReason(err)
 			continue
 		}
@@ -167,14 +146,72 @@ func (e *Engine) ResumeAll(ctx context.Context) ResumeReport {
 	return rep
 }
 
+// skipReason is the user-facing part of why a session was not resumed.
 func skipReason(err error) string {
+	var ne *notEligibleError
 	switch {
+	case errors.As(err, &ne):
+		return ne.el.Reason
 	case errors.Is(err, ErrRunning):
 		return NotEligibleProceeding
 	case errors.Is(err, ErrClosed):
 		return NotEligibleTerminal
-	case errors.Is(err, ErrNotResumable):
-		return NotEligibleIdle
 	}
-	return fmt.Sprint(err)
+	return err.Error()
+}
+
+// RunState returns the session's run state (seed 003).
+func (s *Session) RunState() RunState {
+	st, _ := s.state()
+	return st
+}
+
+// Eligibility says whether Continue would resume the session, and why not.
+func (s *Session) Eligibility() Eligibility {
+	_, el := s.state()
+	return el
+}
+
+func (s *Session) state() (RunState, Eligibility) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stateLocked()
+}
+
+// stateLocked derives the run state and the eligibility from the facts.
+func (s *Session) stateLocked() (RunState, Eligibility) {
+	switch {
+	case s.closed || s.closing:
+		return RunTerminal, Eligibility{Reason: NotEligibleTerminal}
+	case s.run != nil && s.run.stopReason == "" && len(s.pauses) > 0:
+		return RunBlocked, Eligibility{Reason: NotEligibleNeedsInput}
+	case s.run != nil:
+		return RunProceeding, Eligibility{Reason: NotEligibleProceeding}
+	case s.needsInput != nil:
+		return RunBlocked, Eligibility{Reason: NotEligibleAskAgain}
+	case s.lastEnd != endInterrupted:
+		return RunIdle, Eligibility{Reason: NotEligibleIdle}
+	}
+	in := s.interruption
+	switch {
+	case in.HostOwned:
+		return RunInterrupted, Eligibility{Reason: NotEligibleHostRun}
+	case !in.Resumable:
+		return RunInterrupted, Eligibility{Reason: NotEligibleTaskLoop}
+	case s.provider == nil:
+		return RunInterrupted, Eligibility{Reason: NotEligibleNoProvider}
+	}
+	return RunInterrupted, Eligibility{Eligible: true, RepeatsSideEffect: in.SideEffectCut}
+}
+
+// stopIfProceeding interrupts the run in flight with reason when it is
+// proceeding (not blocked on a question, not already stopping).
+func (s *Session) stopIfProceeding(reason Reason) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st, _ := s.stateLocked(); st != RunProceeding || s.run.stopReason != "" {
+		return false
+	}
+	s.stopLocked(reason)
+	return true
 }

@@ -30,7 +30,7 @@ func TestRunStateAndEligibilityFollowTheFacts(t *testing.T) {
 	assert.Equal(t, engine.RunBlocked, snap.RunState)
 	assert.False(t, snap.Eligibility.Eligible)
 
-	require.NoError(t, s.Confirm(true, ""))
+	require.NoError(t, s.Confirm("", true))
 	waitEvent(t, sub, func(ev engine.Event) bool { return ev.Type == engine.EventToolStarted && ev.Tool == "sleep" })
 	assert.Equal(t, engine.RunProceeding, s.RunState())
 	assert.Equal(t, engine.Counts{Proceeding: 1}, e.Counts())
@@ -69,7 +69,7 @@ func TestEmergencyStopLeavesBlockedSessionsAndIsIdempotent(t *testing.T) {
 	assert.Equal(t, engine.RunBlocked, blocked.RunState(), "a blocked session is not proceeding")
 	assert.Equal(t, engine.RunIdle, idle.RunState())
 	assert.Equal(t, engine.Counts{Eligible: 1, NeedsInput: 1}, e.Counts())
-	require.NoError(t, blocked.Resume())
+	require.NoError(t, blocked.Resume(""))
 	<-bout
 }
 

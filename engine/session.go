@@ -39,18 +39,37 @@ type Session struct {
 	closed         bool
 	pauses         []*pending // pending pauses, oldest first
 	pauseSeq       uint64
-	pauseRequested bool // Signal(pause) waits for the next step boundary
-	interruption   *Interruption
-	lastError      string
-	step           int
-	tokens         Usage
-	history        []Message
-	locals         map[any]any
-	log            eventLog[Event]
+	pauseRequested bool          // Signal(pause) waits for the next step boundary
+	lastEnd        runEnd        // how the last run ended
+	interruption   *Interruption // the last interruption, kept after later runs
+	// needsInput is a question that was pending when the previous owner of
+	// the store died: the session is blocked until Continue raises it anew.
+	needsInput *Pause
+	loops      []*TaskLoop // task loops of the session, closed with it
+	lastError  string
+	step       int
+	tokens     Usage
+	history    []Message
+	locals     map[any]any
+	log        eventLog[Event]
 }
+
+// runEnd is how a session's last run ended.
+type runEnd int
+
+const (
+	endNone        runEnd = iota // no run yet
+	endFinished                  // the model ended its turn
+	endFailed                    // an error ended the run
+	endInterrupted               // Interrupt, a stop of the caller's context, or a crash
+)
 
 // run is one Prompt or Continue (or a whole task loop) in flight.
 type run struct {
+	id            uint64 // unique in the engine; in the run's events
+	loop          *TaskLoop
+	hostOwned     bool // the host's own loop (Begin): only the host can resume it
+	resumed       bool // a Continue: "Resumed" is recorded once the model answers
 	ctx           context.Context
 	provider      Provider // the session's, or a task's own
 	cancel        context.CancelCauseFunc
@@ -65,25 +84,28 @@ type Snapshot struct {
 	ID           string        `json:"id"`
 	Status       Status        `json:"status"`
 	Version      uint64        `json:"version"`
-	Pause        *Pause        `json:"pause"`  // the current pause
-	Pauses       []Pause       `json:"pauses"` // all pending, oldest first
-	Interruption *Interruption `json:"interruption"`
+	Pause        *Pause        `json:"pause"`        // the current pause
+	Pauses       []Pause       `json:"pauses"`       // all pending, oldest first
+	Interruption *Interruption `json:"interruption"` // the last one, kept after later runs
 	// Stopping says why while the status is stopping (the run is still
 	// unwinding, e.g. a tool being killed); nil otherwise.
 	Stopping       *Stopping   `json:"stopping,omitempty"`
+	RunState       RunState    `json:"run_state"`
+	Eligibility    Eligibility `json:"eligibility"`
+	NeedsInput     *Pause      `json:"needs_input,omitempty"` // blocked: asked again on Continue
+	Run            uint64      `json:"run,omitempty"`         // the run in flight
 	Step           int         `json:"step"`
 	Tokens         Usage       `json:"tokens"`
 	Model          string      `json:"model"`
 	PauseRequested bool        `json:"pause_requested"`
 	LastError      string      `json:"last_error,omitempty"`
-	RunState       RunState    `json:"run_state"`
-	Eligibility    Eligibility `json:"eligibility"`
 	// Sandbox is what confines this session's commands (nil: no tool does).
 	Sandbox *Sandbox `json:"sandbox,omitempty"`
 }
 
 // RunResult is how a run ended.
 type RunResult struct {
+	Run          uint64        `json:"run"`
 	Status       Status        `json:"status"`
 	Interruption *Interruption `json:"interruption,omitempty"`
 	Error        string        `json:"error,omitempty"`
@@ -129,9 +151,13 @@ func (s *Session) Snapshot() Snapshot {
 	sandbox := s.eng.sandboxOf(s) // asks the tools: before s.mu, which they may take
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	rs, el := s.stateLocked()
 	snap := Snapshot{
 		ID:             s.id,
 		Status:         s.deriveLocked(),
+		RunState:       rs,
+		Eligibility:    el,
+		NeedsInput:     clonePause(s.needsInput),
 		Version:        s.version.Load(),
 		Pause:          s.currentPauseLocked(),
 		Pauses:         s.pausesLocked(),
@@ -140,18 +166,27 @@ func (s *Session) Snapshot() Snapshot {
 		Model:          providerName(s.provider),
 		PauseRequested: s.pauseRequested,
 		LastError:      s.lastError,
-		Eligibility:    s.eligibilityLocked(),
 		Sandbox:        sandbox,
 	}
-	snap.RunState = RunStateOf(snap.Status)
 	if s.interruption != nil {
 		in := *s.interruption
 		snap.Interruption = &in
 	}
 	if snap.Status == StatusStopping {
-		snap.Stopping = &Stopping{Reason: s.run.stopReason, Label: s.run.stopReason.Label()}
+		snap.Stopping = &Stopping{Reason: s.run.stopReason, Label: ReasonLabel(s.run.stopReason)}
+	}
+	if s.run != nil {
+		snap.Run = s.run.id
 	}
 	return snap
+}
+
+func clonePause(p *Pause) *Pause {
+	if p == nil {
+		return nil
+	}
+	c := *p
+	return &c
 }
 
 // History returns a copy of the conversation.
@@ -203,7 +238,7 @@ func (s *Session) deriveLocked() Status {
 		return StatusPaused
 	case s.run != nil:
 		return StatusRunning
-	case s.interruption != nil:
+	case s.lastEnd == endInterrupted || s.needsInput != nil:
 		return StatusInterrupted
 	}
 	return StatusIdle
@@ -223,6 +258,9 @@ func (s *Session) emitLocked(ev Event) {
 	st := s.deriveLocked()
 	s.status.Store(int32(st))
 	ev.Session = s.id
+	if ev.Run == 0 && s.run != nil {
+		ev.Run = s.run.id
+	}
 	ev.Version = s.version.Add(1)
 	ev.Status = st
 	ev.Pause = s.currentPauseLocked()
@@ -346,23 +384,27 @@ func (s *Session) removePauseLocked(p *pending) bool {
 	return true
 }
 
-// AnswerOption adds detail to an answer.
-type AnswerOption func(*PauseResult)
+// Resume answers a continue pause (Enter): the one with id pauseID, or the
+// current (oldest) one when pauseID is "". A pause is answered once: a
+// second or stale answer returns ErrUnknownPause and can never release a
+// later pause.
+func (s *Session) Resume(pauseID string, opts ...AnswerOption) error {
+	return s.answer(pauseID, AnswerResumed, opts...)
+}
 
-// WithReason attaches the user's reason (shown to the model on deny).
-func WithReason(reason string) AnswerOption { return func(r *PauseResult) { r.Reason = reason } }
-
-// Remember asks the tool to remember an approval: "once", "session" or "project".
-func Remember(scope string) AnswerOption { return func(r *PauseResult) { r.Remember = scope } }
-
-// Answer answers the pending pause with id pauseID ("" means the current,
-// oldest one). resumed fits continue pauses; approved and denied fit confirm
-// pauses. A pause is answered once: a second or stale answer returns
-// ErrUnknownPause and can never release a later pause.
-func (s *Session) Answer(pauseID string, a Answer, opts ...AnswerOption) error {
-	if a != AnswerResumed && a != AnswerApproved && a != AnswerDenied {
-		return fmt.Errorf("%w: answer %q (want resumed, approved or denied; use Interrupt to stop)", ErrInvalidArgument, a)
+// Confirm answers a confirm pause (Y / N): the one with id pauseID, or the
+// current one when pauseID is "". WithReason gives the model the user's
+// reason; Remember asks the tool to remember an approval.
+func (s *Session) Confirm(pauseID string, approved bool, opts ...AnswerOption) error {
+	a := AnswerDenied
+	if approved {
+		a = AnswerApproved
 	}
+	return s.answer(pauseID, a, opts...)
+}
+
+// answer is the one path that answers a pause.
+func (s *Session) answer(pauseID string, a Answer, opts ...AnswerOption) error {
 	res := PauseResult{Answer: a}
 	for _, o := range opts {
 		o(&res)
@@ -378,6 +420,9 @@ func (s *Session) Answer(pauseID string, a Answer, opts ...AnswerOption) error {
 		return fmt.Errorf("session %s: %w", s.id, ErrClosed)
 	}
 	if len(s.pauses) == 0 {
+		if s.needsInput != nil {
+			return fmt.Errorf("session %s: %w: the question was asked before a restart; continue the session to be asked again", s.id, ErrNotPaused)
+		}
 		return fmt.Errorf("session %s (%s): %w", s.id, s.deriveLocked(), ErrNotPaused)
 	}
 	i := 0
@@ -397,20 +442,8 @@ func (s *Session) Answer(pauseID string, a Answer, opts ...AnswerOption) error {
 	}
 	s.pauses = slices.Delete(s.pauses, i, i+1)
 	p.answered <- res // room for exactly one; only ever sent here, under the lock
-	s.emitLocked(Event{Type: EventPauseAnswered, Answered: &p.Pause, Answer: a})
+	s.emitLocked(Event{Type: EventPauseAnswered, Answered: &p.Pause, Answer: a, AnswerReason: res.Reason, Remember: res.Remember, By: res.By})
 	return nil
-}
-
-// Resume answers the current continue pause (Enter).
-func (s *Session) Resume() error { return s.Answer("", AnswerResumed) }
-
-// Confirm answers the current confirm pause (Y / N) with an optional reason.
-func (s *Session) Confirm(approved bool, reason string) error {
-	a := AnswerDenied
-	if approved {
-		a = AnswerApproved
-	}
-	return s.Answer("", a, WithReason(reason))
 }
 
 // Interrupt stops the run in flight at once: its context is cancelled with the
@@ -451,15 +484,16 @@ func (s *Session) stopLocked(reason Reason) {
 }
 
 // Close interrupts a run in flight (system_stop), waits until it has
-// unwound, closes the session's Local values and ends every subscription.
-// Closing twice returns ErrClosed, once the first Close has finished.
+// unwound and its task loops have ended, closes the session's Local values
+// and ends every subscription. Closing again waits for the first Close to
+// finish and returns nil.
 func (s *Session) Close() error {
 	s.mu.Lock()
 	if s.closing {
 		done := s.closeDone
 		s.mu.Unlock()
 		<-done // a second Close (e.g. the engine's) returns once the first has finished
-		return fmt.Errorf("session %s: %w", s.id, ErrClosed)
+		return nil
 	}
 	s.closing = true
 	s.closeDone = make(chan struct{})
@@ -468,9 +502,13 @@ func (s *Session) Close() error {
 	if r != nil {
 		s.stopLocked(ReasonSystemStop)
 	}
+	loops := s.loops
 	s.mu.Unlock()
 	if r != nil {
 		<-r.done
+	}
+	for _, tl := range loops {
+		tl.Close()
 	}
 	s.mu.Lock()
 	s.closed = true

@@ -31,7 +31,7 @@ func TestStatusTransitions(t *testing.T) {
 	assert.Equal(t, engine.StatusRunning, waitEvent(t, sub, isType(engine.EventRunStarted)).Status)
 	assert.Equal(t, engine.StatusPaused, waitEvent(t, sub, isType(engine.EventPaused)).Status)
 	require.Equal(t, engine.StatusPaused, s.Status())
-	require.NoError(t, s.Resume())
+	require.NoError(t, s.Resume(""))
 	<-g.started
 	require.Equal(t, engine.StatusRunning, s.Status())
 	require.NoError(t, s.Interrupt(engine.ReasonUserStop))
@@ -53,7 +53,8 @@ func TestStatusTransitions(t *testing.T) {
 
 	again := start(t, s, "again") // the script replays: it parks at the ask pause
 	waitEvent(t, sub, isType(engine.EventPaused))
-	assert.Nil(t, s.Snapshot().Interruption, "a new run clears the interruption")
+	assert.Equal(t, engine.ReasonUserStop, s.Snapshot().Interruption.Reason, "a new run keeps the last interruption on record")
+	assert.Equal(t, engine.StatusPaused, s.Status(), "...but the status is the new run's")
 	require.NoError(t, s.Close())
 	require.ErrorIs(t, (<-again).Err, engine.ErrInterrupted, "closing interrupts the run")
 	assert.Equal(t, engine.StatusClosed, s.Status())
@@ -76,7 +77,7 @@ func TestPauseResumeCycleClearsState(t *testing.T) {
 	assert.Equal(t, "Page loaded", p.Message)
 	assert.Equal(t, 2, p.Step, "step 1 is the model turn, step 2 the tool call")
 
-	require.NoError(t, s.Resume())
+	require.NoError(t, s.Resume(""))
 	_, ok = s.Pause()
 	assert.False(t, ok, "pause state cleared after the answer")
 	require.NoError(t, (<-out).Err)
@@ -103,8 +104,8 @@ func TestConfirmApproveDeny(t *testing.T) {
 			defer sub.Close()
 			out := start(t, s, "go")
 			ev := waitEvent(t, sub, isType(engine.EventPaused))
-			require.ErrorIs(t, s.Resume(), engine.ErrWrongPauseKind, "Enter does not answer a confirm pause")
-			require.NoError(t, s.Confirm(tt.approved, tt.reason))
+			require.ErrorIs(t, s.Resume(""), engine.ErrWrongPauseKind, "Enter does not answer a confirm pause")
+			require.NoError(t, s.Confirm("", tt.approved, engine.WithReason(tt.reason)))
 			ans := waitEvent(t, sub, isType(engine.EventPauseAnswered))
 			assert.Equal(t, ev.Pause.ID, ans.Answered.ID)
 			require.NoError(t, (<-out).Err)
@@ -132,8 +133,8 @@ func TestInterruptDuringPause(t *testing.T) {
 	assert.False(t, paused)
 	h := s.History()
 	assert.Equal(t, engine.Message{Role: engine.RoleTool, ToolCallID: h[1].ToolCalls[0].ID, Text: "interrupted before completion", IsError: true, Interrupted: true}, h[2])
-	assert.Equal(t, engine.Message{Role: engine.RoleMarker, Text: "Agent interrupted"}, h[3])
-	require.ErrorIs(t, s.Confirm(true, ""), engine.ErrNotPaused, "a late answer finds nothing")
+	assert.Equal(t, engine.Message{Role: engine.RoleMarker, Text: "Stopped by you", Reason: engine.ReasonUserStop}, h[3])
+	require.ErrorIs(t, s.Confirm("", true), engine.ErrNotPaused, "a late answer finds nothing")
 }
 
 func TestInterruptBeforeFirstBlockingPointIsNotLost(t *testing.T) {
@@ -190,11 +191,11 @@ func TestSessionsNeverSeeEachOther(t *testing.T) {
 	assert.Equal(t, a.ID(), pa.Session)
 	assert.Equal(t, b.ID(), pb.Session)
 
-	require.ErrorIs(t, a.Answer(pb.Pause.ID+"x", engine.AnswerApproved), engine.ErrUnknownPause)
+	require.ErrorIs(t, a.Confirm(pb.Pause.ID+"x", true), engine.ErrUnknownPause)
 	require.NoError(t, a.Interrupt(engine.ReasonUserStop))
 	require.ErrorIs(t, (<-outA).Err, engine.ErrInterrupted)
 	assert.Equal(t, engine.StatusPaused, b.Status(), "b's pause survives a's interrupt")
-	require.NoError(t, b.Confirm(true, ""))
+	require.NoError(t, b.Confirm("", true))
 	require.NoError(t, (<-outB).Err)
 	assert.Equal(t, engine.StatusInterrupted, a.Status())
 	assert.Equal(t, engine.StatusIdle, b.Status())
@@ -219,12 +220,12 @@ func TestParallelPausesAnsweredByIDInAnyOrder(t *testing.T) {
 	cur, _ := s.Pause()
 	assert.Equal(t, ps[0], cur, "the oldest pending pause is the current one")
 
-	require.NoError(t, s.Answer(byMsg["three"].ID, engine.AnswerDenied, engine.WithReason("no")))
-	require.ErrorIs(t, s.Answer(byMsg["three"].ID, engine.AnswerApproved), engine.ErrUnknownPause, "answering twice")
-	require.ErrorIs(t, s.Answer(byMsg["two"].ID, engine.AnswerApproved), engine.ErrWrongPauseKind)
+	require.NoError(t, s.Confirm(byMsg["three"].ID, false, engine.WithReason("no")))
+	require.ErrorIs(t, s.Confirm(byMsg["three"].ID, true), engine.ErrUnknownPause, "answering twice")
+	require.ErrorIs(t, s.Confirm(byMsg["two"].ID, true), engine.ErrWrongPauseKind)
 	assert.Len(t, s.Pauses(), 2, "a wrong answer changes nothing")
-	require.NoError(t, s.Answer(byMsg["one"].ID, engine.AnswerApproved))
-	require.NoError(t, s.Answer(byMsg["two"].ID, engine.AnswerResumed))
+	require.NoError(t, s.Confirm(byMsg["one"].ID, true))
+	require.NoError(t, s.Resume(byMsg["two"].ID))
 	require.NoError(t, (<-out).Err)
 
 	results := map[string]string{}
@@ -253,13 +254,13 @@ func TestStaleAnswerNeverReleasesALaterPause(t *testing.T) {
 	defer sub.Close()
 	out := start(t, s, "go")
 	first := waitEvent(t, sub, isType(engine.EventPaused)).Pause
-	require.NoError(t, s.Answer(first.ID, engine.AnswerResumed))
+	require.NoError(t, s.Resume(first.ID))
 	second := waitEvent(t, sub, isType(engine.EventPaused)).Pause
-	require.ErrorIs(t, s.Answer(first.ID, engine.AnswerResumed), engine.ErrUnknownPause)
+	require.ErrorIs(t, s.Resume(first.ID), engine.ErrUnknownPause)
 	cur, ok := s.Pause()
 	require.True(t, ok, "the stale answer did not release the second pause")
 	assert.Equal(t, second.ID, cur.ID)
-	require.NoError(t, s.Answer(second.ID, engine.AnswerResumed))
+	require.NoError(t, s.Resume(second.ID))
 	require.NoError(t, (<-out).Err)
 }
 
@@ -307,7 +308,7 @@ func TestSignalPauseWhenModelEndsItsTurn(t *testing.T) {
 		e := engine.New(engine.WithProvider(engine.NewScriptedProvider([]engine.ScriptTurn{{Text: "a b c", ChunkDelayMS: 10}})))
 		defer e.Close()
 		s, _ := e.NewSession(engine.SessionOptions{})
-		out, err := s.Start(t.Context(), "go")
+		_, out, err := s.Start(t.Context(), "go")
 		require.NoError(t, err)
 		synctest.Wait() // the stream waits between words
 		require.NoError(t, s.Signal(engine.SignalPause))
@@ -338,7 +339,7 @@ func TestInterruptMidStreamKeepsHistoryConsistent(t *testing.T) {
 	h := s.History()
 	require.Len(t, h, 3)
 	assert.Equal(t, engine.Message{Role: engine.RoleAssistant, Text: "partial answer here", Interrupted: true}, h[1])
-	assert.Equal(t, "Agent interrupted", h[2].Text)
+	assert.Equal(t, engine.Message{Role: engine.RoleMarker, Text: "Stopped by you", Reason: engine.ReasonUserStop}, h[2])
 	assert.Equal(t, (len("partial answer here")+3)/4, s.Snapshot().Tokens.Output, "tokens count what was streamed")
 }
 
@@ -386,7 +387,7 @@ func TestEventsIdenticalForManyObservers(t *testing.T) {
 	}
 	out := start(t, s, "go")
 	waitEvent(t, subs[0], isType(engine.EventPaused))
-	require.NoError(t, s.Resume())
+	require.NoError(t, s.Resume(""))
 	require.NoError(t, (<-out).Err)
 	require.NoError(t, s.Close())
 	var seqs [][]engine.Event
@@ -529,6 +530,7 @@ func TestBadInputReturnsErrorsAndChangesNothing(t *testing.T) {
 	closed, err := e.NewSession(engine.SessionOptions{ID: "closed"})
 	require.NoError(t, err)
 	require.NoError(t, closed.Close())
+	require.NoError(t, closed.Close(), "Close is idempotent")
 
 	for _, tt := range []struct {
 		name string
@@ -537,17 +539,15 @@ func TestBadInputReturnsErrorsAndChangesNothing(t *testing.T) {
 	}{
 		{"unknown session", engine.ErrUnknownSession, func() error { _, err := e.Session("nope"); return err }},
 		{"duplicate session id", engine.ErrDuplicateSession, func() error { _, err := e.NewSession(engine.SessionOptions{ID: s.ID()}); return err }},
-		{"answer when nothing is paused", engine.ErrNotPaused, func() error { return s.Resume() }},
-		{"confirm when nothing is paused", engine.ErrNotPaused, func() error { return s.Confirm(true, "") }},
+		{"answer when nothing is paused", engine.ErrNotPaused, func() error { return s.Resume("") }},
+		{"confirm when nothing is paused", engine.ErrNotPaused, func() error { return s.Confirm("", true) }},
 		{"interrupt an idle session", engine.ErrNotRunning, func() error { return s.Interrupt(engine.ReasonUserStop) }},
 		{"unknown reason", engine.ErrInvalidArgument, func() error { return s.Interrupt("because") }},
 		{"unknown signal", engine.ErrInvalidArgument, func() error { return s.Signal("jump") }},
-		{"interrupted is not an answer", engine.ErrInvalidArgument, func() error { return s.Answer("", engine.AnswerInterrupted) }},
-		{"bad remember scope", engine.ErrInvalidArgument, func() error { return s.Answer("", engine.AnswerApproved, engine.Remember("forever")) }},
+		{"bad remember scope", engine.ErrInvalidArgument, func() error { return s.Confirm("", true, engine.Remember("forever")) }},
 		{"continue an idle session", engine.ErrNotResumable, func() error { _, err := s.Continue(t.Context()); return err }},
-		{"close twice", engine.ErrClosed, closed.Close},
 		{"prompt a closed session", engine.ErrClosed, func() error { _, err := closed.Prompt(t.Context(), "x"); return err }},
-		{"answer a closed session", engine.ErrClosed, closed.Resume},
+		{"answer a closed session", engine.ErrClosed, func() error { return closed.Resume("") }},
 		{"interrupt a closed session", engine.ErrClosed, func() error { return closed.Interrupt(engine.ReasonUserStop) }},
 		{"signal a closed session", engine.ErrClosed, func() error { return closed.Signal(engine.SignalPause) }},
 		{"closed session is gone from the engine", engine.ErrUnknownSession, func() error { _, err := e.Session("closed"); return err }},
@@ -565,13 +565,13 @@ func TestBadInputReturnsErrorsAndChangesNothing(t *testing.T) {
 	defer sub.Close()
 	out := start(t, s, "go")
 	waitEvent(t, sub, isType(engine.EventPaused))
-	require.ErrorIs(t, s.Confirm(true, ""), engine.ErrWrongPauseKind)
+	require.ErrorIs(t, s.Confirm("", true), engine.ErrWrongPauseKind)
 	_, err = s.Prompt(t.Context(), "again")
 	require.ErrorIs(t, err, engine.ErrRunning)
-	require.ErrorIs(t, s.Answer("p999", engine.AnswerResumed), engine.ErrUnknownPause)
-	require.NoError(t, s.Resume())
+	require.ErrorIs(t, s.Resume("p999"), engine.ErrUnknownPause)
+	require.NoError(t, s.Resume(""))
 	require.NoError(t, (<-out).Err)
-	require.ErrorIs(t, s.Resume(), engine.ErrNotPaused, "resuming a session that is no longer paused")
+	require.ErrorIs(t, s.Resume(""), engine.ErrNotPaused, "resuming a session that is no longer paused")
 
 	require.NoError(t, e.Close())
 	require.NoError(t, e.Close(), "engine Close is idempotent")
@@ -605,19 +605,19 @@ func TestContinueAfterInterruptAsksWhenASideEffectWasCut(t *testing.T) {
 	require.True(t, snap.Interruption.Resumable)
 	assert.Equal(t, "Interrupted by server restart", snap.Interruption.Label)
 
-	done, err := s.StartContinue(t.Context())
+	_, done, err := s.StartContinue(t.Context())
 	require.NoError(t, err)
-	_, err = s.StartContinue(t.Context())
+	_, _, err = s.StartContinue(t.Context())
 	require.ErrorIs(t, err, engine.ErrRunning, "refused at once: a run is in flight")
 	p := waitEvent(t, sub, isType(engine.EventPaused)).Pause
 	assert.Equal(t, "Resume", p.Tool)
 	assert.Contains(t, p.Details, "gate")
-	require.NoError(t, s.Confirm(true, ""))
+	require.NoError(t, s.Confirm("", true))
 	require.NoError(t, (<-done).Err)
 	h := s.History()
 	assert.Equal(t, "finished", h[len(h)-1].Text)
 	assert.Equal(t, engine.StatusIdle, s.Status())
-	_, err = s.StartContinue(t.Context())
+	_, _, err = s.StartContinue(t.Context())
 	require.ErrorIs(t, err, engine.ErrNotResumable, "the interruption was resumed already")
 }
 
@@ -670,7 +670,7 @@ func TestPauseTimeoutRacingAnInterruptNeverHangs(t *testing.T) {
 		defer e.Close()
 		s, _ := e.NewSession(engine.SessionOptions{})
 		for range 100 {
-			out, err := s.Start(t.Context(), "go")
+			_, out, err := s.Start(t.Context(), "go")
 			require.NoError(t, err)
 			synctest.Wait() // parked at the pause
 			time.Sleep(30 * time.Second)
@@ -699,7 +699,7 @@ func TestInterruptEndsAPauseOnAForeignContext(t *testing.T) {
 		e := engine.New(engine.WithTool("t", tool), engine.WithProvider(engine.NewScriptedProvider([]engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("t", nil)}}})))
 		defer e.Close()
 		s, _ := e.NewSession(engine.SessionOptions{})
-		out, err := s.Start(t.Context(), "go")
+		_, out, err := s.Start(t.Context(), "go")
 		require.NoError(t, err)
 		synctest.Wait()
 		require.Equal(t, engine.StatusPaused, s.Status())
@@ -749,13 +749,13 @@ func TestSignalPauseDuringResumeConfirmation(t *testing.T) {
 	<-g.started
 	require.NoError(t, s.Interrupt(engine.ReasonUserStop))
 	<-out
-	done, err := s.StartContinue(t.Context())
+	_, done, err := s.StartContinue(t.Context())
 	require.NoError(t, err)
 	confirm := waitEvent(t, sub, isType(engine.EventPaused)).Pause
 	require.Equal(t, "Resume", confirm.Tool)
 	require.NoError(t, s.Signal(engine.SignalPause))
 	require.True(t, s.Snapshot().PauseRequested, "the pause signal is not swallowed")
-	require.NoError(t, s.Confirm(true, ""))
+	require.NoError(t, s.Confirm("", true))
 	parked := waitEvent(t, sub, isType(engine.EventPaused)).Pause
 	assert.Equal(t, engine.SourceSignal, parked.Source)
 	require.NoError(t, s.Signal(engine.SignalResume))
@@ -812,7 +812,7 @@ func TestCallerContextEndingStopsLikeInterrupt(t *testing.T) {
 		cancelled := make(chan engine.SignalInfo, 1)
 		defer s.OnSignal(engine.OnCancel, func(i engine.SignalInfo) { cancelled <- i })()
 		ctx, cancel := context.WithCancel(t.Context())
-		out, err := s.Start(ctx, "go")
+		_, out, err := s.Start(ctx, "go")
 		require.NoError(t, err)
 		<-g.started
 		cancel()
@@ -916,7 +916,7 @@ func TestSecondCloseWaitsForTheFirst(t *testing.T) {
 		defer e.Close()
 		s, err := e.NewSession(engine.SessionOptions{})
 		require.NoError(t, err)
-		out, err := s.Start(t.Context(), "go")
+		_, out, err := s.Start(t.Context(), "go")
 		require.NoError(t, err)
 		synctest.Wait()
 		first, second := make(chan error, 1), make(chan error, 1)
@@ -931,7 +931,7 @@ func TestSecondCloseWaitsForTheFirst(t *testing.T) {
 		}
 		close(release)
 		require.NoError(t, <-first)
-		require.ErrorIs(t, <-second, engine.ErrClosed)
+		require.NoError(t, <-second, "Close is idempotent")
 		<-out
 	})
 }

@@ -57,7 +57,7 @@ func (s *Session) Signal(sig Signal) error {
 		return nil
 	}
 	s.mu.Unlock()
-	return s.Answer(parked.ID, AnswerResumed)
+	return s.answer(parked.ID, AnswerResumed)
 }
 
 // SignalEvent names a notification of the signal controller (seed 002).

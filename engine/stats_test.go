@@ -28,7 +28,7 @@ func TestStats(t *testing.T) {
 	assert.Positive(t, st.Goroutines)
 	assert.Positive(t, st.EventsQueued, "the unread feed holds run_started and paused")
 
-	require.NoError(t, s.Confirm(true, ""))
+	require.NoError(t, s.Confirm("", true))
 	<-out
 	after := e.Stats()
 	assert.Equal(t, 2, after.Sessions["idle"])

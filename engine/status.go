@@ -61,23 +61,6 @@ const (
 	ReasonTimeout       Reason = "timeout"
 )
 
-// Label is the text shown to a user for the reason ("Stopped by you", ...).
-func (r Reason) Label() string {
-	switch r {
-	case ReasonUserStop:
-		return "Stopped by you"
-	case ReasonEmergencyStop:
-		return "Stopped by emergency stop"
-	case ReasonServerRestart:
-		return "Interrupted by server restart"
-	case ReasonSystemStop:
-		return "Stopped by the system (resource protection)"
-	case ReasonTimeout:
-		return "Stopped: timed out"
-	}
-	return "Interrupted"
-}
-
 // Valid reports whether r is one of the known reasons.
 func (r Reason) Valid() bool {
 	switch r {
@@ -96,13 +79,21 @@ type Stopping struct {
 
 // Interruption records how and when the last run was interrupted.
 type Interruption struct {
-	Reason    Reason    `json:"reason"`
-	Label     string    `json:"label"`
-	At        time.Time `json:"at"`
-	Resumable bool      `json:"resumable"`
-	// SideEffectCut is true when a tool that may have side effects was cut
-	// off: resuming could repeat it, so Continue asks for confirmation first.
+	Reason Reason    `json:"reason"`
+	Label  string    `json:"label"`
+	At     time.Time `json:"at"`
+	// Resumable says whether the run has a resumption target: a prompt's
+	// run can be finished by the model; a task loop's run cannot.
+	Resumable bool `json:"resumable"`
+	// SideEffectCut is true when a tool that may have side effects had
+	// started executing and was cut off: resuming could repeat it, so
+	// Continue asks for confirmation first.
 	SideEffectCut bool `json:"side_effect_cut,omitempty"`
+	// HostOwned: the run was the host's own loop (Session.Begin); only the
+	// host can resume it.
+	HostOwned bool `json:"host_owned,omitempty"`
+	// Run is the id of the run that was interrupted.
+	Run uint64 `json:"run,omitempty"`
 }
 
 // interruptCause is the context cancellation cause of an interrupted run.

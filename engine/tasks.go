@@ -76,21 +76,14 @@ type TaskEvent struct {
 	Error     string        `json:"error,omitempty"`
 	PauseMode bool          `json:"pause_mode"`
 	At        time.Time     `json:"at"`
+	Session   string        `json:"session"`
+	// Run and State are set on completed: the loop's run id and final state.
+	Run   uint64         `json:"run,omitempty"`
+	State *TaskLoopState `json:"state,omitempty"`
 }
 
 func (e TaskEvent) terminal() bool { return e.Type == TaskEventCompleted }
 func (e TaskEvent) key() string    { return e.Loop }
-
-// TaskOption configures a task loop.
-type TaskOption func(*TaskLoop)
-
-// WithTaskPauseMode sets the loop's initial pause mode, overriding the
-// engine's default_pause_mode.
-func WithTaskPauseMode(on bool) TaskOption { return func(tl *TaskLoop) { tl.pauseMode = on } }
-
-// WithDefaultPauseMode sets default_pause_mode for task loops (default false:
-// continuous).
-func WithDefaultPauseMode(on bool) Option { return func(e *Engine) { e.defaultPauseMode = on } }
 
 // TaskLoop runs tasks one after another in one session. By default it runs
 // continuously; in pause mode it stops after each task (success or failure,
@@ -130,6 +123,12 @@ func (s *Session) NewTaskLoop(tasks []Task, opts ...TaskOption) (*TaskLoop, erro
 	for _, o := range opts {
 		o(tl)
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		return nil, fmt.Errorf("session %s: %w", s.id, ErrClosed)
+	}
+	s.loops = append(s.loops, tl)
 	return tl, nil
 }
 
@@ -151,6 +150,10 @@ func (tl *TaskLoop) Events(ctx context.Context) <-chan TaskEvent {
 func (tl *TaskLoop) State() TaskLoopState {
 	tl.mu.Lock()
 	defer tl.mu.Unlock()
+	return tl.stateLocked()
+}
+
+func (tl *TaskLoop) stateLocked() TaskLoopState {
 	return TaskLoopState{
 		ID: tl.id, Tasks: append([]TaskInfo(nil), tl.infos...), Current: tl.current, PauseMode: tl.pauseMode,
 		Paused: tl.waiting != "", Completed: tl.completed, Failed: tl.failed, Done: tl.done, Version: tl.version,
@@ -187,9 +190,6 @@ func (tl *TaskLoop) Continue() {
 	tl.releaseLocked()
 }
 
-// Next continues one task and stays in pause mode.
-func (tl *TaskLoop) Next() { tl.Continue() }
-
 // ContinueAll switches to continuous mode and continues.
 func (tl *TaskLoop) ContinueAll() { tl.SetPauseMode(false) }
 
@@ -197,17 +197,20 @@ func (tl *TaskLoop) releaseLocked() {
 	if tl.waiting != "" {
 		// The pause may have just been answered through the session (Enter
 		// in the TUI): then there is nothing left to release.
-		_ = tl.s.Answer(tl.waiting, AnswerResumed)
+		_ = tl.s.answer(tl.waiting, AnswerResumed)
 	}
 }
 
 func (tl *TaskLoop) emitLocked(ev TaskEvent) {
 	tl.version++
-	ev.Loop, ev.Version, ev.PauseMode, ev.At = tl.id, tl.version, tl.pauseMode, time.Now()
+	ev.Loop, ev.Session, ev.Version, ev.PauseMode, ev.At = tl.id, tl.s.id, tl.version, tl.pauseMode, time.Now()
 	if ev.Task >= 0 && ev.Task < len(tl.infos) && ev.Title == "" {
 		ev.Title = tl.infos[ev.Task].Title
 	}
 	tl.log.append(ev)
+	loopEv := Event{Session: tl.s.id, Loop: &ev, At: ev.At}
+	tl.s.eng.log.append(loopEv)
+	tl.s.eng.publishFeeds(loopEv)
 }
 
 func (tl *TaskLoop) emit(ev TaskEvent) {
@@ -218,25 +221,32 @@ func (tl *TaskLoop) emit(ev TaskEvent) {
 
 // Run runs the loop to its end and returns why it stopped early, if it did.
 func (tl *TaskLoop) Run(ctx context.Context) error {
-	done, err := tl.Start(ctx)
+	_, done, err := tl.Start(ctx)
 	if err != nil {
 		return err
 	}
 	return <-done
 }
 
-// Start begins the loop in the background. What prevents it (a session that
-// is closed or busy, a loop that already ran) is returned at once; the end
-// arrives on the channel, which has room for it.
-func (tl *TaskLoop) Start(ctx context.Context) (<-chan error, error) {
+// Start begins the loop in the background and returns its run id (the
+// session's run; the loop's completed event carries it with the final
+// state). What prevents it (a session that is closed or busy, a loop that
+// already ran) is returned at once; the end arrives on the channel, which
+// has room for it.
+func (tl *TaskLoop) Start(ctx context.Context) (runID uint64, done <-chan error, err error) {
 	tl.mu.Lock()
 	defer tl.mu.Unlock()
 	if tl.run != nil || tl.done {
-		return nil, fmt.Errorf("task loop %s: %w: a loop runs once", tl.id, ErrRunning)
+		return 0, nil, fmt.Errorf("task loop %s: %w: a loop runs once", tl.id, ErrRunning)
 	}
-	r, err := tl.s.begin(ctx)
+	tl.s.mu.Lock()
+	r, err := tl.s.beginLocked(ctx)
+	if err == nil {
+		r.loop = tl
+	}
+	tl.s.mu.Unlock()
 	if err != nil {
-		return nil, err
+		return 0, nil, err
 	}
 	tl.run = r
 	tl.finished = make(chan struct{})
@@ -246,7 +256,8 @@ func (tl *TaskLoop) Start(ctx context.Context) (<-chan error, error) {
 		_, err := tl.s.end(r, tl.loop(r))
 		tl.mu.Lock()
 		tl.done = true
-		ev := TaskEvent{Type: TaskEventCompleted, Task: -1, Message: fmt.Sprintf("%d completed, %d failed", tl.completed, tl.failed)}
+		st := tl.stateLocked()
+		ev := TaskEvent{Type: TaskEventCompleted, Task: -1, Message: fmt.Sprintf("%d completed, %d failed", tl.completed, tl.failed), Run: r.id, State: &st}
 		if err != nil {
 			ev.Error = err.Error()
 		}
@@ -255,7 +266,7 @@ func (tl *TaskLoop) Start(ctx context.Context) (<-chan error, error) {
 		tl.log.close()
 		out <- err
 	}()
-	return out, nil
+	return r.id, out, nil
 }
 
 func (tl *TaskLoop) loop(r *run) error {

@@ -61,7 +61,7 @@ func expectTaskEvents(t *testing.T, sub *engine.Subscription[engine.TaskEvent], 
 
 func startLoop(t *testing.T, tl *engine.TaskLoop) <-chan error {
 	t.Helper()
-	done, err := tl.Start(t.Context())
+	_, done, err := tl.Start(t.Context())
 	require.NoError(t, err)
 	return done
 }
@@ -88,7 +88,7 @@ func TestTaskLoopPausesAfterEachTask(t *testing.T) {
 	assert.Equal(t, "Tasks", p.Tool)
 	assert.Equal(t, ev.Message, p.Message)
 
-	require.NoError(t, s.Resume(), "Enter through the session continues the loop")
+	require.NoError(t, s.Resume(""), "Enter through the session continues the loop")
 	expectTaskEvents(t, sub, "resumed:0", "task_begin:1", "task_end:1", "paused:1")
 	tl.Continue()
 	expectTaskEvents(t, sub, "resumed:1", "task_begin:2", "task_end:2", "completed:-1")
@@ -154,7 +154,7 @@ func TestTaskLoopFailureStillPauses(t *testing.T) {
 	assert.Equal(t, 1, st.Failed)
 	assert.Equal(t, "task 1 broke", st.Tasks[0].Error)
 
-	tl.Next()
+	tl.Continue()
 	require.NoError(t, <-done)
 	st = tl.State()
 	assert.Equal(t, 1, st.Completed)
@@ -229,7 +229,7 @@ func TestTaskLoopCancelWhilePaused(t *testing.T) {
 			tl, sub := newLoop(t, funcTasks(3), engine.WithTaskPauseMode(true))
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
-			done, err := tl.Start(ctx)
+			_, done, err := tl.Start(ctx)
 			require.NoError(t, err)
 			expectTaskEvents(t, sub, "started:-1", "task_begin:0", "task_end:0", "paused:0")
 			switch how {
@@ -321,7 +321,7 @@ func TestTaskLoopConcurrentControl(t *testing.T) {
 				case 1:
 					tl.Continue()
 				case 2:
-					tl.Next()
+					tl.Continue()
 				case 3:
 					_ = tl.State()
 				case 4:
@@ -384,28 +384,26 @@ func TestTaskLoopBadInput(t *testing.T) {
 	tl, err := s.NewTaskLoop(funcTasks(1))
 	require.NoError(t, err)
 	require.NoError(t, tl.Run(t.Context()))
-	_, err = tl.Start(t.Context())
+	_, _, err = tl.Start(t.Context())
 	require.ErrorIs(t, err, engine.ErrRunning, "a loop runs once")
 
 	// A busy session cannot start a loop; the loop stays startable.
 	tasks, started, release := blockingTasks(1)
 	busy, err := s.NewTaskLoop(tasks)
 	require.NoError(t, err)
-	done, err := busy.Start(t.Context())
+	_, done, err := busy.Start(t.Context())
 	require.NoError(t, err)
 	<-started
 	other, err := s.NewTaskLoop(funcTasks(1))
 	require.NoError(t, err)
-	_, err = other.Start(t.Context())
+	_, _, err = other.Start(t.Context())
 	require.ErrorIs(t, err, engine.ErrRunning)
 	close(release)
 	require.NoError(t, <-done)
 	require.NoError(t, other.Run(t.Context()))
 
 	require.NoError(t, s.Close())
-	closed, err := s.NewTaskLoop(funcTasks(1))
-	require.NoError(t, err)
-	_, err = closed.Start(t.Context())
+	_, err = s.NewTaskLoop(funcTasks(1))
 	require.ErrorIs(t, err, engine.ErrClosed)
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 )
 
 // ToolCall is one call of a tool requested by the model.
@@ -141,6 +142,9 @@ type Env struct {
 	run     *run // the run making the call: its interrupt ends any pause
 	call    ToolCall
 	step    int
+	// cutAtPause: the run was interrupted while the call waited on a pause
+	// (a confirm gate): the action it guards had not started.
+	cutAtPause atomic.Bool
 }
 
 // SessionID is the id of the session running the tool.
@@ -163,7 +167,11 @@ func (e *Env) Step() int { return e.step }
 // no error: callers must treat anything but Approved() as "no". Called after
 // the tool call has ended, it returns ErrNotRunning and shows nothing.
 func (e *Env) Pause(ctx context.Context, req PauseRequest) (PauseResult, error) {
-	return e.session.pauseFor(ctx, e.run, req, SourceTool, e.step, 0)
+	res, err := e.session.pauseFor(ctx, e.run, req, SourceTool, e.step, 0)
+	if err != nil && e.run.ctx.Err() != nil {
+		e.cutAtPause.Store(true)
+	}
+	return res, err
 }
 
 // Progress streams a chunk of output (stdout, status lines) to observers.

@@ -12,6 +12,23 @@ export type ControlSignal = 'pause' | 'resume' | 'cancel';
 /** How long an approval is remembered (confirm's `remember`). */
 export type RememberScope = 'once' | 'session' | 'project';
 
+/** Seed 003's run state: what a user decides between send, stop, continue and act. */
+export type RunState = 'idle' | 'proceeding' | 'interrupted' | 'blocked' | 'terminal';
+
+/** Whether continue() (and resumeAll()) would resume a session. */
+export interface Eligibility {
+  eligible: boolean;
+  reason?: string;              // why not, when not eligible ("Waiting for your input")
+  repeatsSideEffect?: boolean;  // a cut tool may repeat an action: continue asks first
+}
+
+/** What the global controls affect, counted at one moment. */
+export interface Counts { proceeding: number; eligible: number; needsInput: number; }
+export interface StopReport { stopped: string[]; }
+export interface ResumeReport { resumed: string[]; skipped: Record<string, string>; }
+
+export { REASON_LABELS, reasonLabel } from './reasons.js';
+
 /** C enum values of Status (session_get_status). */
 export declare const StatusCode: Readonly<Record<Status, number>>;
 
@@ -40,6 +57,7 @@ export interface Interruption {
   at: string;
   resumable: boolean;
   sideEffectCut?: boolean;
+  run?: number;         // the run that was interrupted
 }
 
 export type EventType =
@@ -52,6 +70,8 @@ export interface EventBase {
   session: string;
   version: number;
   status: Status;
+  /** The engine's id of the run this change belongs to. */
+  run?: number;
   /** The current (oldest pending) pause after this change, if any. */
   pause?: PauseInfo;
   step: number;
@@ -78,13 +98,17 @@ export interface PauseAnsweredEvent extends EventBase {
   answer: Answer;
   /** The pause that was answered (absent when a pause signal is released before it took effect). */
   answered?: PauseInfo;
+  answerReason?: string;     // the user's reason
+  remember?: RememberScope;  // the remember scope chosen
+  by?: string;               // the client that answered
 }
 export interface PauseRequestedEvent extends EventBase { type: 'pause_requested'; }
 export interface StoppingEvent extends EventBase { type: 'stopping'; reason: Reason; }
-export interface InterruptedEvent extends EventBase { type: 'interrupted'; reason: Reason; }
-export interface RunFinishedEvent extends EventBase { type: 'run_finished'; }
+/** The terminal run events carry the run id and how the run ended. */
+export interface InterruptedEvent extends EventBase { type: 'interrupted'; reason: Reason; run: number; result: RunResult; }
+export interface RunFinishedEvent extends EventBase { type: 'run_finished'; run: number; result: RunResult; }
 /** text: the error; code: what kind of failure, when known (e.g. 'rate_limited'). */
-export interface RunFailedEvent extends EventBase { type: 'run_failed'; text: string; code?: ProviderErrorCode | string; }
+export interface RunFailedEvent extends EventBase { type: 'run_failed'; text: string; code?: ProviderErrorCode | string; run: number; result: RunResult; }
 
 /** Codes of run_failed events from an OpenAI-compatible provider. */
 export type ProviderErrorCode =
@@ -128,39 +152,19 @@ export interface SessionSnapshot {
   version: number;
   pause: PauseInfo | null;      // the current pause
   pauses: PauseInfo[];          // all pending, oldest first
-  interruption: Interruption | null;
+  interruption: Interruption | null;  // the last one, kept after later runs
   stopping?: Stopping;          // while status is 'stopping': why
+  runState: RunState;
+  eligibility: Eligibility;
+  needsInput?: PauseInfo;       // blocked after a restart: asked again on continue
+  run?: number;                 // the run in flight
   step: number;
   tokens: Tokens;
   model: string;
   pauseRequested: boolean;
   lastError?: string;
-  runState: RunState;
-  eligibility: Eligibility;
   /** What confines this session's commands, as in force (absent without a bash tool). */
   sandbox?: SandboxInfo;
-}
-
-/** What a user decides from: Send, Stop, Continue or answer. */
-export type RunState = 'idle' | 'proceeding' | 'interrupted' | 'blocked' | 'terminal';
-
-/** Whether Continue may be offered, and why not. */
-export interface Eligibility {
-  eligible: boolean;
-  reason?: string;             // why not ("Waiting for your input", ...)
-  repeatsSideEffect?: boolean; // continuing asks first: a tool with side effects was cut off
-}
-
-/** What the global controls affect. */
-export interface Counts {
-  proceeding: number; // Emergency stop
-  eligible: number;   // Resume all
-  needsInput: number;
-}
-
-export interface ResumeReport {
-  resumed: string[];
-  skipped: Record<string, string>; // session id -> reason
 }
 
 export interface ServeOptions {
@@ -219,14 +223,16 @@ export interface HistoryMessage {
   toolCallId?: string;
   isError?: boolean;
   interrupted?: boolean;
+  reason?: Reason;      // marker of an interruption ("Stopped by you")
 }
 
 export interface RunResult {
+  run: number;                     // the engine's run id
   status: Status;                  // 'idle' after a finished run, 'interrupted' after a stop
   interruption?: Interruption;
   error?: string;
   errorCode?: ProviderErrorCode | string; // what kind of failure, when known (e.g. 'rate_limited')
-  code?: string;                   // il_status_name when the run did not finish normally ('ERR_INTERRUPTED')
+  code?: string;                   // 'ERR_INTERRUPTED' after an interruption
 }
 
 export interface Decision {
@@ -377,14 +383,14 @@ export declare class Session {
   readonly statusCode: number;   // StatusCode value
   readonly version: number;      // throws ERR_CLOSED after close()
   readonly pauseState: PauseInfo | null;  // null after close()
-  readonly runState: RunState;            // from a snapshot; 'terminal' after close()
-  readonly eligibility: Eligibility;      // from a snapshot
+  readonly runState: RunState;   // 'terminal' after close()
+  readonly eligibility: Eligibility;
   /** The signal controller (the same object every time); it exists before the first run. */
   readonly controller: SessionController;
   snapshot(): SessionSnapshot;
   history(): HistoryMessage[];
   /**
-   * Starts a run; resolves with how it ended (prompt_done), also when it was
+   * Starts a run; resolves with how it ended (the run's terminal event), also when it was
    * interrupted or failed. Rejects only when it cannot start (ERR_RUNNING,
    * ERR_CLOSED, TypeError...). While runs are pending they keep the process
    * alive unless engine.unref() was called.
@@ -396,7 +402,7 @@ export declare class Session {
    * events work as for the engine's loop. Call end() when the loop is done.
    */
   begin(opts?: { graceMs?: number }): HostRun;
-  /** Continue an interrupted run (resumption). */
+  /** Continue an interrupted run (resumption); ERR_NOT_RESUMABLE with the reason when not eligible. */
   continue(): Promise<RunResult>;
   /** Answers a continue pause (the current one, or pauseId). */
   resume(pauseId?: string): void;
@@ -439,6 +445,9 @@ export interface TaskLoopEvent {
   error?: string;
   pauseMode?: boolean;
   at: string;
+  session?: string;       // the session the loop runs in
+  run?: number;           // completed: the loop's run id
+  state?: TaskLoopState;  // completed: the final state
 }
 export interface TaskSpec { title: string; prompt: string; script?: ScriptTurn[] | string; }
 
@@ -457,7 +466,6 @@ export declare class TaskLoop {
   setPauseMode(on: boolean): void;
   isPauseMode(): boolean;
   continue(): void;      // no-op when not paused
-  next(): void;          // continue one task, stay in pause mode
   continueAll(): void;   // switch to continuous and go
   on(type: TaskEventType | 'event', fn: (ev: TaskLoopEvent) => void): this;
   off(type: TaskEventType | 'event', fn: (ev: TaskLoopEvent) => void): this;
@@ -495,11 +503,14 @@ export declare class Engine {
   checkCommand(cmd: string): Decision;
   /** Registers (or replaces) a tool written in JS, described to the model with its schema. */
   registerTool<A = any>(name: string, tool: JsTool<A>): this;
-  emergencyStop(): number;
   /** Runtime statistics (see EngineStats). */
   stats(): EngineStats;
-  counts(): Counts;
+  /** Stops every proceeding session and task loop running a task (reason
+   *  emergency_stop); idle and blocked sessions are untouched. Idempotent. */
+  emergencyStop(): StopReport;
+  /** Continues every eligible session; never starts a second run of one. */
   resumeAll(): ResumeReport;
+  counts(): Counts;
   serve(opts?: ServeOptions): WebUI;
   /** Every session's events, in engine order. Nothing is dropped: only text
    *  and tool_progress deltas that JS had not taken yet are merged (see

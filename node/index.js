@@ -33,6 +33,7 @@ export { InterlockError } from './lib/errors.js';
 export { StatusCode } from './lib/session.js';
 export { checkCommand } from './lib/engine.js';
 export { Engine, Session, SessionController, TaskLoop };
+export { REASON_LABELS, reasonLabel } from './reasons.js';
 
 /** The library version. */
 export const version = native.version();

@@ -28,9 +28,12 @@ export interface Native {
   engineStats(engine: Handle): string;
   /** il_engine_info JSON. */
   engineInfo(engine: Handle): string;
-  engineEmergencyStop(engine: Handle): number;
-  engineCounts(engine: Handle): string;
+  /** JSON {"stopped": [ids]}. */
+  engineEmergencyStop(engine: Handle): string;
+  /** JSON {"resumed": [ids], "skipped": {id: reason}}. */
   engineResumeAll(engine: Handle): string;
+  /** JSON {"proceeding", "eligible", "needs_input"}. */
+  engineCounts(engine: Handle): string;
   /** [server handle, url] */
   engineServe(engine: Handle, optsJSON: string): [Handle, string];
   serverClose(server: Handle): void;
@@ -45,11 +48,15 @@ export interface Native {
   sessionSnapshot(session: Handle): string;
   sessionHistory(session: Handle): string;
   sessionId(session: Handle): string;
+  /** "idle" | "proceeding" | "interrupted" | "blocked" | "terminal". */
+  sessionRunState(session: Handle): string;
+  /** JSON {"eligible", "reason"?, "repeats_side_effect"?}. */
+  sessionEligibility(session: Handle): string;
   sessionResume(session: Handle, pauseId?: string | null): void;
   sessionConfirm(session: Handle, approved: boolean, reason?: string | null, pauseId?: string | null, remember?: string | null): void;
   sessionInterrupt(session: Handle, reason?: string | null): void;
   sessionSignal(session: Handle, sig: string): void;
-  /** Returns the run number; the run ends with a prompt_done event. */
+  /** Returns the engine's run id; the run ends with a terminal session event carrying it. */
   sessionPrompt(session: Handle, text: string): number;
   sessionContinue(session: Handle): number;
 
@@ -69,7 +76,6 @@ export interface Native {
   taskLoopSetPauseMode(loop: Handle, on: boolean): void;
   taskLoopIsPauseMode(loop: Handle): boolean;
   taskLoopContinue(loop: Handle): void;
-  taskLoopNext(loop: Handle): void;
   taskLoopContinueAll(loop: Handle): void;
   taskLoopState(loop: Handle): string;
   /** il_taskloop_close on a worker thread. */

@@ -1,5 +1,5 @@
 /* smoke.c drives libinterlock through interlock.h only, as the Node addon
- * does: a confirm pause answered by id, the prompt_done event through a C
+ * does: a confirm pause answered by id, the run_finished event through a C
  * callback that holds each batch until the main thread is done with it
  * (IL_EVENTS_HELD, il_engine_events_done), last-error truncation,
  * unregister, close. capi_test.go builds
@@ -24,7 +24,7 @@
   } while (0)
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static int prompt_done;
+static int run_finished;
 static int events;
 static pthread_t registering_thread;
 static int called_on_registering_thread;
@@ -37,9 +37,9 @@ static int on_event(void *user, const char *json, size_t len) {
   held = 1;
   events++;
   if (pthread_equal(pthread_self(), registering_thread)) called_on_registering_thread = 1;
-  if (json[len] == '\0' && strstr(json, "\"type\":\"prompt_done\"") &&
+  if (json[len] == '\0' && strstr(json, "\"type\":\"run_finished\"") &&
       strstr(json, "\"run\":1") && strstr(json, "\"status\":\"idle\""))
-    prompt_done = 1;
+    run_finished = 1;
   pthread_mutex_unlock(&mu);
   (void)user;
   return IL_EVENTS_HELD;
@@ -103,7 +103,7 @@ int main(void) {
   int done = 0;
   for (int i = 0; i < 5000 && !done; i++) {
     pthread_mutex_lock(&mu);
-    done = prompt_done;
+    done = run_finished;
     pthread_mutex_unlock(&mu);
     release_batch(eng);
     if (!done) sleep_ms(1);

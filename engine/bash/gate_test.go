@@ -90,7 +90,7 @@ func (sh *shell) finish(out <-chan engine.Outcome) {
 // run runs cmd, which must not ask, and returns its result.
 func (sh *shell) run(cmd string) engine.Message {
 	sh.t.Helper()
-	out, err := sh.s.Start(sh.t.Context(), cmd)
+	_, out, err := sh.s.Start(sh.t.Context(), cmd)
 	require.NoError(sh.t, err)
 	sh.finish(out)
 	res := sh.result()
@@ -103,7 +103,7 @@ func (sh *shell) run(cmd string) engine.Message {
 func (sh *shell) ask(cmd string, answer engine.Answer, opts ...engine.AnswerOption) (*engine.Pause, engine.Message) {
 	sh.t.Helper()
 	since := sh.s.Version() // events of earlier runs are still queued
-	out, err := sh.s.Start(sh.t.Context(), cmd)
+	_, out, err := sh.s.Start(sh.t.Context(), cmd)
 	require.NoError(sh.t, err)
 	ctx, cancel := context.WithTimeout(sh.t.Context(), 20*time.Second)
 	defer cancel()
@@ -114,7 +114,7 @@ func (sh *shell) ask(cmd string, answer engine.Answer, opts ...engine.AnswerOpti
 			continue
 		}
 		if ev.Type == engine.EventPaused && ev.Pause != nil {
-			require.NoError(sh.t, sh.s.Answer(ev.Pause.ID, answer, opts...))
+			require.NoError(sh.t, sh.s.Confirm(ev.Pause.ID, answer == engine.AnswerApproved, opts...))
 			sh.finish(out)
 			return ev.Pause, sh.result()
 		}

@@ -62,7 +62,7 @@ func (h *harness) session(command string, opts ...func(*engine.SessionOptions)) 
 // start runs one prompt in the background.
 func (a *agent) start() <-chan engine.Outcome {
 	a.h.t.Helper()
-	out, err := a.s.Start(a.h.t.Context(), "go")
+	_, out, err := a.s.Start(a.h.t.Context(), "go")
 	require.NoError(a.h.t, err)
 	return out
 }
@@ -112,7 +112,7 @@ func (a *agent) answered(answer engine.Answer, opts ...engine.AnswerOption) (*en
 	a.h.t.Helper()
 	out := a.start()
 	p := a.waitFor(engine.EventPaused, nil).Pause
-	require.NoError(a.h.t, a.s.Answer(p.ID, answer, opts...))
+	require.NoError(a.h.t, a.s.Confirm(p.ID, answer == engine.AnswerApproved, opts...))
 	require.NoError(a.h.t, a.finish(out).Err)
 	return p, a.toolResult()
 }
@@ -192,13 +192,13 @@ func TestConfirmFlow(t *testing.T) {
 		removed bool
 	}{
 		{"approve runs it", func(a *agent, p *engine.Pause) {
-			require.NoError(t, a.s.Answer(p.ID, engine.AnswerApproved))
+			require.NoError(t, a.s.Confirm(p.ID, true))
 		}, false, "[exit code 0]", false, true},
 		{"deny with a reason", func(a *agent, p *engine.Pause) {
-			require.NoError(t, a.s.Answer(p.ID, engine.AnswerDenied, engine.WithReason("keep the build")))
+			require.NoError(t, a.s.Confirm(p.ID, false, engine.WithReason("keep the build")))
 		}, false, "Command denied by user: keep the build", true, false},
 		{"deny without a reason", func(a *agent, p *engine.Pause) {
-			require.NoError(t, a.s.Confirm(false, ""))
+			require.NoError(t, a.s.Confirm("", false))
 		}, false, "Command denied by user", true, false},
 		{"interrupt during the pause", func(a *agent, p *engine.Pause) {
 			require.NoError(t, a.s.Interrupt(engine.ReasonUserStop))

@@ -29,7 +29,7 @@ func Example() {
 		for ev := range s.Events(ctx) {
 			if ev.Type == engine.EventPaused {
 				fmt.Println(ev.Pause.Tool, "paused:", ev.Pause.Message)
-				s.Resume()
+				s.Resume("")
 			}
 		}
 	}()

@@ -58,7 +58,7 @@ func TestMetrics(t *testing.T) {
 	s, _ := newSession(t, Args{Type: ActionOpenPage, URL: site.URL + "/hang"})
 	var stops []time.Duration
 	for i := range 31 {
-		outcome, err := s.Start(t.Context(), "open it")
+		_, outcome, err := s.Start(t.Context(), "open it")
 		require.NoError(t, err)
 		<-site.hangHits
 		began := time.Now()

@@ -75,7 +75,7 @@ func TestSessionPauseHeadful(t *testing.T) {
 	s, tool := newSession(t, Args{Type: ActionOpenPage, URL: url, Pause: true}, WithAutoOpenDevTools(true))
 	sub := s.Subscribe()
 	defer sub.Close()
-	outcome, err := s.Start(t.Context(), "open it")
+	_, outcome, err := s.Start(t.Context(), "open it")
 	require.NoError(t, err)
 
 	ev := waitEvent(t, sub, engine.EventPaused)
@@ -92,7 +92,7 @@ func TestSessionPauseHeadful(t *testing.T) {
 	assert.Contains(t, ev.Pause.Details, "DevTools: http://127.0.0.1:")
 	assert.Equal(t, engine.StatusPaused, s.Status())
 
-	require.NoError(t, s.Resume())
+	require.NoError(t, s.Resume(""))
 	o := <-outcome
 	require.NoError(t, o.Err)
 	assert.Equal(t, engine.StatusIdle, o.Result.Status)
@@ -112,7 +112,7 @@ func TestSessionPauseWithoutDisplay(t *testing.T) {
 	s, _ := newSession(t, Args{Type: ActionOpenPage, URL: url, Pause: true}, WithDisplay(""))
 	sub := s.Subscribe()
 	defer sub.Close()
-	outcome, err := s.Start(t.Context(), "open it")
+	_, outcome, err := s.Start(t.Context(), "open it")
 	require.NoError(t, err)
 
 	ev := waitEvent(t, sub, engine.EventPaused)
@@ -139,7 +139,7 @@ func TestSessionPauseWithoutDisplay(t *testing.T) {
 	resp.Body.Close()
 	assert.Contains(t, targets, struct{ ID, URL string }{m[3], url})
 
-	require.NoError(t, s.Resume())
+	require.NoError(t, s.Resume(""))
 	o := <-outcome
 	require.NoError(t, o.Err)
 	res := lastToolResult(t, s)
@@ -153,7 +153,7 @@ func TestSessionInterruptNavigation(t *testing.T) {
 	t.Parallel()
 	site := newSite(t)
 	s, _ := newSession(t, Args{Type: ActionOpenPage, URL: site.URL + "/hang"})
-	outcome, err := s.Start(t.Context(), "open it")
+	_, outcome, err := s.Start(t.Context(), "open it")
 	require.NoError(t, err)
 	<-site.hangHits // the navigation is in flight
 
@@ -175,7 +175,7 @@ func TestSessionInterruptPause(t *testing.T) {
 	s, _ := newSession(t, Args{Type: ActionOpenPage, URL: site.URL + "/", Pause: true}, WithDisplay(""))
 	sub := s.Subscribe()
 	defer sub.Close()
-	outcome, err := s.Start(t.Context(), "open it")
+	_, outcome, err := s.Start(t.Context(), "open it")
 	require.NoError(t, err)
 	waitEvent(t, sub, engine.EventPaused)
 

@@ -199,7 +199,7 @@ func (s *Server) prompt(w http.ResponseWriter, r *http.Request) {
 	if !ok || !s.decode(w, r, &req) {
 		return
 	}
-	if _, err := ss.Start(runContext(r), req.Text); err != nil {
+	if _, _, err := ss.Start(runContext(r), req.Text); err != nil {
 		refuse(w, http.StatusConflict, codeOf(err), fmt.Sprintf("send to session %s: %v", ss.ID(), err))
 		return
 	}
@@ -233,7 +233,7 @@ func (s *Server) continueRun(w http.ResponseWriter, r *http.Request) {
 		refuse(w, http.StatusConflict, CodeStale, fmt.Sprintf("session %s changed since this tab saw it (version %d, now %d): look at the current state and try again", ss.ID(), req.Version, v))
 		return
 	}
-	if _, err := ss.StartContinue(runContext(r)); err != nil {
+	if _, _, err := ss.StartContinue(runContext(r)); err != nil {
 		refuse(w, http.StatusConflict, codeOf(err), fmt.Sprintf("continue session %s: %v", ss.ID(), err))
 		return
 	}
@@ -265,7 +265,16 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if err := ss.Answer(req.PauseID, req.Answer, engine.WithReason(req.Reason)); err != nil {
+	var err error
+	switch opts := []engine.AnswerOption{engine.WithReason(req.Reason), engine.AnsweredBy("webui")}; req.Answer {
+	case engine.AnswerResumed:
+		err = ss.Resume(req.PauseID, opts...)
+	case engine.AnswerApproved, engine.AnswerDenied:
+		err = ss.Confirm(req.PauseID, req.Answer == engine.AnswerApproved, opts...)
+	default:
+		err = fmt.Errorf("%w: answer %q (want resumed, approved or denied; stop to interrupt)", engine.ErrInvalidArgument, req.Answer)
+	}
+	if err != nil {
 		status := http.StatusConflict
 		if errors.Is(err, engine.ErrInvalidArgument) || errors.Is(err, engine.ErrWrongPauseKind) {
 			status = http.StatusBadRequest

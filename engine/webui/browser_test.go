@@ -152,7 +152,7 @@ func TestTwoTabsConvergeOnStopContinueAndAnswer(t *testing.T) {
 	for _, tb := range []*tab{a, b} {
 		tb.waitFor(text("primary") + ` === 'Send' && document.querySelector('[data-session=agent] .badge').textContent === 'Idle'`)
 	}
-	out, err := s.Start(t.Context(), "go")
+	_, out, err := s.Start(t.Context(), "go")
 	require.NoError(t, err)
 	<-hold.started
 	for _, tb := range []*tab{a, b} {
@@ -178,7 +178,7 @@ func TestTwoTabsConvergeOnStopContinueAndAnswer(t *testing.T) {
 	}
 	assert.Equal(t, "Interrupted", b.eval(`document.querySelector('[data-session=agent] .badge').textContent`))
 	assert.Equal(t, "Stopped by you", b.eval(`document.querySelector('[data-session=agent] .detail').textContent`))
-	b.waitFor(`[...document.querySelectorAll('#history .marker')].some(m => m.textContent.includes('Agent interrupted'))`)
+	b.waitFor(`[...document.querySelectorAll('#history .marker')].some(m => m.textContent.includes('Stopped by you'))`)
 
 	// Continue in tab B; the resumed run asks to confirm; answer it from tab B.
 	b.click("#continue")
@@ -208,7 +208,7 @@ func TestEmergencyStopAndResumeAllShowCountsBeforeAndAfter(t *testing.T) {
 		sub := s.Subscribe()
 		t.Cleanup(sub.Close)
 		subs = append(subs, sub)
-		_, err := s.Start(t.Context(), "go")
+		_, _, err := s.Start(t.Context(), "go")
 		require.NoError(t, err)
 	}
 	newSession(t, e, "idle")
@@ -241,7 +241,7 @@ func TestPageReconnectsAfterTheServerRestarts(t *testing.T) {
 	s := newSession(t, e, "s", engine.ScriptTurn{ToolCalls: []engine.ScriptCall{sleepFor(600000)}})
 	sub := s.Subscribe()
 	defer sub.Close()
-	_, err := s.Start(t.Context(), "go")
+	_, _, err := s.Start(t.Context(), "go")
 	require.NoError(t, err)
 	waitEvent(t, sub, isType(engine.EventToolStarted))
 	require.NoError(t, s.Interrupt(engine.ReasonUserStop))

@@ -1,9 +1,14 @@
 // Routes the engine's event stream (batches of events from the addon, each
 // a JSON array in engine order) to the Session and TaskLoop objects it concerns and to the
-// engine's own listeners, and turns end events into settled promises.
+// engine's own listeners, and settles each run's promise on its own end
+// event: a session's terminal run event, a task loop's completed event,
+// both carrying the engine's run id.
 
 import { fromNative } from './convert.js';
 import { kEmit, kEnd, kRetired, kSettle } from './base.js';
+
+// Terminal run events: they carry the run id and its result.
+const RUN_END_EVENTS = new Set(['interrupted', 'run_finished', 'run_failed']);
 
 /** The routing table of one engine: its sessions and task loops by id. */
 export class Dispatcher {
@@ -58,19 +63,16 @@ export class Dispatcher {
 
   #route(ev) {
     if (this.#host.route(ev)) return;
-    switch (ev.type) {
-      case 'prompt_done':
-        this.#forSession(ev.session, (s) => s[kSettle](ev));
-        return;
-      case 'taskloop_done':
-        this.#loops.get(ev.loop)?.[kSettle](ev);
-        return;
-    }
     if (ev.loop !== undefined) {
-      this.#loops.get(ev.loop)?.[kEmit](ev);
+      const loop = this.#loops.get(ev.loop);
+      loop?.[kEmit](ev);
+      if (ev.type === 'completed') loop?.[kSettle](ev);
       return;
     }
-    this.#forSession(ev.session, (s) => s[kEmit](ev));
+    this.#forSession(ev.session, (s) => {
+      s[kEmit](ev);
+      if (RUN_END_EVENTS.has(ev.type)) s[kSettle](ev);
+    });
     this.#engineListeners.emit(ev);
   }
 

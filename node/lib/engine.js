@@ -162,19 +162,21 @@ export class Engine {
     return st;
   }
 
-  /** Interrupts every proceeding session (reason emergency_stop); returns how many. */
+  /** Stops every proceeding session (reason emergency_stop); idle and blocked
+   *  sessions are not touched. Returns {stopped: [session ids]}. */
   emergencyStop(...args) {
-    return native.engineEmergencyStop(this.#handle(), ...args);
+    return fromNative(native.engineEmergencyStop(this.#handle(), ...args));
+  }
+
+  /** Continues every eligible session; returns {resumed: [ids], skipped: {id: reason}}. */
+  resumeAll(...args) {
+    native.fixSignals(); // runs start tools: last net for the signal guard
+    return fromNative(native.engineResumeAll(this.#handle(), ...args));
   }
 
   /** What the global controls affect: {proceeding, eligible, needsInput}. */
   counts(...args) {
     return fromNative(native.engineCounts(this.#handle(), ...args));
-  }
-
-  /** Continues every eligible session in the background: {resumed: ids, skipped: {id: reason}}. */
-  resumeAll(...args) {
-    return fromNative(native.engineResumeAll(this.#handle(), ...args));
   }
 
   /**

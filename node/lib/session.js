@@ -71,18 +71,19 @@ export class Session extends EngineObject {
     return this.#controller;
   }
 
+  /** 'idle' | 'proceeding' | 'interrupted' | 'blocked' | 'terminal' (seed 003). */
+  get runState() {
+    return this[kIsClosed] ? 'terminal' : native.sessionRunState(this[kRawHandle]);
+  }
+
+  /** Whether continue() would resume it: {eligible, reason?, repeatsSideEffect?}. */
+  get eligibility() {
+    if (this[kIsClosed]) return { eligible: false, reason: 'Session is closed' };
+    return fromNative(native.sessionEligibility(this[kRawHandle]));
+  }
+
   snapshot() {
     return fromNative(native.sessionSnapshot(this[kHandle]()));
-  }
-
-  /** 'idle' | 'proceeding' | 'interrupted' | 'blocked' | 'terminal' (from the engine's snapshot). */
-  get runState() {
-    return this[kIsClosed] ? 'terminal' : this.snapshot().runState;
-  }
-
-  /** {eligible, reason?, repeatsSideEffect?}: whether Continue may be offered (from the engine's snapshot). */
-  get eligibility() {
-    return this[kIsClosed] ? { eligible: false, reason: 'Session is closed' } : this.snapshot().eligibility;
   }
 
   history() {
@@ -167,10 +168,10 @@ export class Session extends EngineObject {
     return this.#closedEventSeen && this[kPendingRuns] === 0;
   }
 
+  /** The result a terminal run event carries; an interrupted run has code ERR_INTERRUPTED. */
   [kRunResult](ev) {
     const res = { ...ev.result };
-    if (ev.error !== undefined) res.error = ev.error;
-    if (ev.code !== undefined) res.code = ev.code;
+    if (res.status === 'interrupted') res.code = 'ERR_INTERRUPTED';
     return res;
   }
 

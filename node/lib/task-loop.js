@@ -40,7 +40,7 @@ export class TaskLoop extends EngineObject {
     return fromNative(native.taskLoopState(this[kHandle]()));
   }
 
-  /** Runs the loop; resolves with the final state when it ends (taskloop_done). */
+  /** Runs the loop; resolves with the final state when it ends (its completed event). */
   run(...args) {
     try {
       fixSignalsBeforeRun(); // a run starts tools: last net for the signal guard
@@ -62,18 +62,17 @@ export class TaskLoop extends EngineObject {
     native.taskLoopContinue(this[kHandle](), ...args);
   }
 
-  next(...args) {
-    native.taskLoopNext(this[kHandle](), ...args);
-  }
-
   continueAll(...args) {
     native.taskLoopContinueAll(this[kHandle](), ...args);
   }
 
+  /** The final state the loop's completed event carries, with why it stopped early. */
   [kRunResult](ev) {
     const state = { ...ev.state };
-    if (ev.error !== undefined) state.error = ev.error;
-    if (ev.code !== undefined) state.code = ev.code;
+    if (ev.error !== undefined) {
+      state.error = ev.error;
+      if (/^interrupted\b/.test(ev.error)) state.code = 'ERR_INTERRUPTED';
+    }
     return state;
   }
 

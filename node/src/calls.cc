@@ -171,14 +171,6 @@ Napi::Value EngineInfo(const Napi::CallbackInfo& info) {
   return TakeString(info.Env(), json);
 }
 
-Napi::Value EngineEmergencyStop(const Napi::CallbackInfo& info) {
-  Args args(info, "engine.emergencyStop()", 0, 0);
-  il_handle engine = args.Handle();
-  int32_t count = 0;
-  Check(info.Env(), il_engine_emergency_stop(engine, &count), engine);
-  return Napi::Number::New(info.Env(), count);
-}
-
 Napi::Value EngineCounts(const Napi::CallbackInfo& info) {
   Args args(info, "engine.counts()", 0, 0);
   il_handle engine = args.Handle();
@@ -304,6 +296,16 @@ Napi::Value SessionHistory(const Napi::CallbackInfo& info) {
 }
 Napi::Value SessionId(const Napi::CallbackInfo& info) {
   return StringGetter<il_session_id>(info, "session.id");
+}
+
+Napi::Value SessionRunState(const Napi::CallbackInfo& info) {
+  return StringGetter<il_session_get_run_state>(info, "session.runState");
+}
+Napi::Value SessionEligibility(const Napi::CallbackInfo& info) {
+  return StringGetter<il_session_eligibility>(info, "session.eligibility");
+}
+Napi::Value EngineEmergencyStop(const Napi::CallbackInfo& info) {
+  return StringGetter<il_engine_emergency_stop>(info, "engine.emergencyStop()");
 }
 
 Napi::Value SessionResume(const Napi::CallbackInfo& info) {
@@ -461,9 +463,6 @@ Napi::Value HandleCall(const Napi::CallbackInfo& info, const char* usage) {
 Napi::Value TaskLoopContinue(const Napi::CallbackInfo& info) {
   return HandleCall<il_taskloop_continue>(info, "taskLoop.continue()");
 }
-Napi::Value TaskLoopNext(const Napi::CallbackInfo& info) {
-  return HandleCall<il_taskloop_next>(info, "taskLoop.next()");
-}
 Napi::Value TaskLoopContinueAll(const Napi::CallbackInfo& info) {
   return HandleCall<il_taskloop_continue_all>(info, "taskLoop.continueAll()");
 }
@@ -514,6 +513,8 @@ void RegisterCalls(Napi::Env env, Napi::Object exports) {
       {"sessionSnapshot", SessionSnapshot},
       {"sessionHistory", SessionHistory},
       {"sessionId", SessionId},
+      {"sessionRunState", SessionRunState},
+      {"sessionEligibility", SessionEligibility},
       {"sessionResume", SessionResume},
       {"sessionConfirm", SessionConfirm},
       {"sessionInterrupt", SessionInterrupt},
@@ -530,7 +531,6 @@ void RegisterCalls(Napi::Env env, Napi::Object exports) {
       {"taskLoopSetPauseMode", TaskLoopSetPauseMode},
       {"taskLoopIsPauseMode", TaskLoopIsPauseMode},
       {"taskLoopContinue", TaskLoopContinue},
-      {"taskLoopNext", TaskLoopNext},
       {"taskLoopContinueAll", TaskLoopContinueAll},
       {"taskLoopState", TaskLoopState},
       {"taskLoopCloseAsync", TaskLoopCloseAsync},

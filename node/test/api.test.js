@@ -47,7 +47,9 @@ test('prompt resolves when the run finishes; events arrive in version order', as
   const seen = [];
   s.on('event', (ev) => seen.push(ev));
   const res = await s.prompt('hello');
-  assert.deepEqual(res, { status: 'idle' });
+  assert.deepEqual(res, { run: res.run, status: 'idle' });
+  assert.equal(seen.at(-1).type, 'run_finished');
+  assert.equal(seen.at(-1).run, res.run, "the run's own terminal event settled the promise");
   assert.equal(s.status, 'idle');
   assert.equal(seen[0].type, 'run_started');
   assert.equal(seen.at(-1).type, 'run_finished');
@@ -122,7 +124,7 @@ test('emergencyStop interrupts every running session', async () => {
   const started = Promise.all([nextEvent(a, 'run_started'), nextEvent(b, 'run_started')]);
   const runs = [a.prompt('x'), b.prompt('y')];
   await started;
-  assert.equal(engine.emergencyStop(), 2);
+  assert.deepEqual(engine.emergencyStop().stopped.sort(), [a.id, b.id].sort());
   for (const r of await Promise.all(runs)) assert.equal(r.interruption.reason, 'emergency_stop');
   a.close();
   b.close();

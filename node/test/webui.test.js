@@ -64,8 +64,8 @@ test('counts, emergencyStop, resumeAll and the run-state getters', async () => {
     assert.deepEqual(a.eligibility, { eligible: false, reason: 'Already proceeding' });
     assert.deepEqual(engine.counts(), { proceeding: 1, eligible: 0, needsInput: 0 });
 
-    assert.equal(engine.emergencyStop(), 1);
-    assert.equal(engine.emergencyStop(), 0, 'idempotent');
+    assert.deepEqual(engine.emergencyStop(), { stopped: ['a_1'] }, 'session ids stay as they are');
+    assert.deepEqual(engine.emergencyStop(), { stopped: [] }, 'idempotent');
     assert.equal((await run).interruption.reason, 'emergency_stop');
     assert.equal(a.runState, 'interrupted');
     assert.deepEqual(a.eligibility, { eligible: true });

@@ -62,7 +62,7 @@ export type SessionLike = Pick<
 /** The part of TaskLoop the TUI uses. */
 export type TaskLoopLike = Pick<
   TaskLoop,
-  'id' | 'session' | 'state' | 'setPauseMode' | 'isPauseMode' | 'continue' | 'next' | 'continueAll' | 'on' | 'off'
+  'id' | 'session' | 'state' | 'setPauseMode' | 'isPauseMode' | 'continue' | 'continueAll' | 'on' | 'off'
 >;
 
 /** What the user decided at a pause (dialogs report it; their owner acts on it). */

@@ -60,7 +60,7 @@ describe('demo in a real terminal', { skip, timeout: 120_000 }, () => {
     await term.waitFor((s) =>
       s.includes('Stopped by you') &&
       s.includes('⎿ interrupted before completion') && // the tool's result in the history
-      s.includes('— Agent interrupted —') && // the history's marker
+      s.includes('— Stopped by you —') && // the history's marker
       /· interrupted\n/.test(s), // the status line
     );
 
@@ -68,7 +68,7 @@ describe('demo in a real terminal', { skip, timeout: 120_000 }, () => {
     await term.type('again');
     await term.waitFor((s) => count(s, 'Now I will clean up') === 2 && /^\[Y\] Approve {2}\[N\] Deny {2}\[Esc\] Cancel$/m.test(s));
     term.keys('Escape');
-    await term.waitFor((s) => count(s, '— Agent interrupted —') === 2);
+    await term.waitFor((s) => count(s, '— Stopped by you —') === 2);
 
     // q on the empty prompt quits (once the keys of the run are over): exit 0, temp dir removed, no browser left.
     await term.answer('q', (s) => /\[demo exited \d+\]/.test(s));

@@ -22,7 +22,7 @@ func TestMetrics(t *testing.T) {
 	const n = 300
 	ds := make([]time.Duration, 0, n)
 	for range n {
-		out, err := s.Start(t.Context(), "think")
+		_, out, err := s.Start(t.Context(), "think")
 		require.NoError(t, err)
 		waitFor(t, sub, engine.EventText) // the stream is open and has spoken
 		t0 := time.Now()

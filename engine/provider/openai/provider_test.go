@@ -105,12 +105,12 @@ func TestToolCallWithConfirmApproved(t *testing.T) {
 	sub := s.Subscribe()
 	defer sub.Close()
 
-	out, err := s.Start(t.Context(), "clean up")
+	_, out, err := s.Start(t.Context(), "clean up")
 	require.NoError(t, err)
 	var asked engine.Pause
 	evs := collect(t, sub, func(ev engine.Event) {
 		asked = *ev.Pause
-		require.NoError(t, s.Confirm(true, ""))
+		require.NoError(t, s.Confirm("", true))
 	})
 	o := <-out
 	require.NoError(t, o.Err)
@@ -253,7 +253,7 @@ func TestInterruptClosesAStalledStream(t *testing.T) {
 	s, _ := setup(t, srv, "stall", nil)
 	sub := s.Subscribe()
 	defer sub.Close()
-	out, err := s.Start(t.Context(), "think")
+	_, out, err := s.Start(t.Context(), "think")
 	require.NoError(t, err)
 	var got string
 	for got != "Thinking about it" {
@@ -272,7 +272,7 @@ func TestInterruptClosesAStalledStream(t *testing.T) {
 	h := s.History()
 	require.Len(t, h, 3)
 	assert.Equal(t, engine.Message{Role: engine.RoleAssistant, Text: "Thinking about it", Interrupted: true}, h[1])
-	assert.Equal(t, "Agent interrupted", h[2].Text)
+	assert.Equal(t, "Stopped by you", h[2].Text)
 	assert.Positive(t, s.Snapshot().Tokens.Output, "what was streamed is counted")
 }
 
@@ -282,7 +282,7 @@ func TestInterruptCutsTheRetryWait(t *testing.T) {
 	t.Parallel()
 	srv := server(t)
 	s, _ := setup(t, srv, "rate_limited_slow", nil)
-	out, err := s.Start(t.Context(), "go")
+	_, out, err := s.Start(t.Context(), "go")
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()

@@ -100,7 +100,7 @@ describe('TaskProgress keys', () => {
   for (const [name, key, call] of [
     ['Enter continues', KEY.enter, 'continue'],
     ['space continues', KEY.space, 'continue'],
-    ['n runs the next task', 'n', 'next'],
+    ['n runs the next task', 'n', 'continue'],
     ['c continues all', 'c', 'continueAll'],
     ['p switches to continuous and goes on', 'p', 'continueAll'],
   ] as const) {
@@ -141,7 +141,7 @@ describe('TaskProgress keys', () => {
     assert.deepEqual(loop.calls, [['continue']], 'the next pause settles first');
     clock.advance(250);
     await ui.press('n');
-    assert.deepEqual(loop.calls, [['continue'], ['next']]);
+    assert.deepEqual(loop.calls, [['continue'], ['continue']]);
   });
 
   it('p toggles from the engine\'s mode: "p p" faster than a render ends where it started', async () => {
@@ -281,7 +281,7 @@ describe('useTaskLoopState', () => {
     assert.equal(ui.frame(), 'current=-1 v=1');
     const before = renders;
     // A duplicate event (same version) changes nothing.
-    loop.listeners.emit({ loop: loop.id, version: 1, type: 'started', at: new Date(0).toISOString() });
+    loop.listeners.emit({ loop: loop.id, session: loop.session.id, version: 1, type: 'started', at: new Date(0).toISOString() });
     await tick();
     assert.equal(renders, before, 'no re-render without a version change');
     loop.begin(0);

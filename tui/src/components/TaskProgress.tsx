@@ -153,7 +153,7 @@ export function TaskProgress({
       // While paused, leaving pause mode also goes on (seed 001's hotkey flow).
       if (input === 'p' || input === 'c') act = () => loop.continueAll();
       else if (key?.name === 'return' || key?.name === 'space') act = () => loop.continue();
-      else if (input === 'n') act = () => loop.next();
+      else if (input === 'n') act = () => loop.continue(); // next task: the same as continue
       const answering = pauseKey;
       gate.offer(
         read,

@@ -24,17 +24,12 @@ import type {
   TaskLoopEvent,
   TaskLoopState,
 } from '../../../node/index.js';
+import { REASON_LABELS } from '../../../node/reasons.js';
 
 export type Call = [method: string, ...args: unknown[]];
 
 const STATUS_CODE: Record<Status, number> = { idle: 0, running: 1, interrupted: 2, paused: 3, stopping: 4, closed: 5 };
-const LABEL: Record<Reason, string> = {
-  user_stop: 'Stopped by you',
-  emergency_stop: 'Stopped by emergency stop',
-  server_restart: 'Interrupted by server restart',
-  system_stop: 'Stopped by the system (resource protection)',
-  timeout: 'Stopped: timed out',
-};
+const LABEL: Readonly<Record<Reason, string>> = REASON_LABELS;
 
 function codedError(code: string, message: string): Error {
   return Object.assign(new Error(message), { code });
@@ -80,7 +75,7 @@ export class FakeSession implements Session {
     this.id = id;
     this.snap = {
       id, status: 'idle', version: 1, pause: null, pauses: [], interruption: null,
-      step: 0, tokens: { input: 0, output: 0 }, model: 'scripted', pauseRequested: false, runState: 'idle', eligibility: { eligible: false },
+      step: 0, tokens: { input: 0, output: 0 }, model: 'scripted', pauseRequested: false, runState: 'idle', eligibility: { eligible: false, reason: 'Nothing to continue' },
     };
   }
 
@@ -107,11 +102,15 @@ export class FakeSession implements Session {
   prompt(text: string): Promise<RunResult> {
     this.calls.push(['prompt', text]);
     this.set({ status: 'running', interruption: null }, 'run_started');
-    return Promise.resolve({ status: 'running' });
+    return Promise.resolve({ run: 1, status: 'running' });
   }
   continue(): Promise<RunResult> {
     this.calls.push(['continue']);
-    return Promise.resolve({ status: this.snap.status });
+    return Promise.resolve({ run: 1, status: this.snap.status });
+  }
+  /** The signal controller is not faked: the TUI never uses it. */
+  get controller(): SessionController {
+    throw new Error('FakeSession.controller: signal controllers need a real engine');
   }
   /** The signal controller is not faked: the TUI never uses it. */
   get controller(): SessionController {
@@ -223,7 +222,6 @@ export class FakeTaskLoop implements TaskLoop {
   }
   isPauseMode(): boolean { return this.st.pauseMode; }
   continue(): void { this.calls.push(['continue']); }
-  next(): void { this.calls.push(['next']); }
   /** Like the engine: continuous mode, and a waiting loop goes on. */
   continueAll(): void {
     this.calls.push(['continueAll']);

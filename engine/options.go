@@ -1,0 +1,44 @@
+package engine
+
+import "time"
+
+// Option configures an Engine.
+type Option func(*Engine)
+
+// WithProvider sets the default model provider for new sessions.
+func WithProvider(p Provider) Option { return func(e *Engine) { e.provider = p } }
+
+// WithTool registers a tool under name (what the model calls).
+func WithTool(name string, t Tool) Option { return func(e *Engine) { e.tools.Register(name, t) } }
+
+// WithStreamIdleTimeout sets how long a model stream may send nothing before
+// the run is interrupted with reason timeout. Zero disables it. Default 2 min.
+func WithStreamIdleTimeout(d time.Duration) Option { return func(e *Engine) { e.idleTimeout = d } }
+
+// WithDefaultPauseMode sets default_pause_mode for task loops (default false:
+// continuous).
+func WithDefaultPauseMode(on bool) Option { return func(e *Engine) { e.defaultPauseMode = on } }
+
+// WithWorkDir sets the working directory of sessions created without one
+// ("" means the process's).
+func WithWorkDir(dir string) Option { return func(e *Engine) { e.workDir = dir } }
+
+// TaskOption configures a task loop.
+type TaskOption func(*TaskLoop)
+
+// WithTaskPauseMode sets the loop's initial pause mode, overriding the
+// engine's default_pause_mode.
+func WithTaskPauseMode(on bool) TaskOption { return func(tl *TaskLoop) { tl.pauseMode = on } }
+
+// AnswerOption adds detail to an answer.
+type AnswerOption func(*PauseResult)
+
+// WithReason attaches the user's reason (shown to the model on deny).
+func WithReason(reason string) AnswerOption { return func(r *PauseResult) { r.Reason = reason } }
+
+// Remember asks the tool to remember an approval: "once", "session" or "project".
+func Remember(scope string) AnswerOption { return func(r *PauseResult) { r.Remember = scope } }
+
+// AnsweredBy names the client that answered ("tui", "webui", a user name):
+// it is passed to the audit log with the answer.
+func AnsweredBy(client string) AnswerOption { return func(r *PauseResult) { r.By = client } }
