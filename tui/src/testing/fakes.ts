@@ -112,10 +112,6 @@ export class FakeSession implements Session {
   get controller(): SessionController {
     throw new Error('FakeSession.controller: signal controllers need a real engine');
   }
-  /** The signal controller is not faked: the TUI never uses it. */
-  get controller(): SessionController {
-    throw new Error('FakeSession.controller: signal controllers need a real engine');
-  }
   begin(): HostRun {
     throw new Error('FakeSession.begin(): host-driven runs need a real engine (see HostWork.test.tsx)');
   }
