@@ -73,7 +73,7 @@ func TestMetrics(t *testing.T) {
 	a, b := tabs[0], tabs[1]
 	var stops []time.Duration
 	for i := range 31 {
-		out, err := stop.Start(t.Context(), "go")
+		_, out, err := stop.Start(t.Context(), "go")
 		require.NoError(t, err)
 		waitEvent(t, sub, isType(engine.EventToolStarted))
 		if i == 0 {

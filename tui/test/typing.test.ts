@@ -126,7 +126,7 @@ async function chatFloodTrials(kind: 'confirm' | 'continue', trials: number, not
       assert.match(screen, /· paused\n/, 'still paused');
     }
     term.keys('Escape');
-    await term.waitFor((s) => count(s, '— Agent interrupted —') === runs);
+    await term.waitFor((s) => count(s, '— Stopped by you —') === runs);
   }
   assert.equal(count(term.screen(), answered), 0);
   return valid;
@@ -185,7 +185,7 @@ describe('human control under real typing (tmux)', { skip, timeout: 240_000 }, (
           flood.start();
           await sleep(200); // typing while it runs
           control.send('send-keys -t demo Escape');
-          await term.waitFor((s) => count(s, '— Agent interrupted —') === run);
+          await term.waitFor((s) => count(s, '— Stopped by you —') === run);
           await sleep(FLOOD_AFTER_MS); // the typing goes on after the stop
           const gap = flood.stop();
           await sleep(SETTLE_WAIT_MS);
@@ -212,7 +212,7 @@ describe('human control under real typing (tmux)', { skip, timeout: 240_000 }, (
         await term.waitFor((s) => s.includes('[Y] Approve  [N] Deny  [Esc] Cancel'));
         await sleep(300); // quiet: a lone y now would approve
         await control.command('send-keys -t demo -H 1b 79');
-        const screen = await term.waitFor((s) => count(s, '— Agent interrupted —') === run);
+        const screen = await term.waitFor((s) => count(s, '— Stopped by you —') === run);
         assert.equal(count(screen, '✓ Approved'), 0, `Esc+y approved:\n${screen}`);
       }
     };
@@ -224,7 +224,7 @@ describe('human control under real typing (tmux)', { skip, timeout: 240_000 }, (
         await term.type('go');
         await term.waitFor((s) => runs(s) === run && running(s));
         await control.command(`send-keys -t demo -H 1b ${run % 2 ? '79' : '0d'}`);
-        await term.waitFor((s) => count(s, '— Agent interrupted —') === run && /· interrupted\n/.test(s));
+        await term.waitFor((s) => count(s, '— Stopped by you —') === run && /· interrupted\n/.test(s));
       }
     };
     await Promise.all([atPause(), whileRunning()]);
@@ -248,7 +248,7 @@ describe('human control under real typing (tmux)', { skip, timeout: 240_000 }, (
       await inner.term.waitFor((s) => runs(s) === run && running(s));
       outerControl.send('send-keys -t demo Escape');
       outerControl.send(`send-keys -t demo ${run % 2 ? 'y' : 'Enter'}`);
-      await inner.term.waitFor((s) => count(s, '— Agent interrupted —') === run && /· interrupted\n/.test(s), 5_000);
+      await inner.term.waitFor((s) => count(s, '— Stopped by you —') === run && /· interrupted\n/.test(s), 5_000);
     }
   });
 });

@@ -212,7 +212,7 @@ func schema(raw json.RawMessage) shared.FunctionParameters {
 	return s
 }
 
-// messages converts the history. Markers ("Agent interrupted") are for the
+// messages converts the history. Markers ("Stopped by you", "Resumed") are for the
 // people watching, not the model; an interrupted tool call already has its
 // "interrupted before completion" result.
 func messages(system string, history []engine.Message) []oai.ChatCompletionMessageParamUnion {
