@@ -104,6 +104,9 @@ func TestParkedSessionsLeaveNothingAfterClose(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	goroutines := runtime.NumGoroutine()
 	parked := parkApproveClose(t, e, n)
+	// A parked run holds ~20 KB; keeping even 512 B of each after close
+	// fails, while the runtime's own churn on a busy machine does not.
+	const slack = n * 512
 	assert.LessOrEqual(t, parked, 2*n+16, "at most two goroutines per parked run (and a few of the runtime)")
 	// Polled here, not with Eventually: that runs its check on a goroutine of its own.
 	var after runtime.MemStats
@@ -111,13 +114,13 @@ func TestParkedSessionsLeaveNothingAfterClose(t *testing.T) {
 	for {
 		runtime.GC()
 		runtime.ReadMemStats(&after)
-		if runtime.NumGoroutine() <= goroutines && after.HeapAlloc < before.HeapAlloc+256<<10 || time.Now().After(deadline) {
+		if runtime.NumGoroutine() <= goroutines && after.HeapAlloc < before.HeapAlloc+slack || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
 	assert.LessOrEqual(t, runtime.NumGoroutine(), goroutines, "goroutines back to baseline (parked: +%d)", parked)
-	assert.Less(t, after.HeapAlloc, before.HeapAlloc+256<<10, "Go heap back to baseline")
+	assert.Less(t, after.HeapAlloc, before.HeapAlloc+slack, "Go heap back to baseline")
 	t.Logf("parked: %.2f goroutines per session; heap %d KB before, %d KB after close", float64(parked)/n, before.HeapAlloc>>10, after.HeapAlloc>>10)
 }
 

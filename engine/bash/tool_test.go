@@ -411,7 +411,8 @@ func TestToolTimeoutAndOutputCap(t *testing.T) {
 		args Args
 		want []string
 	}{
-		{"timeout", Args{Command: "echo before; sleep 30", TimeoutMS: 150}, []string{"before\n[timed out after 150ms; the command and its children were killed]"}},
+		// A timeout long enough for the supervisor to start and echo on a busy machine.
+		{"timeout", Args{Command: "echo before; sleep 30", TimeoutMS: 1500}, []string{"before\n[timed out after 1.5s; the command and its children were killed]"}},
 		{"output cap", Args{Command: "seq 1 5000"}, []string{"1\n2\n3\n", "bytes omitted] ...\n", "4999\n5000\n[exit code 0]"}},
 	}
 	for _, tt := range tests {

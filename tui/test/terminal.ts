@@ -115,12 +115,24 @@ export class Terminal {
     const typed = (s: string) => new RegExp(`^> (${first.replace(/\W/g, '\\$&')})+$`).exec(lastLine(s));
     // Pressed again every 400 ms (longer than the quiet period) until it shows.
     const screen = await this.answer(first, (s) => typed(s) !== null, timeoutMs, 400);
-    // The prompt takes keys now. Erase what it got (a press still on its way
-    // comes before these keys: one pipe, in order), then type the text.
-    for (let i = 0; i < typed(screen)![0].length + 2; i++) this.keys('BSpace');
-    await this.waitFor((s) => !/^> \S/.test(lastLine(s)) || /^> [^>]*(Type a prompt|press Enter)/.test(lastLine(s)), timeoutMs);
-    this.keys(text, { literal: true });
-    await this.waitFor((s) => s.trimEnd().endsWith(`> ${text}`), timeoutMs);
+    // The prompt takes keys now. Erase what it got, type the text, and check
+    // the prompt holds exactly that: a press still on its way, or an erase
+    // the prompt dropped on a busy machine, leaves something else (e.g.
+    // "ggo"); then erase and type again.
+    const deadline = Date.now() + timeoutMs;
+    let shown = lastLine(screen);
+    for (;;) {
+      for (let i = 0; i < shown.length + 2; i++) this.keys('BSpace');
+      await this.waitFor((s) => !/^> \S/.test(lastLine(s)) || /^> [^>]*(Type a prompt|press Enter)/.test(lastLine(s)), timeoutMs);
+      this.keys(text, { literal: true });
+      try {
+        await this.waitFor((s) => lastLine(s) === `> ${text}`, 2_000);
+        break;
+      } catch (error) {
+        if (Date.now() > deadline) throw error;
+        shown = lastLine(this.screen());
+      }
+    }
     this.keys('Enter');
   }
 
