@@ -206,7 +206,8 @@ func (s *Session) continueRun(r *run, res resumption) (RunResult, error) {
 }
 
 // markResumed records the "Resumed" marker of a Continue, once, when the
-// resumed run has really started doing something.
+// resumed run has really started: the model answered, or a question cut by
+// a restart is asked again.
 func (s *Session) markResumed(r *run) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -379,12 +380,14 @@ func (s *Session) modelTurn(r *run) ([]ToolCall, error) {
 		return nil, fmt.Errorf("model %s: %w", providerName(r.provider), err)
 	}
 	defer protect("model stream close", func() (struct{}, error) { return struct{}{}, stream.Close() })
-	s.markResumed(r)
 	var text strings.Builder
 	var calls []ToolCall
 	var usage *Usage
 	for {
 		chunk, err := s.recv(r.ctx, stream)
+		if err == nil || err == io.EOF {
+			s.markResumed(r) // the model answered: the resumed run has started
+		}
 		if err == io.EOF {
 			break
 		}
