@@ -14,7 +14,7 @@ TUI_UNIT := $(shell find tui/src -name '*.test.tsx' -o -name '*.test.ts')
 METRICS := $(CURDIR)/bench/out
 
 # Programs the tests need, as command:Debian-package.
-SYSTEM_DEPS := chromium:chromium xvfb-run:xvfb tmux:tmux gcc:gcc g++:g++ python3:python3
+SYSTEM_DEPS := chromium:chromium xvfb-run:xvfb tmux:tmux curl:curl gcc:gcc g++:g++ python3:python3
 
 .PHONY: deps system-deps build prebuild check-package node-versions test bench demo demo-tasks doctor clean
 

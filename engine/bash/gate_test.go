@@ -392,9 +392,8 @@ func TestCheckNeverBlocksOnSpecialFiles(t *testing.T) {
 // whatever it holds; another session has no such record.
 func TestDownloadThenRunAcrossCalls(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("curl"); err != nil {
-		t.Skip("curl is not installed")
-	}
+	_, err := exec.LookPath("curl")
+	require.NoError(t, err, "curl is needed (make test installs it)")
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = w.Write([]byte("echo installed\n"))
 	}))
