@@ -54,6 +54,7 @@ type webConfig struct {
 // the goroutines that wait for its background runs.
 type engineEntry struct {
 	e       *engine.Engine
+	bash    *bash.Tool // the engine's "bash" tool: host runs judge commands with it
 	events  *dispatcher
 	handle  atomic.Uint64 // its own handle, for report
 	closing atomic.Bool
@@ -197,11 +198,11 @@ func il_engine_create(configJSON *C.char, out *C.il_handle) C.il_status {
 		if p != nil {
 			opts = append(opts, engine.WithProvider(p))
 		}
-		toolOpts, err := toolOptions(cfg)
+		toolOpts, bashTool, err := toolOptions(cfg)
 		if err != nil {
 			return err
 		}
-		ee := &engineEntry{e: engine.New(append(opts, toolOpts...)...)}
+		ee := &engineEntry{e: engine.New(append(opts, toolOpts...)...), bash: bashTool}
 		ee.events = newDispatcher(ee.e, ee.report)
 		h := handles.add(ee)
 		ee.handle.Store(uint64(h))

@@ -25,6 +25,14 @@ type hostEntry struct {
 	run     *engine.HostRun  // a host-driven run
 }
 
+// env is the work's view of its session.
+func (he *hostEntry) env() *engine.Env {
+	if he.call != nil {
+		return he.call.Env()
+	}
+	return he.run.Env()
+}
+
 func (he *hostEntry) ctx() context.Context {
 	if he.call != nil {
 		return he.call.Context()
@@ -34,7 +42,8 @@ func (he *hostEntry) ctx() context.Context {
 
 // hostMessage is what this layer tells the host about its work, on the
 // event stream: "tool_call" (run this tool), "host_abort" (the work was
-// interrupted: abort it), "pause_done" (a pause it raised was answered).
+// interrupted: abort it), "pause_done" (a pause it raised was answered),
+// "step_done" (a step boundary it asked for let it go on, or not).
 type hostMessage struct {
 	Type    string              `json:"type"`
 	Session string              `json:"session"`
@@ -46,6 +55,7 @@ type hostMessage struct {
 	Reason  engine.Reason       `json:"reason,omitempty"`
 	Request uint64              `json:"request,omitempty"`
 	Result  *engine.PauseResult `json:"result,omitempty"`
+	NewStep int                 `json:"new_step,omitempty"`
 	Error   string              `json:"error,omitempty"`
 	Code    string              `json:"code,omitempty"`
 }
@@ -153,6 +163,10 @@ type pauseRequest struct {
 	Message   string           `json:"message"`
 	Details   string           `json:"details"`
 	TimeoutMS *int64           `json:"timeout_ms"`
+	// Command makes a confirm pause the bash tool's confirm of that
+	// command: its reasons are shown and an approval the user remembers
+	// becomes the session's or project's grant.
+	Command string `json:"command"`
 }
 
 //export il_host_pause
@@ -173,18 +187,61 @@ func il_host_pause(h C.il_handle, request C.uint64_t, reqJSON *C.char) C.il_stat
 		if r.Kind != engine.PauseContinue && r.Kind != engine.PauseConfirm {
 			return errorf(C.IL_ERR_INVALID_ARGUMENT, "pause request: kind %q: use \"continue\" or \"confirm\"", r.Kind)
 		}
+		if r.Command != "" && r.Kind != engine.PauseConfirm {
+			return errorf(C.IL_ERR_INVALID_ARGUMENT, "pause request: command %q with kind %q: a command is confirmed: use kind \"confirm\"", r.Command, r.Kind)
+		}
+		if r.Command != "" && req.Tool == "" {
+			req.Tool = "Bash"
+		}
 		return he.eng.whileOpen(func() error {
 			he.eng.spawn(func() {
 				var res engine.PauseResult
 				var err error
-				if he.call != nil {
+				switch {
+				case r.Command != "":
+					res, err = he.eng.bash.Confirm(he.ctx(), he.env(), r.Command, req)
+				case he.call != nil:
 					res, err = he.call.Pause(he.ctx(), req)
-				} else {
+				default:
 					res, err = he.run.Pause(context.Background(), req)
 				}
 				m := hostMessage{Type: "pause_done", Session: he.session, Host: h, Request: uint64(request), Result: &res}
 				if err != nil {
 					m.Error, m.Code = err.Error(), statusName(statusOf(err))
+				}
+				he.eng.events.enqueue(m)
+			})
+			return nil
+		})
+	})
+}
+
+//export il_host_check
+func il_host_check(h C.il_handle, cmd *C.char, out **C.char) C.il_status {
+	return call("il_host_check", h, func(he *hostEntry) error {
+		if cmd == nil {
+			return errorf(C.IL_ERR_INVALID_ARGUMENT, "cmd is NULL: pass the command line to check")
+		}
+		if out == nil {
+			return errNilOut("out_json")
+		}
+		return putJSON(out, he.eng.bash.Judge(he.env(), goString(cmd)))
+	})
+}
+
+//export il_host_step
+func il_host_step(h C.il_handle, request C.uint64_t) C.il_status {
+	return call("il_host_step", h, func(he *hostEntry) error {
+		if he.run == nil {
+			return errorf(C.IL_ERR_INVALID_ARGUMENT, "host handle %d is a tool call: step boundaries belong to a host-driven run (il_session_begin)", h)
+		}
+		return he.eng.whileOpen(func() error {
+			he.eng.spawn(func() {
+				step, err := he.run.Step(context.Background())
+				m := hostMessage{Type: "step_done", Session: he.session, Host: h, Request: uint64(request), NewStep: step}
+				if err != nil {
+					m.Error, m.Code = err.Error(), statusName(statusOf(err))
+					m.Reason, _ = engine.ReasonOf(err)
 				}
 				he.eng.events.enqueue(m)
 			})

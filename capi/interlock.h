@@ -378,9 +378,33 @@ il_status il_session_begin(il_handle session, const char *opts_json, il_handle *
  * {"type": "pause_done", "session", "host", "request": request, "result":
  * {"answer", "reason"?, "remember"?}, "error"?, "code"?}. request is the
  * caller's own number, echoed back. req_json: {"kind": "continue|confirm",
- * "tool", "message", "details", "timeout_ms"}.
+ * "tool", "message", "details", "timeout_ms", "command"}. With "command"
+ * (kind confirm), the pause is the bash tool's confirm of that command in
+ * the session: empty message, details and tool are filled in, the check's
+ * reasons are shown, an approval remembered with scope "session" or
+ * "project" becomes a grant the bash tool honours, and a command a deny
+ * rule refuses is denied without asking.
  */
 il_status il_host_pause(il_handle host, uint64_t request, const char *req_json);
+
+/*
+ * Judges a command as the bash tool would in the host work's session
+ * (its rules, working directory, files written and remembered grants).
+ * *out_json: {"decision": "allow|confirm|deny", "reasons": [...]}; a
+ * confirm whose findings were all approved before is "allow".
+ */
+il_status il_host_check(il_handle host, const char *cmd, char **out_json);
+
+/*
+ * A step boundary of a host-driven run (not of a tool call), returning at
+ * once; the outcome arrives as {"type": "step_done", "session", "host",
+ * "request": request, "new_step"?, "error"?, "code"?, "reason"?}. A
+ * pause signal requested before it parks the run there (status paused,
+ * the engine loop's events) until resumed; an interrupted run gets
+ * "error" with code IL_ERR_INTERRUPTED. Otherwise new_step is the step
+ * index the run goes on with.
+ */
+il_status il_host_step(il_handle host, uint64_t request);
 
 /* Streams a chunk of output of host work (a tool_progress event). */
 il_status il_host_progress(il_handle host, const char *text);

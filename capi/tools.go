@@ -12,20 +12,21 @@ import (
 )
 
 // toolOptions registers the "bash" and "web" tools configured by cfg (the
-// built-ins "sleep" and "ask" come with engine.New).
-func toolOptions(cfg engineConfig) ([]engine.Option, error) {
+// built-ins "sleep" and "ask" come with engine.New). It also returns the
+// bash tool: host-driven runs judge their commands with it.
+func toolOptions(cfg engineConfig) ([]engine.Option, *bash.Tool, error) {
 	var bashOpts []bash.Option
 	if cfg.Bash.TimeoutMS != nil {
 		d, err := millis("bash.timeout_ms", cfg.Bash.TimeoutMS)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		bashOpts = append(bashOpts, bash.WithTimeout(d))
 	}
 	if cfg.Bash.GraceMS != nil {
 		d, err := millis("bash.grace_ms", cfg.Bash.GraceMS)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		bashOpts = append(bashOpts, bash.WithGrace(d))
 	}
@@ -36,14 +37,14 @@ func toolOptions(cfg engineConfig) ([]engine.Option, error) {
 			case bash.ActionAllow, bash.ActionConfirm, bash.ActionDeny:
 				rules[i] = bash.Rule{Prefix: r.Prefix, Action: a}
 			default:
-				return nil, errorf(C.IL_ERR_INVALID_ARGUMENT, "bash.rules[%d] (prefix %q): action %q: use allow, confirm or deny", i, r.Prefix, r.Action)
+				return nil, nil, errorf(C.IL_ERR_INVALID_ARGUMENT, "bash.rules[%d] (prefix %q): action %q: use allow, confirm or deny", i, r.Prefix, r.Action)
 			}
 		}
 		bashOpts = append(bashOpts, bash.WithRules(rules...))
 	}
 	if p := cfg.Bash.Sandbox; p != nil {
 		if err := p.Validate("bash.sandbox"); err != nil {
-			return nil, errorf(C.IL_ERR_INVALID_ARGUMENT, "%v", err)
+			return nil, nil, errorf(C.IL_ERR_INVALID_ARGUMENT, "%v", err)
 		}
 		bashOpts = append(bashOpts, bash.WithSandbox(*p))
 	}
@@ -57,8 +58,9 @@ func toolOptions(cfg engineConfig) ([]engine.Option, error) {
 	}
 	webOpts = append(webOpts, web.WithAutoOpenDevTools(cfg.Web.AutoDevtools))
 
+	bashTool := bash.New(bashOpts...)
 	return []engine.Option{
-		engine.WithTool("bash", bash.New(bashOpts...)),
+		engine.WithTool("bash", bashTool),
 		engine.WithTool("web", web.New(webOpts...)),
-	}, nil
+	}, bashTool, nil
 }

@@ -70,6 +70,38 @@ func (h *HostRun) Pause(ctx context.Context, req PauseRequest) (PauseResult, err
 	return h.s.pauseFor(ctx, h.r, req, SourceTool, h.s.nextStep(), 0)
 }
 
+// Step is a step boundary of the host's loop, the point where the engine's
+// own loop checks its controls: call it before each model turn and each
+// tool call. Once the run is interrupted (Esc, cancel, emergency stop) it
+// returns an error wrapping ErrInterrupted: the loop should stop. When a
+// pause was requested (Signal(SignalPause)) it parks the run there, with
+// the same events as the engine's loop (paused with source "signal"), and
+// returns when resumed (nil) or interrupted (error). Then the step index
+// advances: it returns the new one, which later events carry. ctx ending
+// also ends the wait.
+func (h *HostRun) Step(ctx context.Context) (int, error) {
+	if err := h.s.boundaryCtx(ctx, h.r); err != nil {
+		return 0, err
+	}
+	h.s.mu.Lock()
+	defer h.s.mu.Unlock()
+	if h.s.run != h.r {
+		return 0, fmt.Errorf("session %s: %w: the host run has ended", h.s.id, ErrNotRunning)
+	}
+	h.s.step++
+	return h.s.step, nil
+}
+
+// Env is the run's view of its session, as a tool call has it: what a
+// gate built for tools (the bash tool's Judge and Confirm) needs to judge
+// and ask in this session. Its pauses belong to this run, at the current
+// step.
+func (h *HostRun) Env() *Env {
+	h.s.mu.Lock()
+	defer h.s.mu.Unlock()
+	return &Env{session: h.s, run: h.r, step: h.s.step}
+}
+
 // Progress streams a chunk of the host's output (tool output, status) to
 // observers, as a tool_progress event of tool (may be "").
 func (h *HostRun) Progress(tool, text string) error {

@@ -111,3 +111,81 @@ func TestHostRunIgnoringTheInterrupt(t *testing.T) {
 	require.NoError(t, s.Close(), "close interrupts and, after the grace, ends the ignored run")
 	assert.ErrorIs(t, run2.Context().Err(), context.Canceled)
 }
+
+// A pause signal takes effect at the host loop's next Step, with the
+// engine loop's events: pause_requested, then paused (source signal) at
+// the boundary, resumed by Signal(resume). Step never parks while no pause
+// was requested, and advances the step index.
+func TestHostRunStepParksOnPauseSignal(t *testing.T) {
+	t.Parallel()
+	_, s := newEngine(t, nil)
+	sub := s.Subscribe()
+	defer sub.Close()
+	run, err := s.Begin(t.Context())
+	require.NoError(t, err)
+
+	step, err := run.Step(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, 1, step)
+	assert.Equal(t, engine.StatusRunning, s.Status())
+
+	require.NoError(t, s.Signal(engine.SignalPause))
+	waitEvent(t, sub, isType(engine.EventPauseRequested))
+	assert.Equal(t, engine.StatusRunning, s.Status(), "a pause signal never cuts the host's work in flight")
+
+	stepped := make(chan int, 1)
+	go func() {
+		n, err := run.Step(context.Background())
+		assert.NoError(t, err)
+		stepped <- n
+	}()
+	ev := waitEvent(t, sub, isType(engine.EventPaused))
+	require.NotNil(t, ev.Pause)
+	assert.Equal(t, engine.SourceSignal, ev.Pause.Source)
+	assert.Equal(t, "Paused at step 1", ev.Pause.Message)
+	assert.Equal(t, engine.StatusPaused, s.Status())
+	select {
+	case <-stepped:
+		t.Fatal("Step returned while the signal pause was pending")
+	default:
+	}
+	require.NoError(t, s.Signal(engine.SignalResume))
+	assert.Equal(t, 2, <-stepped)
+	ev = waitEvent(t, sub, isType(engine.EventPauseAnswered))
+	assert.Equal(t, engine.AnswerResumed, ev.Answer)
+
+	_, err = run.End(nil)
+	require.NoError(t, err)
+	_, err = run.Step(t.Context())
+	assert.ErrorIs(t, err, engine.ErrInterrupted, "the ended run's context is done")
+}
+
+// Cancel (and any interrupt) ends a Step parked on a signal pause, and
+// every later Step refuses to go on; the run ends interrupted.
+func TestHostRunStepInterrupted(t *testing.T) {
+	t.Parallel()
+	_, s := newEngine(t, nil)
+	sub := s.Subscribe()
+	defer sub.Close()
+	run, err := s.Begin(t.Context())
+	require.NoError(t, err)
+	require.NoError(t, s.Signal(engine.SignalPause))
+	stepErr := make(chan error, 1)
+	go func() {
+		_, err := run.Step(context.Background())
+		stepErr <- err
+	}()
+	waitEvent(t, sub, isType(engine.EventPaused))
+	require.NoError(t, s.Signal(engine.SignalCancel))
+	err = <-stepErr
+	require.ErrorIs(t, err, engine.ErrInterrupted)
+	reason, ok := engine.ReasonOf(err)
+	assert.True(t, ok)
+	assert.Equal(t, engine.ReasonUserStop, reason)
+	_, err = run.Step(t.Context())
+	assert.ErrorIs(t, err, engine.ErrInterrupted)
+	res, err := run.End(nil)
+	assert.ErrorIs(t, err, engine.ErrInterrupted)
+	require.NotNil(t, res.Interruption)
+	assert.Equal(t, engine.ReasonUserStop, res.Interruption.Reason)
+}

@@ -83,6 +83,9 @@ func (c *HostCall) SessionID() string { return c.env.SessionID() }
 // Step is the step index of the call.
 func (c *HostCall) Step() int { return c.env.Step() }
 
+// Env is the call's view of its session, as any tool's call has it.
+func (c *HostCall) Env() *Env { return c.env }
+
 // Pause raises a pause like any tool's and blocks until it is answered or
 // the run is interrupted (see Env.Pause).
 func (c *HostCall) Pause(ctx context.Context, req PauseRequest) (PauseResult, error) {

@@ -329,9 +329,15 @@ func (s *Session) turns(r *run) error {
 // boundary is a step boundary: the run stops here if interrupted, and parks
 // on a signal pause if one was requested. Taking the request and raising
 // the pause is one change, so a resume can't fall between them and be lost.
-func (s *Session) boundary(r *run) error {
-	if r.ctx.Err() != nil {
-		return interruptErr(r.ctx)
+func (s *Session) boundary(r *run) error { return s.boundaryCtx(r.ctx, r) }
+
+// boundaryCtx is boundary for a caller whose own ctx may also end the
+// wait (a host-driven run's Step).
+func (s *Session) boundaryCtx(ctx context.Context, r *run) error {
+	for _, c := range []context.Context{r.ctx, ctx} {
+		if c.Err() != nil {
+			return interruptErr(c)
+		}
 	}
 	s.mu.Lock()
 	if !s.pauseRequested {
@@ -339,12 +345,12 @@ func (s *Session) boundary(r *run) error {
 		return nil
 	}
 	s.pauseRequested = false
-	p, err := s.raisePauseLocked(r.ctx, r, PauseRequest{Kind: PauseContinue, Message: fmt.Sprintf("Paused at step %d", s.step)}, SourceSignal, s.step, 0)
+	p, err := s.raisePauseLocked(ctx, r, PauseRequest{Kind: PauseContinue, Message: fmt.Sprintf("Paused at step %d", s.step)}, SourceSignal, s.step, 0)
 	s.mu.Unlock()
 	if err != nil {
 		return err
 	}
-	_, err = s.waitPause(r.ctx, r, p, 0)
+	_, err = s.waitPause(ctx, r, p, 0)
 	return err
 }
 

@@ -303,6 +303,19 @@ export interface HostPauseRequest {
   timeoutMs?: number;              // answers timed_out after that long (fails closed)
 }
 
+/**
+ * run.pause() of a host-driven run also takes the bash gate's confirm of a
+ * command: message, details and tool default to the bash tool's.
+ */
+export interface CommandPauseRequest {
+  kind: 'confirm';
+  command: string;
+  message?: string;
+  details?: string;
+  tool?: string;
+  timeoutMs?: number;
+}
+
 /** The answer to a pause. */
 export interface PauseAnswer {
   answer: Answer;
@@ -339,8 +352,26 @@ export interface JsTool<A = any> {
 export interface HostRun {
   /** Aborted by Esc, interrupt(), emergency stop or close: stop the loop and call end(). */
   signal: AbortSignal;
-  pause(req: HostPauseRequest): Promise<PauseAnswer>;
-  /** Judges a shell command as the bash tool would. */
+  /**
+   * A step boundary: await it before each model turn and each tool call.
+   * signal('pause') takes effect here (status paused, the engine loop's
+   * events, Enter/resume releases it); once the run is interrupted it
+   * rejects with code ERR_INTERRUPTED (and `reason`). Resolves with the new
+   * step index.
+   */
+  step(): Promise<number>;
+  /**
+   * A pause. With `command` (kind 'confirm') it is the bash gate's confirm
+   * of that command: check()'s reasons are shown and an approval the user
+   * remembers ('session' / 'project') is a grant check() and the bash tool
+   * honour.
+   */
+  pause(req: HostPauseRequest | CommandPauseRequest): Promise<PauseAnswer>;
+  /**
+   * Judges a shell command as the bash tool would in this session: its
+   * rules, working directory and remembered grants (a confirm already
+   * approved for the session or project is 'allow').
+   */
   check(command: string): Decision;
   progress(text: string): void;
   /** Ends the run: nothing = finished, an Error or {error} = failed; after an interrupt it is interrupted. */

@@ -67,6 +67,10 @@ export interface Native {
   /** The answer arrives as a pause_done event carrying request. */
   hostPause(host: Handle, request: number, reqJson: string): void;
   hostProgress(host: Handle, text: string): void;
+  /** il_host_check: the session's bash gate's Decision JSON. */
+  hostCheck(host: Handle, command: string): string;
+  /** il_host_step: the outcome arrives as a step_done event carrying request. */
+  hostStep(host: Handle, request: number): void;
   /** Ends host work: "null" for a tool call, the run's result JSON for a host run. */
   hostEnd(host: Handle, resultJson?: string): string;
 

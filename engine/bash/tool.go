@@ -125,12 +125,8 @@ func (t *Tool) Run(ctx context.Context, call engine.ToolCall, env *engine.Env) (
 		return toolError("bash: timeout_ms must be between 0 and %d (24 h), got %d", maxTimeoutMS, a.TimeoutMS), nil
 	}
 	dir := env.Dir()
-	checkDir := dir
-	if checkDir == "" {
-		checkDir, _ = os.Getwd()
-	}
 	files := env.Local(fileLogKey{t}, newFileLogAny).(*FileLog)
-	writes, res, ok, err := t.gate(ctx, a.Command, checkDir, files, env)
+	writes, res, ok, err := t.gate(ctx, a.Command, checkDir(env), files, env)
 	if ok || err != nil {
 		return res, err
 	}
@@ -176,20 +172,8 @@ func (t *Tool) gate(ctx context.Context, command, dir string, files *FileLog, en
 	case ActionDeny:
 		return nil, engine.Result{IsError: true, Output: "Command denied by rule: " + strings.Join(d.Reasons, "; ")}, true, nil
 	}
-	session := env.Local(sessionGrantsKey{t}, t.newSessionGrants).(*Grants)
 	root := projectRoot(sc.dir)
-	var reasons, keys []string
-	for _, f := range d.findings {
-		if session.has(f.key, "") || t.project.has(f.key, root) {
-			continue
-		}
-		reason := f.reason
-		if f.key == "" {
-			reason += " (an approval cannot be remembered: " + f.why + ")"
-		}
-		reasons = append(reasons, reason)
-		keys = append(keys, f.key)
-	}
+	reasons, keys := t.unapproved(d, env, root)
 	if len(reasons) == 0 {
 		return d.writes, engine.Result{}, false, nil // every finding was approved before
 	}
@@ -213,11 +197,37 @@ func (t *Tool) gate(ctx context.Context, command, dir string, files *FileLog, en
 		}
 		return nil, engine.Result{IsError: true, Output: out}, true, nil
 	}
+	t.remember(env, keys, root, answer.Remember)
+	return d.writes, engine.Result{}, false, nil
+}
+
+// unapproved returns the findings of d that no approval remembered for
+// env's session or for the project at root covers: their reasons, and the
+// keys an approval of them remembers.
+func (t *Tool) unapproved(d Decision, env *engine.Env, root string) (reasons, keys []string) {
+	session := env.Local(sessionGrantsKey{t}, t.newSessionGrants).(*Grants)
+	for _, f := range d.findings {
+		if session.has(f.key, "") || t.project.has(f.key, root) {
+			continue
+		}
+		reason := f.reason
+		if f.key == "" {
+			reason += " (an approval cannot be remembered: " + f.why + ")"
+		}
+		reasons = append(reasons, reason)
+		keys = append(keys, f.key)
+	}
+	return reasons, keys
+}
+
+// remember stores an approval of keys with the scope the user chose
+// ("session", "project"; anything else is not remembered).
+func (t *Tool) remember(env *engine.Env, keys []string, root, scope string) {
 	var grants *Grants
 	grantRoot := ""
-	switch answer.Remember {
+	switch scope {
 	case ScopeSession:
-		grants = session
+		grants = env.Local(sessionGrantsKey{t}, t.newSessionGrants).(*Grants)
 	case ScopeProject:
 		grants, grantRoot = t.project, root
 	}
@@ -226,7 +236,73 @@ func (t *Tool) gate(ctx context.Context, command, dir string, files *FileLog, en
 			env.Progress(fmt.Sprintf("[approval not remembered: %v]\n", err))
 		}
 	}
-	return d.writes, engine.Result{}, false, nil
+}
+
+// checkDir is where a command of env's session runs: the session's
+// working directory, else the process's.
+func checkDir(env *engine.Env) string {
+	if dir := env.Dir(); dir != "" {
+		return dir
+	}
+	dir, _ := os.Getwd()
+	return dir
+}
+
+// Judge decides command as Run would decide it in env's session, without
+// running or asking anything: the tool's rules, the session's working
+// directory and the files earlier calls wrote, and the approvals
+// remembered for the session and the project. A confirm whose findings
+// were all approved before is allow; otherwise Reasons are the findings
+// still to ask about. A host's own agent loop uses it (with Confirm) to
+// gate its commands exactly like the Bash tool.
+func (t *Tool) Judge(env *engine.Env, command string) Decision {
+	dir := checkDir(env)
+	sc := newScope(dir)
+	sc.files = env.Local(fileLogKey{t}, newFileLogAny).(*FileLog)
+	d := check(command, t.rules, sc)
+	if d.Decision != ActionConfirm {
+		return d
+	}
+	reasons, _ := t.unapproved(d, env, projectRoot(sc.dir))
+	if len(reasons) == 0 {
+		return Decision{Decision: ActionAllow, Reasons: []string{}, writes: d.writes}
+	}
+	d.Reasons = reasons
+	return d
+}
+
+// Confirm raises req, a confirm pause about command, in env's session, and
+// remembers an approval the way Run's confirm does: with the scope the
+// user chose (PauseResult.Remember "session" or "project"), covering the
+// findings Judge still asks about. Empty Message, Details and Reasons of
+// req are filled in as Run fills them. A command a deny rule refuses is
+// denied without asking (fail closed). It does not run the command.
+func (t *Tool) Confirm(ctx context.Context, env *engine.Env, command string, req engine.PauseRequest) (engine.PauseResult, error) {
+	dir := checkDir(env)
+	sc := newScope(dir)
+	sc.files = env.Local(fileLogKey{t}, newFileLogAny).(*FileLog)
+	d := check(command, t.rules, sc)
+	if d.Decision == ActionDeny {
+		return engine.PauseResult{Answer: engine.AnswerDenied, Reason: "Command denied by rule: " + strings.Join(d.Reasons, "; ")}, nil
+	}
+	root := projectRoot(sc.dir)
+	reasons, keys := t.unapproved(d, env, root)
+	req.Kind = engine.PauseConfirm
+	if req.Message == "" {
+		req.Message = "Potentially dangerous command"
+	}
+	if req.Details == "" {
+		req.Details = command
+	}
+	if len(req.Reasons) == 0 {
+		req.Reasons = reasons
+	}
+	answer, err := env.Pause(ctx, req)
+	if err != nil || !answer.Approved() {
+		return answer, err
+	}
+	t.remember(env, keys, root, answer.Remember)
+	return answer, nil
 }
 
 // result is what the model sees of a finished command.

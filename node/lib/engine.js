@@ -90,7 +90,6 @@ export class Engine {
           this.#updateRef();
         },
         host: this.#host,
-        checkCommand,
       }),
     });
   }

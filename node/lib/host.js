@@ -2,7 +2,7 @@
 // (engine.registerTool) and the host's own agent loop (session.begin()).
 // The engine decides everything; this file only carries calls and answers:
 // a tool_call event runs the JS function, host_abort aborts its signal,
-// pause_done settles a pause promise.
+// pause_done settles a pause promise, step_done a step promise.
 
 import { fromNative, toNativeJSON } from './convert.js';
 import { argError, InterlockError } from './errors.js';
@@ -11,7 +11,7 @@ import { native } from './native.js';
 /** Routes host work of one engine: registered tools and work in flight by host handle. */
 export class HostRouter {
   #tools = new Map(); // name -> run function
-  #work = new Map(); // host handle -> {controller, pauses: Map(request -> {resolve, reject})}
+  #work = new Map(); // host handle -> {controller, pauses: Map(request -> {resolve, reject})} (steps too)
   #nextRequest = 1;
 
   /** engine.registerTool(name, {description?, parameters?, run, graceMs?}) */
@@ -39,7 +39,7 @@ export class HostRouter {
 
   /** A pause for host work: resolves with {answer, reason?, remember?}. */
   pause(host, opts) {
-    const usage = "pause(opts: {kind: 'continue' | 'confirm', message: string, details?: string, tool?: string})";
+    const usage = "pause(opts: {kind: 'continue' | 'confirm', message: string, details?: string, tool?: string, command?: string})";
     const work = this.#work.get(host);
     if (!work) return Promise.reject(new InterlockError(`${usage}: the work has ended`, 'ERR_NOT_RUNNING'));
     const request = this.#nextRequest++;
@@ -63,13 +63,14 @@ export class HostRouter {
       case 'host_abort':
         this.#work.get(ev.host)?.controller.abort(new InterlockError(`interrupted (${ev.reason || 'stop'})`, 'ERR_INTERRUPTED'));
         return true;
-      case 'pause_done': {
+      case 'pause_done':
+      case 'step_done': {
         const p = this.#work.get(ev.host)?.pauses;
         const waiter = p?.get(ev.request);
         if (!waiter) return true;
         p.delete(ev.request);
-        if (ev.error !== undefined) waiter.reject(new InterlockError(ev.error, ev.code));
-        else waiter.resolve(ev.result);
+        if (ev.error !== undefined) waiter.reject(Object.assign(new InterlockError(ev.error, ev.code), ev.reason ? { reason: ev.reason } : {}));
+        else waiter.resolve(ev.type === 'step_done' ? ev.newStep : ev.result);
         return true;
       }
     }
@@ -109,14 +110,31 @@ export class HostRouter {
       );
   }
 
-  /** A host-driven run of a session: {signal, pause, check, progress, end}. */
-  begin(host, onEnd, checkCommand) {
+  /** A step boundary of a host run: resolves with the new step index, rejects once interrupted. */
+  step(host) {
+    const work = this.#work.get(host);
+    if (!work) return Promise.reject(new InterlockError('step(): the run has ended', 'ERR_NOT_RUNNING'));
+    const request = this.#nextRequest++;
+    return new Promise((resolve, reject) => {
+      work.pauses.set(request, { resolve, reject });
+      try {
+        native.hostStep(host, request);
+      } catch (err) {
+        work.pauses.delete(request);
+        reject(err);
+      }
+    });
+  }
+
+  /** A host-driven run of a session: {signal, step, pause, check, progress, end}. */
+  begin(host, onEnd) {
     const work = this.open(host);
     let ended = false;
     return Object.freeze({
       signal: work.controller.signal,
+      step: () => this.step(host),
       pause: (opts) => this.pause(host, opts),
-      check: (command) => checkCommand(command),
+      check: (command) => fromNative(native.hostCheck(host, command)),
       progress: (text) => native.hostProgress(host, String(text)),
       end: (result) => {
         if (ended) throw new InterlockError('end(): the run has already ended', 'ERR_NOT_RUNNING');

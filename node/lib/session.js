@@ -110,8 +110,10 @@ export class Session extends EngineObject {
 
   /**
    * Marks the session proceeding for the host's own agent loop and returns
-   * {signal, pause(opts), check(command), progress(text), end(result?)}:
-   * Esc, interrupt() and emergency stop abort signal; end() says how the
+   * {signal, step(), pause(opts), check(command), progress(text), end(result?)}:
+   * Esc, interrupt() and emergency stop abort signal; await step() before
+   * each model turn and tool call (signal('pause') parks there); check()
+   * judges a command with the session's bash gate; end() says how the
    * loop ended (nothing: finished; an Error or {error}: failed).
    */
   begin(opts, ...extra) {
@@ -120,7 +122,7 @@ export class Session extends EngineObject {
     const hooks = this.#engine[kInternal];
     const host = native.sessionBegin(this[kHandle](), toNativeJSON(opts, 'opts', usage));
     hooks.runStarted();
-    return hooks.host.begin(host, () => hooks.runEnded(), hooks.checkCommand);
+    return hooks.host.begin(host, () => hooks.runEnded());
   }
 
   resume(...args) {

@@ -396,6 +396,25 @@ Napi::Value HostPause(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+Napi::Value HostCheck(const Napi::CallbackInfo& info) {
+  Args args(info, "check(command: string)", 1, 1);
+  il_handle host = args.Handle();
+  std::string cmd = args.String(0, "command");
+  char* json = nullptr;
+  Check(info.Env(), il_host_check(host, cmd.c_str(), &json), host);
+  return TakeString(info.Env(), json);
+}
+
+// hostStep(host, request: number): the outcome comes as a step_done event.
+Napi::Value HostStep(const Napi::CallbackInfo& info) {
+  Args args(info, "step()", 1, 1);
+  il_handle host = args.Handle();
+  if (!info[1].IsNumber()) args.Fail("request must be a number");
+  auto request = static_cast<uint64_t>(info[1].As<Napi::Number>().Int64Value());
+  Check(info.Env(), il_host_step(host, request), host);
+  return info.Env().Undefined();
+}
+
 Napi::Value HostProgress(const Napi::CallbackInfo& info) {
   Args args(info, "progress(text: string)", 1, 1);
   il_handle host = args.Handle();
@@ -525,6 +544,8 @@ void RegisterCalls(Napi::Env env, Napi::Object exports) {
       {"sessionBegin", SessionBegin},
       {"hostPause", HostPause},
       {"hostProgress", HostProgress},
+      {"hostCheck", HostCheck},
+      {"hostStep", HostStep},
       {"hostEnd", HostEnd},
       {"taskLoopCreate", TaskLoopCreate},
       {"taskLoopRun", TaskLoopRun},
