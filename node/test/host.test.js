@@ -2,9 +2,11 @@
 // (pauses, interrupt, emergency stop, events) over code running in Node.
 
 import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { after, test } from 'node:test';
 
-import { Engine, internals } from '../index.js';
+import { Engine, checkCommand, internals } from '../index.js';
 import { nextEvent, settledCounters, tempDir } from './helpers.js';
 
 const engine = new Engine({ workDir: tempDir() });
@@ -163,5 +165,101 @@ test('interrupt and emergency stop abort a host-driven loop', async () => {
     } finally {
       s.close();
     }
+  }
+});
+
+test("run.check judges with the session's gate: rules, directory, grants remembered through run.pause({command})", async () => {
+  const root = tempDir();
+  const projA = path.join(root, 'a');
+  const projB = path.join(root, 'b');
+  for (const d of [projA, projB]) {
+    mkdirSync(path.join(d, '.git'), { recursive: true });
+    writeFileSync(path.join(d, 'notes.txt'), 'keep');
+  }
+  const gated = new Engine({ workDir: projA, bash: { rules: [{ prefix: 'shred', action: 'deny' }] } });
+  const s = gated.createSession({ dir: projA, script: [{ toolCalls: [{ name: 'bash', args: { command: 'rm -rf build' } }] }, { text: 'done' }] });
+  const other = gated.createSession({ dir: projA });
+  try {
+    let run = s.begin();
+    assert.equal(run.check('shred -u notes.txt').decision, 'deny', 'the engine\'s bash rules apply');
+    assert.equal(checkCommand('shred -u notes.txt').decision, 'confirm', 'the global check knows no rules');
+    assert.equal(run.check(`echo x > ${projA}/notes.txt`).decision, 'allow', "a write in the session's directory");
+    assert.equal(run.check(`echo x > ${projB}/notes.txt`).decision, 'confirm', 'a write outside it');
+    const d = run.check('rm -rf build');
+    assert.deepEqual(d, { decision: 'confirm', reasons: ['recursive deletion: rm -rf build'] });
+
+    const denied = await run.pause({ kind: 'confirm', command: 'shred -u notes.txt' });
+    assert.equal(denied.answer, 'denied', 'a command a deny rule refuses is denied without asking');
+
+    const shown = nextEvent(s, 'paused');
+    const approved = run.pause({ kind: 'confirm', command: 'rm -rf build' });
+    const pause = (await shown).pause;
+    assert.deepEqual([pause.tool, pause.message, pause.details, pause.reasons],
+      ['Bash', 'Potentially dangerous command', 'rm -rf build', ['recursive deletion: rm -rf build']]);
+    s.confirm(true, undefined, pause.id, 'session');
+    assert.deepEqual(await approved, { answer: 'approved', remember: 'session' });
+    assert.equal(run.check('rm -rf build').decision, 'allow', 'remembered for this session');
+    run.end();
+
+    const otherRun = other.begin();
+    assert.equal(otherRun.check('rm -rf build').decision, 'confirm', 'another session has its own grants');
+    otherRun.end();
+
+    // The engine's own bash tool honours the grant: the same command runs without a pause.
+    s.on('paused', (ev) => assert.fail(`unexpected pause: ${ev.pause.details}`));
+    const res = await s.prompt('clean');
+    assert.equal(res.status, 'idle');
+    assert.match(s.history().find((m) => m.role === 'tool').text, /exit code 0/);
+  } finally {
+    s.close();
+    other.close();
+    gated.close();
+    await gated.closed;
+  }
+});
+
+test("signal('pause') parks a host-driven loop at run.step(), resume releases it, cancel rejects it", async () => {
+  const s = engine.createSession();
+  try {
+    const run = s.begin();
+    assert.equal(await run.step(), 1);
+    const requested = nextEvent(s, 'pause_requested');
+    s.signal('pause');
+    await requested;
+    assert.equal(s.status, 'running', "a pause signal never cuts the host's work in flight");
+    const onPause = nextEvent(s.controller, 'onPause');
+    const paused = nextEvent(s, 'paused');
+    let stepped = false;
+    const step = run.step().then((n) => {
+      stepped = true;
+      return n;
+    });
+    const ev = await paused;
+    assert.equal(ev.pause.source, 'signal');
+    assert.equal(ev.pause.message, 'Paused at step 1');
+    assert.equal(s.status, 'paused');
+    await onPause;
+    assert.equal(stepped, false, 'step() waits while the signal pause is pending');
+    const onResume = nextEvent(s.controller, 'onResume');
+    s.signal('resume');
+    assert.equal(await step, 2);
+    await onResume;
+    assert.equal(s.status, 'running');
+
+    s.signal('pause');
+    const parked = nextEvent(s, 'paused');
+    const cut = run.step();
+    await parked;
+    const aborted = new Promise((r) => run.signal.addEventListener('abort', r));
+    s.signal('cancel');
+    await assert.rejects(cut, { code: 'ERR_INTERRUPTED', reason: 'user_stop' });
+    await aborted;
+    await assert.rejects(run.step(), { code: 'ERR_INTERRUPTED' }, 'every later step refuses to go on');
+    const res = run.end();
+    assert.equal(res.status, 'interrupted');
+    assert.equal(res.interruption.reason, 'user_stop');
+    await assert.rejects(run.step(), { code: 'ERR_NOT_RUNNING' });
+  } finally {
+    s.close();
   }
 });
