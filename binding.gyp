@@ -23,6 +23,7 @@
         "node/src/addon.cc",
         "node/src/calls.cc",
         "node/src/events.cc",
+        "node/src/host.cc",
         "node/src/signals.cc",
       ],
       "dependencies": [

@@ -56,6 +56,7 @@ type engineEntry struct {
 	e       *engine.Engine
 	bash    *bash.Tool // the engine's "bash" tool: host runs judge commands with it
 	events  *dispatcher
+	host    *hostLine     // messages about host work (host.go)
 	handle  atomic.Uint64 // its own handle, for report
 	closing atomic.Bool
 
@@ -119,6 +120,7 @@ func (ee *engineEntry) close() error {
 	}
 	err := ee.e.Close()
 	ee.bg.Wait()
+	ee.host.close()
 	ee.events.close()
 	handles.removeIf(func(obj any) bool { return ownedBy(obj) == ee })
 	return err
@@ -204,6 +206,7 @@ func il_engine_create(configJSON *C.char, out *C.il_handle) C.il_status {
 		}
 		ee := &engineEntry{e: engine.New(append(opts, toolOpts...)...), bash: bashTool}
 		ee.events = newDispatcher(ee.e, ee.report)
+		ee.host = &hostLine{events: ee.events}
 		h := handles.add(ee)
 		ee.handle.Store(uint64(h))
 		*out = h

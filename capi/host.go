@@ -2,6 +2,10 @@ package main
 
 /*
 #include "interlock.h"
+
+static inline void il_capi_invoke_host_cb(il_host_cb cb, void *user, const char *json, size_t len) {
+	cb(user, json, len);
+}
 */
 import "C"
 
@@ -10,7 +14,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/interlock-dev/interlock/engine"
 )
@@ -60,12 +66,71 @@ type hostMessage struct {
 	Code    string              `json:"code,omitempty"`
 }
 
+// hostLine carries host messages to the host callback, straight from the
+// goroutine that makes them: a JS tool's call does not wait for the event
+// dispatcher's goroutine, nor behind a batch of events the consumer still
+// holds. Without a host callback they go on the event stream.
+type hostLine struct {
+	events *dispatcher
+	buf    []byte // the message being sent; guarded by mu
+
+	// mu is held across every callback call, so unregistering (which
+	// takes it) waits until no call is in progress.
+	mu     sync.Mutex
+	cb     C.il_host_cb
+	user   unsafe.Pointer
+	closed bool // the engine closed: the callback is never called again
+}
+
+// setCallback registers cb (nil unregisters) once no call is in progress.
+func (l *hostLine) setCallback(cb C.il_host_cb, user unsafe.Pointer) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.closed {
+		l.cb, l.user = cb, user
+	}
+}
+
+// close stops every later call of the callback.
+func (l *hostLine) close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.cb, l.user, l.closed = nil, nil, true
+}
+
+// send delivers m to the host callback, or on the event stream.
+func (l *hostLine) send(m hostMessage) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.cb == nil {
+		if !l.closed {
+			l.events.enqueue(m)
+		}
+		return
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		l.events.reportTo(fmt.Sprintf("host callback: encoding a %s message as JSON: %v (dropped)", m.Type, err))
+		return
+	}
+	l.buf = append(append(l.buf[:0], b...), 0)
+	C.il_capi_invoke_host_cb(l.cb, l.user, (*C.char)(unsafe.Pointer(&l.buf[0])), C.size_t(len(b)))
+}
+
+//export il_engine_set_host_callback
+func il_engine_set_host_callback(h C.il_handle, cb C.il_host_cb, user unsafe.Pointer) C.il_status {
+	return call("il_engine_set_host_callback", h, func(ee *engineEntry) error {
+		ee.host.setCallback(cb, user)
+		return nil
+	})
+}
+
 // watch tells the host when its work is interrupted.
 func (he *hostEntry) watch(h C.il_handle) {
 	ctx := he.ctx()
 	context.AfterFunc(ctx, func() {
 		reason, _ := engine.ReasonOf(context.Cause(ctx))
-		he.eng.events.enqueue(hostMessage{Type: "host_abort", Session: he.session, Host: h, Reason: reason})
+		he.eng.host.send(hostMessage{Type: "host_abort", Session: he.session, Host: h, Reason: reason})
 	})
 }
 
@@ -107,7 +172,7 @@ func il_engine_register_tool(h C.il_handle, name, specJSON *C.char) C.il_status 
 			Start: func(c *engine.HostCall) {
 				he := &hostEntry{eng: ee, session: c.SessionID(), call: c}
 				hh := handles.add(he)
-				he.eng.events.enqueue(hostMessage{Type: "tool_call", Session: he.session, Host: hh, Tool: c.Call().Name,
+				he.eng.host.send(hostMessage{Type: "tool_call", Session: he.session, Host: hh, Tool: c.Call().Name,
 					CallID: c.Call().ID, Args: c.Call().Args, Step: c.Step()})
 				he.watch(hh)
 			},
@@ -209,7 +274,7 @@ func il_host_pause(h C.il_handle, request C.uint64_t, reqJSON *C.char) C.il_stat
 				if err != nil {
 					m.Error, m.Code = err.Error(), statusName(statusOf(err))
 				}
-				he.eng.events.enqueue(m)
+				he.eng.host.send(m)
 			})
 			return nil
 		})
@@ -243,7 +308,7 @@ func il_host_step(h C.il_handle, request C.uint64_t) C.il_status {
 					m.Error, m.Code = err.Error(), statusName(statusOf(err))
 					m.Reason, _ = engine.ReasonOf(err)
 				}
-				he.eng.events.enqueue(m)
+				he.eng.host.send(m)
 			})
 			return nil
 		})

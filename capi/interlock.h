@@ -106,6 +106,17 @@ typedef int (*il_event_cb)(void *user, const char *json, size_t len);
 /* What an event callback returns to hold the next batch (see il_event_cb). */
 #define IL_EVENTS_HELD 1
 
+/*
+ * The host callback (optional, see il_engine_set_host_callback): one
+ * message about work the host does under the engine's control (a call of a
+ * tool registered with il_engine_register_tool, an abort, a pause or step
+ * answer), a UTF-8 JSON object of len bytes (NUL-terminated), valid only
+ * during the call. Called on the library thread that produced the message,
+ * at once, not batched and never held behind events. It must return
+ * promptly (queue the message) and not call into the library.
+ */
+typedef void (*il_host_cb)(void *user, const char *json, size_t len);
+
 #ifndef IL_CAPI_TYPES_ONLY /* defined only by the library's own cgo preamble */
 
 /* ------------------------------------------------------------------------ */
@@ -253,6 +264,16 @@ il_status il_engine_set_event_callback(il_handle engine, il_event_cb cb, void *u
 /* The consumer is done with the batch its callback held (returned
  * IL_EVENTS_HELD for): the next batch may come. Safe from any thread. */
 il_status il_engine_events_done(il_handle engine);
+
+/*
+ * Registers cb (NULL unregisters) for the messages about host work
+ * (tool_call, host_abort, pause_done, step_done: see il_host_cb): the
+ * shortest path from the engine to the host's tools. Without one they come
+ * on the event stream, in event order. Returns once no call of the previous
+ * callback is in progress; after il_engine_close returns it is never
+ * called again.
+ */
+il_status il_engine_set_host_callback(il_handle engine, il_host_cb cb, void *user);
 
 /* ------------------------------------------------------------------------ */
 /* Sessions                                                                 */

@@ -99,15 +99,20 @@ export class HostRouter {
         // the engine closed meanwhile: nobody waits for the result
       }
     };
-    Promise.resolve()
-      .then(() => {
-        if (!run) throw new Error(`tool ${ev.tool} is not registered in this process`);
-        return run(ev.args ?? {}, ctx);
-      })
-      .then(
-        (result) => finish({ output: result === undefined ? '' : typeof result === 'string' ? result : JSON.stringify(result) }),
-        (err) => finish({ output: err instanceof Error ? err.message : String(err), isError: true }),
-      );
+    const ok = (result) => finish({ output: result === undefined ? '' : typeof result === 'string' ? result : JSON.stringify(result) });
+    const failed = (err) => finish({ output: err instanceof Error ? err.message : String(err), isError: true });
+    // Called at once: a tool that returns a plain value answers within this
+    // callback, without a trip through the microtask queue.
+    let result;
+    try {
+      if (!run) throw new Error(`tool ${ev.tool} is not registered in this process`);
+      result = run(ev.args ?? {}, ctx);
+    } catch (err) {
+      failed(err);
+      return;
+    }
+    if (typeof result?.then === 'function') Promise.resolve(result).then(ok, failed);
+    else ok(result);
   }
 
   /** A step boundary of a host run: resolves with the new step index, rejects once interrupted. */

@@ -10,6 +10,7 @@
 
 #include "addon.h"
 #include "events.h"
+#include "host.h"
 
 namespace interlock {
 namespace {
@@ -51,6 +52,7 @@ Napi::Value EngineClose(const Napi::CallbackInfo& info) {
   il_status rc = il_engine_close(engine);
   if (rc != IL_ERR_INVALID_HANDLE) napi_remove_env_cleanup_hook(info.Env(), CloseOnTeardown, TeardownArg(engine));
   // Even when close failed the stream ends here: the handle is unusable.
+  DetachHost(info.Env(), engine);
   DetachEvents(info.Env(), engine);
   Check(info.Env(), rc, engine);
   return info.Env().Undefined();
@@ -99,6 +101,7 @@ class CloseWorker : public Napi::AsyncWorker {
     // follows the batches still queued).
     if (engine_) {
       if (rc_ != IL_ERR_INVALID_HANDLE) napi_remove_env_cleanup_hook(env, CloseOnTeardown, TeardownArg(h_));
+      DetachHost(env, h_);
       DetachEvents(env, h_);
     }
     if (rc_ == IL_OK) {
@@ -367,6 +370,15 @@ Napi::Value SessionContinue(const Napi::CallbackInfo& info) {
 
 // ---- Work done by the host: its tools and its own loop --------------------
 
+// engineAttachHost(engine, onHost: (json: string) => void): messages about
+// host work come to onHost, apart from the event stream.
+Napi::Value EngineAttachHost(const Napi::CallbackInfo& info) {
+  Args args(info, "engineAttachHost(onHost: (json: string) => void)", 1, 1);
+  il_handle engine = args.Handle();
+  AttachHost(info.Env(), engine, args.Function(0, "onHost"));
+  return info.Env().Undefined();
+}
+
 Napi::Value EngineRegisterTool(const Napi::CallbackInfo& info) {
   Args args(info, "engine.registerTool(name: string, tool: {description?, parameters?, run, graceMs?})", 2, 2);
   il_handle engine = args.Handle();
@@ -541,6 +553,7 @@ void RegisterCalls(Napi::Env env, Napi::Object exports) {
       {"sessionPrompt", SessionPrompt},
       {"sessionContinue", SessionContinue},
       {"engineRegisterTool", EngineRegisterTool},
+      {"engineAttachHost", EngineAttachHost},
       {"sessionBegin", SessionBegin},
       {"hostPause", HostPause},
       {"hostProgress", HostProgress},
