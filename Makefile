@@ -92,7 +92,7 @@ test: build prebuild check-package node-versions
 	$(NODE) --test node/test/*.test.js
 	npx tsc -p tui/tsconfig.check.json
 	$(NODE) --import tsx --test $(TUI_UNIT)
-	INTERLOCK_REQUIRE_DEMO=1 $(NODE) --import tsx --test tui/test/tmux.test.ts tui/test/typing.test.ts
+	INTERLOCK_REQUIRE_DEMO=1 $(NODE) --import tsx --test tui/test/tmux.test.ts tui/test/typing.test.ts tui/test/host.test.ts
 	set -e; for v in $(NODE_VERSIONS); do \
 	  echo "== the JS and TUI tests on Node $$($(NODE_CACHE)/$$v/bin/node --version)"; \
 	  PATH=$(NODE_CACHE)/$$v/bin:$$PATH node --test $(NODE_TESTS_ALL_VERSIONS); \

@@ -1,6 +1,6 @@
 /** @jsxRuntime automatic */ // tsx runs this file without tui/tsconfig.json
 import { Box, useApp } from 'ink';
-import type { Session } from '../../node/index.js';
+import type { RunResult, Session } from '../../node/index.js';
 import { InputTransition, useBracketedPaste, useSessionState } from '../src/index.js';
 import { StatusLine } from './StatusLine.js';
 import { Transcript } from './Transcript.js';
@@ -12,10 +12,12 @@ export interface ChatAppProps {
   /** Called before each prompt (e.g. to recreate the scratch directory). */
   beforePrompt?: () => void;
   settleMs?: number;
+  /** Runs a prompt: session.prompt by default; the demo's own loop with --host loop. */
+  run?: (text: string, say: (text: string) => void) => Promise<RunResult>;
 }
 
 /** ChatApp: the conversation, a status line and the InputTransition. */
-export function ChatApp({ session, intro, beforePrompt, settleMs }: ChatAppProps) {
+export function ChatApp({ session, intro, beforePrompt, settleMs, run }: ChatAppProps) {
   const { exit } = useApp();
   const { entries, add } = useTranscript(session, intro);
   const state = useSessionState(session);
@@ -24,7 +26,8 @@ export function ChatApp({ session, intro, beforePrompt, settleMs }: ChatAppProps
   const submit = (text: string) => {
     beforePrompt?.();
     add({ kind: 'user', text, done: true });
-    session.prompt(text).then(
+    const say = (note: string) => add({ kind: 'note', text: note, done: true });
+    (run ? run(text, say) : session.prompt(text)).then(
       (result) => {
         if (result.error && result.status !== 'interrupted') add({ kind: 'error', text: `Run failed: ${result.error}`, done: true });
       },

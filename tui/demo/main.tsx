@@ -6,6 +6,9 @@
 //   node --import tsx tui/demo/main.tsx --tasks    task loop; add --pause to start in pause mode
 //   --script confirm|continue|long                 chat: one short script (see SHORT_SCRIPTS)
 //   --quick-tasks N                                task loop: N quick tasks instead of the demo's four
+//   --host js-tool|loop                            chat: a tool written in JS that asks (js-tool), or the
+//                                                  demo's own agent loop through session.begin() (loop);
+//                                                  with --sessions, loop adds a fourth, host-driven session
 //
 // Options: --settle-ms N (quiet period: a key answers only after N ms without keys; default 250).
 // A real model instead of the script (an OpenAI-compatible server):
@@ -23,6 +26,7 @@ import { Engine } from '../../node/index.js';
 import { ChatApp } from './ChatApp.js';
 import { chatScript, demoTasks, quickTasks, sessionsScripts, SHORT_SCRIPTS } from './scripts.js';
 import { SessionsApp } from './SessionsApp.js';
+import { DEPLOY_SCRIPT, HOST_MODES, hostLoop, registerDeployTool, type HostMode } from './host.js';
 import { startPageServer } from './server.js';
 import { TasksApp } from './TasksApp.js';
 
@@ -38,8 +42,11 @@ const { values: opts } = parseArgs({
     'api-key-env': { type: 'string' },
     script: { type: 'string' },
     'quick-tasks': { type: 'string' },
+    host: { type: 'string' },
   },
 });
+const host = opts.host as HostMode | undefined;
+if (host !== undefined && !HOST_MODES.includes(host)) throw new Error(`unknown --host ${host}: use one of ${HOST_MODES.join(', ')}`);
 const settleMs = opts['settle-ms'] === undefined ? undefined : Number(opts['settle-ms']);
 
 function shortScript(name: string) {
@@ -72,6 +79,11 @@ if (opts.sessions) {
     closers.push(() => session.close());
     session.prompt(prompt).catch(() => {}); // the views show how it goes
   }
+  if (host === 'loop') {
+    const session = engine.createSession({ id: 'host', dir: workDir });
+    closers.push(() => session.close());
+    hostLoop(session, () => {}).catch(() => {});
+  }
   const intro = [`Interlock sessions demo in ${workDir}: three agents at once.`, `Web UI: ${web.url}`];
   app = render(<SessionsApp engine={engine} intro={intro} settleMs={settleMs} />);
 } else if (opts.tasks) {
@@ -80,14 +92,16 @@ if (opts.sessions) {
   const intro = `Interlock task demo in ${workDir}. ${opts.pause ? 'Pause mode is on.' : 'Press p for pause mode.'}`;
   app = render(<TasksApp loop={loop} intro={intro} settleMs={settleMs} />, inkOptions);
 } else {
+  if (host === 'js-tool') registerDeployTool(engine);
   const model = opts.provider
     ? { provider: { type: opts.provider as 'openai', baseUrl: opts['base-url'] || undefined, model: opts.model ?? '', apiKeyEnv: opts['api-key-env'] || undefined } }
-    : { script: opts.script ? shortScript(opts.script) : chatScript(server.url) };
+    : { script: host === 'js-tool' ? DEPLOY_SCRIPT : opts.script ? shortScript(opts.script) : chatScript(server.url) };
   const session = engine.createSession({ dir: workDir, ...model });
   closers.push(() => session.close());
-  const who = opts.provider ? `model ${opts.model} at ${opts['base-url'] || 'api.openai.com'}` : 'a scripted agent';
+  const who = host === 'loop' ? "the demo's own agent loop" : opts.provider ? `model ${opts.model} at ${opts['base-url'] || 'api.openai.com'}` : 'a scripted agent';
   const intro = `Interlock demo: ${who} working in ${workDir}.`;
-  app = render(<ChatApp session={session} intro={intro} beforePrompt={makeScratch} settleMs={settleMs} />, inkOptions);
+  const run = host === 'loop' ? (_text: string, say: (text: string) => void) => hostLoop(session, say) : undefined;
+  app = render(<ChatApp session={session} intro={intro} beforePrompt={makeScratch} settleMs={settleMs} run={run} />, inkOptions);
 }
 
 // A closed terminal or a kill still cleans up (through the finally below).
