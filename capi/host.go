@@ -29,6 +29,9 @@ type hostEntry struct {
 	session string
 	call    *engine.HostCall // a tool call, or
 	run     *engine.HostRun  // a host-driven run
+	// unwatch stops the run's abort message (once the host ended the run
+	// itself, its context ending is no news).
+	unwatch func() bool
 }
 
 // env is the work's view of its session.
@@ -125,13 +128,10 @@ func il_engine_set_host_callback(h C.il_handle, cb C.il_host_cb, user unsafe.Poi
 	})
 }
 
-// watch tells the host when its work is interrupted.
-func (he *hostEntry) watch(h C.il_handle) {
-	ctx := he.ctx()
-	context.AfterFunc(ctx, func() {
-		reason, _ := engine.ReasonOf(context.Cause(ctx))
-		he.eng.host.send(hostMessage{Type: "host_abort", Session: he.session, Host: h, Reason: reason})
-	})
+// abort tells the host that its work h was interrupted.
+func (he *hostEntry) abort(h C.il_handle) {
+	reason, _ := engine.ReasonOf(context.Cause(he.ctx()))
+	he.eng.host.send(hostMessage{Type: "host_abort", Session: he.session, Host: h, Reason: reason})
 }
 
 // hostToolSpec is the JSON of il_engine_register_tool.
@@ -169,12 +169,12 @@ func il_engine_register_tool(h C.il_handle, name, specJSON *C.char) C.il_status 
 		tool := &engine.HostTool{
 			Spec:  engine.ToolSpec{Description: spec.Description, Parameters: spec.Parameters},
 			Grace: grace,
-			Start: func(c *engine.HostCall) {
+			Start: func(c *engine.HostCall) (abort func()) {
 				he := &hostEntry{eng: ee, session: c.SessionID(), call: c}
 				hh := handles.add(he)
-				he.eng.host.send(hostMessage{Type: "tool_call", Session: he.session, Host: hh, Tool: c.Call().Name,
+				ee.host.send(hostMessage{Type: "tool_call", Session: he.session, Host: hh, Tool: c.Call().Name,
 					CallID: c.Call().ID, Args: c.Call().Args, Step: c.Step()})
-				he.watch(hh)
+				return func() { he.abort(hh) }
 			},
 		}
 		return ee.whileOpen(func() error {
@@ -214,7 +214,7 @@ func il_session_begin(h C.il_handle, optsJSON *C.char, out *C.il_handle) C.il_st
 			}
 			he := &hostEntry{eng: se.eng, session: se.s.ID(), run: run}
 			hh := handles.add(he)
-			he.watch(hh)
+			he.unwatch = context.AfterFunc(run.Context(), func() { he.abort(hh) })
 			*out = hh
 			return nil
 		})
@@ -351,6 +351,7 @@ func il_host_end(h C.il_handle, resultJSON *C.char, out **C.char) C.il_status {
 			}
 			return nil
 		}
+		he.unwatch()
 		var failure error
 		if r.Error != "" {
 			failure = errors.New(r.Error)

@@ -22,8 +22,11 @@ const DefaultHostGrace = 2 * time.Second
 type HostTool struct {
 	Spec  ToolSpec
 	Grace time.Duration // 0: DefaultHostGrace
-	// Start hands a call to the host. It must not block.
-	Start func(call *HostCall)
+	// Start hands a call to the host and returns how to tell the host to
+	// stop it (nil: nothing to tell; the call's Context ends anyway):
+	// abort is called once if the run is interrupted while the host still
+	// works on the call. Neither may block.
+	Start func(call *HostCall) (abort func())
 }
 
 // Describe returns the tool's spec.
@@ -37,11 +40,14 @@ func (t *HostTool) HasSideEffects(ToolCall) bool { return true }
 // interrupt plus the grace.
 func (t *HostTool) Run(ctx context.Context, call ToolCall, env *Env) (Result, error) {
 	c := &HostCall{ctx: ctx, call: call, env: env, answer: make(chan Result, 1)}
-	t.Start(c)
+	abort := t.Start(c)
 	select {
 	case res := <-c.answer:
 		return res, nil
 	case <-ctx.Done():
+	}
+	if abort != nil {
+		abort()
 	}
 	grace := t.Grace
 	if grace <= 0 {

@@ -19,7 +19,7 @@ func hostTool(grace time.Duration) (*engine.HostTool, chan *engine.HostCall) {
 	return &engine.HostTool{
 		Spec:  engine.ToolSpec{Description: "a host tool", Parameters: json.RawMessage(`{"type":"object"}`)},
 		Grace: grace,
-		Start: func(c *engine.HostCall) { calls <- c },
+		Start: func(c *engine.HostCall) func() { calls <- c; return nil },
 	}, calls
 }
 

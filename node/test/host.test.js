@@ -121,6 +121,40 @@ test('a tool that never settles: stopping, then interrupted after the grace', as
   }
 });
 
+test('a JS tool that ignores its signal: cut off after the grace; its late result is discarded and recorded', async () => {
+  let started;
+  let settle;
+  let signal;
+  const running = new Promise((r) => (started = r));
+  engine.registerTool('js_late', {
+    graceMs: 50,
+    run: (args, ctx) => {
+      signal = ctx.signal;
+      started();
+      return new Promise((resolve) => (settle = resolve));
+    },
+  });
+  const s = engine.createSession({ script: callTool('js_late', {}) });
+  try {
+    const run = s.prompt('go');
+    await running;
+    s.interrupt();
+    const res = await run;
+    assert.equal(res.status, 'interrupted');
+    assert.equal(signal.aborted, true, 'the tool was told to stop');
+    assert.equal(toolResult(s).text, 'interrupted before completion');
+    const recorded = new Promise((resolve) => {
+      const poll = () => (s.history().some((m) => m.role === 'marker' && m.text.startsWith('Late result of js_late')) ? resolve() : setImmediate(poll));
+      poll();
+    });
+    settle('too late');
+    await recorded;
+    assert.ok(!s.history().some((m) => m.text === 'too late'), 'the late result never reaches the model');
+  } finally {
+    s.close();
+  }
+});
+
 test('a host-driven loop: proceeding, pause, progress, end', async () => {
   const s = engine.createSession();
   try {
