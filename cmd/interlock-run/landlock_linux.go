@@ -30,10 +30,6 @@ const (
 	abiScopes  = 6 // signals and abstract unix sockets
 )
 
-// deviceFiles are writable in every sandboxed mode: shells and tools
-// redirect to them.
-var deviceFiles = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
-
 // restrict applies req's policy to this process (and so to the command it
 // starts) and says what is in force. It fails only when the policy is
 // required and the kernel cannot enforce it.
@@ -69,7 +65,7 @@ func restrict(req contain.Request) (contain.Enforced, error) {
 		readable = append(append([]string(nil), contain.DefaultReadable...), p.Readable...)
 	}
 	rules = append(rules, landlock.RODirs(readable...).IgnoreIfMissing())
-	rules = append(rules, landlock.RWFiles(deviceFiles...).IgnoreIfMissing())
+	rules = append(rules, landlock.RWFiles(contain.DeviceFiles...).IgnoreIfMissing())
 	if p.Mode == contain.ModeWorkspaceWrite {
 		writable := append([]string{req.Workspace, req.TempDir, "/dev/shm"}, p.Writable...)
 		var dirs, files []string

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -166,7 +167,8 @@ func TestSandbox(t *testing.T) {
 			res := h.session("rm -rf " + protected).run()
 			assert.Contains(t, res.Text, "Permission denied")
 			assert.FileExists(t, filepath.Join(protected, "file"), "rm -rf outside the working directory must fail")
-			assert.Contains(t, res.Text, "sandbox", "the result says the sandbox blocked it")
+			assert.Contains(t, res.Text, fmt.Sprintf(`[blocked by the sandbox: writing "%s/file": bash.sandbox.mode "workspace-write" allows writes only in`, protected), "the result names the path and the rule")
+			assert.Contains(t, res.Text, "add the path (or a parent directory) to bash.sandbox.writable", "and how to allow it")
 
 			a := h.session("echo made > inside && cat inside")
 			res = a.run()
@@ -394,7 +396,61 @@ func TestSandboxPerSession(t *testing.T) {
 	assert.Equal(t, "read-only", a.s.Snapshot().Sandbox.Mode)
 	res := a.run()
 	assert.True(t, res.IsError)
-	assert.Contains(t, res.Text, "mode read-only")
+	assert.Contains(t, res.Text, fmt.Sprintf(`[blocked by the sandbox: writing %q: bash.sandbox.mode is "read-only"`, filepath.Join(a.dir, "file")))
 	assert.NoFileExists(t, filepath.Join(a.dir, "file"))
 	assert.Equal(t, "workspace-write", h.eng.Info().Sandbox[0].Mode, "other sessions keep the tool's policy")
+}
+
+// TestSandboxHint: a failure is put on the sandbox only when the policy
+// forbids what the output names and the user could do it without the
+// sandbox; ordinary failures get no hint.
+func TestSandboxHint(t *testing.T) {
+	t.Parallel()
+	workspace := t.TempDir()
+	protected := protectedDir(t)
+	require.NoError(t, os.WriteFile(filepath.Join(protected, "file"), nil, 0o644))
+	readable := t.TempDir()
+	enforced := contain.Report{Sandbox: contain.Enforced{Filesystem: true, Signals: true, Network: "deny (namespace)"}}
+	dead := exec.Command("true")
+	require.NoError(t, dead.Run())
+	tests := []struct {
+		name   string
+		output string
+		exit   int
+		policy contain.Policy
+		report contain.Report
+		want   []string // all in the hint; none: no hint
+	}{
+		{"rm outside the workspace", "rm: cannot remove '" + protected + "/file': Permission denied", 1, contain.Policy{}, enforced,
+			[]string{`writing "` + protected + `/file"`, `bash.sandbox.mode "workspace-write" allows writes only in ` + workspace, "bash.sandbox.writable"}},
+		{"GNU quotes", "mkdir: cannot create directory ‘" + protected + "/d’: Permission denied", 1, contain.Policy{}, enforced, []string{`writing "` + protected + `/d"`}},
+		{"python", "PermissionError: [Errno 13] Permission denied: '" + protected + "/x.txt'", 1, contain.Policy{}, enforced, []string{`writing "` + protected + `/x.txt"`}},
+		{"redirect in read-only mode", "bash: line 1: out.txt: Permission denied", 1, contain.Policy{Mode: contain.ModeReadOnly}, enforced,
+			[]string{`writing "` + filepath.Join(workspace, "out.txt") + `"`, `bash.sandbox.mode is "read-only"`}},
+		{"denied inside the workspace is not the sandbox", "bash: line 1: out.txt: Permission denied", 1, contain.Policy{}, enforced, nil},
+		{"writable extra path is not the sandbox", "touch: cannot touch '" + protected + "/f': Permission denied", 1, contain.Policy{Writable: []string{protected}}, enforced, nil},
+		{"success gets no hint", "rm: cannot remove '" + protected + "/file': Permission denied", 0, contain.Policy{}, enforced, nil},
+		{"no Landlock in force: not the sandbox", "rm: cannot remove '" + protected + "/file': Permission denied", 1, contain.Policy{}, contain.Report{}, nil},
+		{"a read outside readable", "cat: " + protected + "/file: Permission denied", 1, contain.Policy{Readable: []string{readable}}, enforced,
+			[]string{`reading "` + protected + `/file"`, "bash.sandbox.readable limits reads to " + readable}},
+		{"signal to the host", fmt.Sprintf("bash: line 1: kill: (%d) - Operation not permitted", os.Getpid()), 1, contain.Policy{}, enforced,
+			[]string{fmt.Sprintf("signalling process %d: the sandbox scopes signals", os.Getpid())}},
+		{"signal to a process that is gone", fmt.Sprintf("bash: line 1: kill: (%d) - Operation not permitted", dead.Process.Pid), 1, contain.Policy{}, enforced, nil},
+		{"network denied", "curl: (6) Could not resolve host: example.com", 6, contain.Policy{Network: contain.NetworkDeny}, enforced, []string{`network access: bash.sandbox.network is "deny"`}},
+		{"other failure", "make: *** No rule to make target 'x'.  Stop.", 2, contain.Policy{}, enforced, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			hint := sandboxHint(outcome{output: tt.output, exitCode: tt.exit, workspace: workspace, report: tt.report}, tt.policy)
+			if tt.want == nil {
+				assert.Empty(t, hint)
+				return
+			}
+			assert.True(t, strings.HasPrefix(hint, "[blocked by the sandbox: "), hint)
+			for _, w := range tt.want {
+				assert.Contains(t, hint, w)
+			}
+		})
+	}
 }

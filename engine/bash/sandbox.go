@@ -3,8 +3,14 @@ package bash
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/interlock-dev/interlock/engine"
 	"github.com/interlock-dev/interlock/engine/bash/contain"
@@ -51,9 +57,16 @@ func (t *Tool) SetSandbox(s *engine.Session, p contain.Policy) error {
 	return nil
 }
 
-// sandboxHint explains a failure the sandbox may have caused: which rule
-// blocks what, and how to allow it. Landlock answers a denied write with
-// EACCES ("Permission denied"), so any such failure gets the hint.
+// sandboxHint says which sandbox rule blocked a failed command and how to
+// allow it. Landlock answers with EACCES/EPERM and records nothing the
+// command's user can read (its audit records, Landlock ABI 7, go to the
+// kernel's audit log, which needs CAP_AUDIT_READ), so the attribution is
+// made from the paths and process ids the failing programs printed next to
+// "Permission denied" / "Operation not permitted": one is reported as
+// blocked by the sandbox only when the policy forbids it and the user could
+// do it without the sandbox (access(2) and kill(pid, 0) from the host). A
+// denial nothing can be attributed to gets no hint: the sandbox is not
+// blamed for ordinary permission errors.
 func sandboxHint(o outcome, p contain.Policy) string {
 	p = p.Normalized()
 	e := o.report.Sandbox
@@ -61,25 +74,196 @@ func sandboxHint(o outcome, p contain.Policy) string {
 		return ""
 	}
 	var hints []string
-	if e.Filesystem && containsAny(o.output, "Permission denied", "Read-only file system", "Operation not permitted") {
-		switch p.Mode {
-		case contain.ModeReadOnly:
-			hints = append(hints, "the sandbox (mode read-only) allows no writes; set bash.sandbox.mode to \"workspace-write\" (or \"off\") to allow them")
-		default:
-			where := append([]string{o.workspace, "the temp dir " + os.TempDir()}, p.Writable...)
-			hints = append(hints, fmt.Sprintf("the sandbox (mode workspace-write) allows writes only in %s; add the path to bash.sandbox.writable, or set bash.sandbox.mode to \"off\"", strings.Join(where, ", ")))
+	if e.Filesystem {
+		writes, reads := deniedPaths(o.output, o.workspace, p, os.TempDir())
+		if len(writes) > 0 {
+			hints = append(hints, writeHint(writes, o.workspace, p, os.TempDir()))
 		}
-		if e.Signals {
-			hints = append(hints, "signals reach only the command's own processes")
+		if len(reads) > 0 {
+			hints = append(hints, fmt.Sprintf("reading %s: bash.sandbox.readable limits reads to %s, the writable paths and the system directories; add it to bash.sandbox.readable to allow reading it (and to bash.sandbox.writable to allow writing it)", quoteList(reads), strings.Join(p.Readable, ", ")))
 		}
 	}
-	if p.Network == contain.NetworkDeny && strings.HasPrefix(e.Network, "deny") && containsAny(o.output, "Network is unreachable", "Could not resolve", "Temporary failure in name resolution", "Permission denied", "Connection refused") {
-		hints = append(hints, "the sandbox denies network access (bash.sandbox.network is \"deny\"); set it to \"allow\" to allow it")
+	if e.Signals {
+		if pids := deniedSignals(o.output); len(pids) > 0 {
+			hints = append(hints, fmt.Sprintf("signalling process %s: the sandbox scopes signals to the command's own processes (Landlock); set bash.sandbox.mode to \"off\" to signal other processes", strings.Join(pids, ", ")))
+		}
+	}
+	if p.Network == contain.NetworkDeny && strings.HasPrefix(e.Network, "deny") && containsAny(o.output, "Network is unreachable", "Could not resolve", "Temporary failure in name resolution", "Connection refused", "Cannot assign requested address") {
+		hints = append(hints, "network access: bash.sandbox.network is \"deny\" ("+e.Network+"); set it to \"allow\" to allow it")
 	}
 	if len(hints) == 0 {
 		return ""
 	}
-	return "[blocked by the sandbox? " + strings.Join(hints, "; ") + "]"
+	return "[blocked by the sandbox: " + strings.Join(hints, "; ") + "]"
+}
+
+// writeHint names the blocked writes, the rule and how to allow them.
+func writeHint(paths []string, workspace string, p contain.Policy, tempDir string) string {
+	if p.Mode == contain.ModeReadOnly {
+		return fmt.Sprintf("writing %s: bash.sandbox.mode is \"read-only\", which allows no writes; set it to \"workspace-write\" (writes in the working directory) or \"off\" to allow them", quoteList(paths))
+	}
+	where := append([]string{workspace, tempDir}, p.Writable...)
+	return fmt.Sprintf("writing %s: bash.sandbox.mode \"workspace-write\" allows writes only in %s; add the path (or a parent directory) to bash.sandbox.writable, or set bash.sandbox.mode to \"off\", to allow it", quoteList(paths), strings.Join(where, ", "))
+}
+
+// maxAttributed caps the paths or pids one hint names.
+const maxAttributed = 3
+
+func quoteList(items []string) string {
+	q := make([]string, 0, len(items))
+	for _, it := range items {
+		q = append(q, strconv.Quote(it))
+	}
+	return strings.Join(q, ", ")
+}
+
+// denialLine reports whether a line of output is a permission failure.
+func denialLine(line string) bool {
+	l := strings.ToLower(line)
+	return strings.Contains(l, "permission denied") || strings.Contains(l, "operation not permitted") || strings.Contains(l, "read-only file system")
+}
+
+// deniedPaths finds the paths named on the output's permission-failure
+// lines that policy p forbids writing (writes) or reading (reads) and that
+// the user could write or read without the sandbox. Relative paths are
+// taken from the working directory.
+func deniedPaths(output, workspace string, p contain.Policy, tempDir string) (writes, reads []string) {
+	seen := map[string]bool{}
+	for _, line := range strings.Split(output, "\n") {
+		if !denialLine(line) {
+			continue
+		}
+		for _, path := range pathsIn(line) {
+			if !filepath.IsAbs(path) {
+				path = filepath.Join(workspace, path)
+			}
+			path = filepath.Clean(path)
+			if seen[path] {
+				continue
+			}
+			seen[path] = true
+			// A path the policy does not let the command read is blocked
+			// for every access, so that is the rule to name.
+			switch {
+			case !readableBy(p, workspace, tempDir, path) && userCan(path, unix.R_OK):
+				if len(reads) < maxAttributed {
+					reads = append(reads, path)
+				}
+			case !writableBy(p, workspace, tempDir, path) && userCan(path, unix.W_OK):
+				if len(writes) < maxAttributed {
+					writes = append(writes, path)
+				}
+			}
+		}
+	}
+	return writes, reads
+}
+
+// pathsIn extracts what looks like a path from a line of error output:
+// quoted strings ('x', "x", ‘x’) and colon-separated fields ("bash: line
+// 1: /x: Permission denied", "tee: x: Permission denied").
+func pathsIn(line string) []string {
+	var out []string
+	for _, q := range [][2]string{{"'", "'"}, {"\"", "\""}, {"‘", "’"}, {"`", "'"}} {
+		rest := line
+		for {
+			i := strings.Index(rest, q[0])
+			if i < 0 {
+				break
+			}
+			rest = rest[i+len(q[0]):]
+			j := strings.Index(rest, q[1])
+			if j < 0 {
+				break
+			}
+			if cand := rest[:j]; looksLikePath(cand) {
+				out = append(out, cand)
+			}
+			rest = rest[j+len(q[1]):]
+		}
+	}
+	fields := strings.Split(line, ":")
+	for i, f := range fields {
+		f = strings.TrimSpace(f)
+		for _, prefix := range []string{"cannot create ", "can't create ", "open ", "cannot open ", "can't open "} {
+			f = strings.TrimPrefix(f, prefix)
+		}
+		// The field before the error is the file: "bash: line 1: out: Permission denied".
+		beforeError := i+1 < len(fields) && denialLine(fields[i+1]) && i > 0
+		if (looksLikePath(f) || beforeError && f != "") && !strings.ContainsAny(f, " '\"") {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func looksLikePath(s string) bool {
+	if s == "" || len(s) > 4096 || strings.ContainsAny(s, "\x00\n") {
+		return false
+	}
+	return strings.HasPrefix(s, "/") || strings.HasPrefix(s, "./") || strings.HasPrefix(s, "../") || strings.HasPrefix(s, "~/") ||
+		(!strings.Contains(s, " ") && (strings.Contains(s, "/") || strings.Contains(s, ".")))
+}
+
+// writableBy reports whether policy p lets a command write path.
+func writableBy(p contain.Policy, workspace, tempDir, path string) bool {
+	switch p.Mode {
+	case contain.ModeOff:
+		return true
+	case contain.ModeReadOnly:
+		return slices.Contains(contain.DeviceFiles, path)
+	}
+	roots := append([]string{workspace, tempDir, "/dev/shm"}, p.Writable...)
+	roots = append(roots, contain.DeviceFiles...)
+	return underAny(path, roots)
+}
+
+// readableBy reports whether policy p lets a command read path.
+func readableBy(p contain.Policy, workspace, tempDir, path string) bool {
+	if p.Mode == contain.ModeOff || len(p.Readable) == 0 || writableBy(p, workspace, tempDir, path) {
+		return true
+	}
+	return underAny(path, append(append([]string(nil), contain.DefaultReadable...), p.Readable...))
+}
+
+// underAny reports whether path is one of roots or inside one.
+func underAny(path string, roots []string) bool {
+	for _, r := range roots {
+		if r != "" && under(path, filepath.Clean(r)) {
+			return true
+		}
+	}
+	return false
+}
+
+// userCan reports whether the host's user may access path (or, when it
+// does not exist or is being removed, its directory) without the sandbox.
+func userCan(path string, mode uint32) bool {
+	if unix.Access(path, mode) == nil {
+		return true
+	}
+	return mode == unix.W_OK && unix.Access(filepath.Dir(path), unix.W_OK) == nil
+}
+
+// deniedSignals finds the pids of kill's "(PID) - Operation not permitted"
+// lines that the host's user may signal: the sandbox's scope stopped them.
+func deniedSignals(output string) []string {
+	var pids []string
+	for _, line := range strings.Split(output, "\n") {
+		i := strings.Index(line, "(")
+		j := strings.Index(line, ") - Operation not permitted")
+		if i < 0 || j <= i {
+			continue
+		}
+		pid, err := strconv.Atoi(line[i+1 : j])
+		if err != nil || pid <= 0 || syscall.Kill(pid, 0) != nil || slices.Contains(pids, strconv.Itoa(pid)) {
+			continue
+		}
+		if pids = append(pids, strconv.Itoa(pid)); len(pids) == maxAttributed {
+			break
+		}
+	}
+	return pids
 }
 
 func containsAny(s string, subs ...string) bool {

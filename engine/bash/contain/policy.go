@@ -55,6 +55,10 @@ type Policy struct {
 // need to start.
 var DefaultReadable = []string{"/bin", "/sbin", "/usr", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/proc", "/sys", "/dev", "/run", "/var/lib", "/nix"}
 
+// DeviceFiles are writable in every sandboxed mode: shells and tools
+// redirect to them.
+var DeviceFiles = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
+
 // Normalized returns p with the defaults filled in.
 func (p Policy) Normalized() Policy {
 	if p.Mode == "" {
