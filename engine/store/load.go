@@ -1,0 +1,173 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+)
+
+// Load reads every stored session, in creation order, with its history,
+// pending pauses and task loops.
+func (st *Store) Load(ctx context.Context) ([]Session, error) {
+	rows, err := st.db.QueryContext(ctx, `SELECT id, seq, created_at, options, state, run, last_end, interruption,
+		tokens_in, tokens_out, step, last_error, needs_input FROM sessions ORDER BY seq`)
+	if err != nil {
+		return nil, st.fail("read sessions", err)
+	}
+	var out []Session
+	index := map[string]int{}
+	for rows.Next() {
+		var s Session
+		var created int64
+		var options, state string
+		var in, needs sql.NullString
+		if err := rows.Scan(&s.ID, &s.Seq, &created, &options, &state, &s.Run, &s.LastEnd, &in,
+			&s.TokensIn, &s.TokensOut, &s.Step, &s.LastError, &needs); err != nil {
+			rows.Close()
+			return nil, st.fail("read sessions", err)
+		}
+		s.CreatedAt = fromMS(created)
+		s.Options = json.RawMessage(options)
+		s.Proceeding = state == "proceeding"
+		if in.Valid {
+			s.Interruption = json.RawMessage(in.String)
+		}
+		if needs.Valid {
+			s.NeedsInput = json.RawMessage(needs.String)
+		}
+		index[s.ID] = len(out)
+		out = append(out, s)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, st.fail("read sessions", err)
+	}
+	err = st.each(ctx, "read history", `SELECT session, message FROM history ORDER BY session, idx`, func(r *sql.Rows) error {
+		var id, msg string
+		if err := r.Scan(&id, &msg); err != nil {
+			return err
+		}
+		if i, ok := index[id]; ok {
+			out[i].History = append(out[i].History, json.RawMessage(msg))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = st.each(ctx, "read pauses", `SELECT p.session, p.id, p.run, p.pause FROM pauses p ORDER BY p.session, CAST(substr(p.id, 2) AS INTEGER)`, func(r *sql.Rows) error {
+		var id string
+		var p Pause
+		var pause string
+		if err := r.Scan(&id, &p.ID, &p.Run, &pause); err != nil {
+			return err
+		}
+		p.Pause = json.RawMessage(pause)
+		if i, ok := index[id]; ok {
+			out[i].Pauses = append(out[i].Pauses, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	loops := map[[2]string]*Loop{}
+	err = st.each(ctx, "read task loops", `SELECT session, loop, state FROM task_loops ORDER BY session, loop`, func(r *sql.Rows) error {
+		var id, loop, state string
+		if err := r.Scan(&id, &loop, &state); err != nil {
+			return err
+		}
+		if i, ok := index[id]; ok {
+			out[i].Loops = append(out[i].Loops, Loop{ID: loop, State: json.RawMessage(state)})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		for j := range out[i].Loops {
+			loops[[2]string{out[i].ID, out[i].Loops[j].ID}] = &out[i].Loops[j]
+		}
+	}
+	err = st.each(ctx, "read task states", `SELECT session, loop, idx, title, status, error FROM task_states ORDER BY session, loop, idx`, func(r *sql.Rows) error {
+		var id, loop string
+		var t TaskState
+		if err := r.Scan(&id, &loop, &t.Index, &t.Title, &t.Status, &t.Error); err != nil {
+			return err
+		}
+		if l := loops[[2]string{id, loop}]; l != nil {
+			l.Tasks = append(l.Tasks, t)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// AuditLog returns the audit entries of a session ("" for every session),
+// oldest first.
+func (st *Store) AuditLog(ctx context.Context, session string) ([]AuditEntry, error) {
+	var out []AuditEntry
+	err := st.each(ctx, "read the audit log", `SELECT at, session, run, pause, event, kind, tool, message, answer, reason, by, remember
+		FROM audit WHERE ?1 = '' OR session = ?1 ORDER BY id`, func(r *sql.Rows) error {
+		var a AuditEntry
+		var at int64
+		if err := r.Scan(&at, &a.Session, &a.Run, &a.Pause, &a.Event, &a.Kind, &a.Tool, &a.Message, &a.Answer, &a.Reason, &a.By, &a.Remember); err != nil {
+			return err
+		}
+		a.At = fromMS(at)
+		out = append(out, a)
+		return nil
+	}, session)
+	return out, err
+}
+
+// Interruptions returns a session's interruptions, oldest first.
+func (st *Store) Interruptions(ctx context.Context, session string) ([]Interruption, error) {
+	var out []Interruption
+	err := st.each(ctx, "read interruptions", `SELECT run, reason, label, at, detail FROM interruptions WHERE session = ? ORDER BY id`, func(r *sql.Rows) error {
+		var in Interruption
+		var at int64
+		var detail string
+		if err := r.Scan(&in.Run, &in.Reason, &in.Label, &at, &detail); err != nil {
+			return err
+		}
+		in.At, in.Detail = fromMS(at), json.RawMessage(detail)
+		out = append(out, in)
+		return nil
+	}, session)
+	return out, err
+}
+
+// Grants returns the remembered approvals with project scope, oldest first.
+func (st *Store) Grants(ctx context.Context) ([]Grant, error) {
+	var out []Grant
+	err := st.each(ctx, "read grants", `SELECT session, tool, action, dir, by, at FROM grants ORDER BY id`, func(r *sql.Rows) error {
+		var g Grant
+		var at int64
+		if err := r.Scan(&g.Session, &g.Tool, &g.Action, &g.Dir, &g.By, &at); err != nil {
+			return err
+		}
+		g.At = fromMS(at)
+		out = append(out, g)
+		return nil
+	})
+	return out, err
+}
+
+func (st *Store) each(ctx context.Context, what, query string, fn func(*sql.Rows) error, args ...any) error {
+	rows, err := st.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return st.fail(what, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return st.fail(what, err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return st.fail(what, err)
+	}
+	return nil
+}

@@ -1,0 +1,250 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Session is a session as stored. The engine's structured values (options,
+// interruption, messages, pauses, loop states) are kept as its JSON.
+type Session struct {
+	ID        string
+	Seq       int64 // creation order
+	CreatedAt time.Time
+	// Options are the session's options as JSON: never secrets (no
+	// provider keys, no environment values).
+	Options json.RawMessage
+	// Proceeding: a run was in flight at the last write. Found on Load,
+	// its owner died while the session was proceeding.
+	Proceeding   bool
+	Run          uint64 // the run in flight, or the last one
+	LastEnd      int    // how the last run ended, as the engine numbers it
+	Interruption json.RawMessage
+	TokensIn     int
+	TokensOut    int
+	Step         int
+	LastError    string
+	NeedsInput   json.RawMessage // a question cut by a restart
+	History      []json.RawMessage
+	Pauses       []Pause // pending, oldest first
+	Loops        []Loop
+}
+
+// Pause is a pending pause.
+type Pause struct {
+	ID    string
+	Run   uint64
+	Pause json.RawMessage
+}
+
+// Loop is a task loop's state, and its tasks' states.
+type Loop struct {
+	ID    string
+	State json.RawMessage
+	Tasks []TaskState
+}
+
+// TaskState is where one task of a loop stands.
+type TaskState struct {
+	Index  int
+	Title  string
+	Status string
+	Error  string
+}
+
+// Interruption is one interruption of a run, with its reason.
+type Interruption struct {
+	Run    uint64
+	Reason string
+	Label  string
+	At     time.Time
+	Detail json.RawMessage
+}
+
+// AuditEntry is one decision about a pause: raised, answered (how, by
+// which client, with which remember scope) or found pending after a restart.
+type AuditEntry struct {
+	At       time.Time
+	Session  string
+	Run      uint64
+	Pause    string
+	Event    string // "raised", "answered", "recovered"
+	Kind     string
+	Tool     string
+	Message  string
+	Answer   string
+	Reason   string
+	By       string
+	Remember string
+}
+
+// Grant is a remembered approval with project scope.
+type Grant struct {
+	Session string
+	Tool    string
+	Action  string
+	Dir     string
+	By      string
+	At      time.Time
+}
+
+// RunEnd is what is written when a run ends.
+type RunEnd struct {
+	Run          uint64
+	LastEnd      int
+	Interruption *Interruption
+	TokensIn     int
+	TokensOut    int
+	Step         int
+	LastError    string
+	NeedsInput   json.RawMessage
+}
+
+// Tx is one transaction: the writes of one transition, committed together.
+type Tx struct {
+	st  *Store
+	tx  *sql.Tx
+	ctx context.Context
+	err error
+}
+
+// statements prepared once per store, by name.
+var statements = map[string]string{
+	"createSession": `INSERT INTO sessions (id, seq, created_at, options, state) VALUES (?, ?, ?, ?, 'idle')`,
+	"deleteSession": `DELETE FROM sessions WHERE id = ?`,
+	"deleteHistory": `DELETE FROM history WHERE session = ?`,
+	"deletePauses":  `DELETE FROM pauses WHERE session = ?`,
+	"deleteLoops":   `DELETE FROM task_loops WHERE session = ?`,
+	"deleteTasks":   `DELETE FROM task_states WHERE session = ?`,
+	"runStarted":    `UPDATE sessions SET state = 'proceeding', run = ?, needs_input = NULL WHERE id = ?`,
+	"runEnded": `UPDATE sessions SET state = 'ended', run = ?, last_end = ?, interruption = coalesce(?, interruption),
+		tokens_in = ?, tokens_out = ?, step = ?, last_error = ?, needs_input = ? WHERE id = ?`,
+	"interruption":  `INSERT INTO interruptions (session, run, reason, label, at, detail) VALUES (?, ?, ?, ?, ?, ?)`,
+	"history":       `INSERT INTO history (session, idx, message) VALUES (?, ?, ?)`,
+	"counters":      `UPDATE sessions SET tokens_in = ?, tokens_out = ?, step = ? WHERE id = ?`,
+	"pauseRaised":   `INSERT INTO pauses (session, id, run, pause) VALUES (?, ?, ?, ?)`,
+	"pauseEnded":    `DELETE FROM pauses WHERE session = ? AND id = ?`,
+	"audit":         `INSERT INTO audit (at, session, run, pause, event, kind, tool, message, answer, reason, by, remember) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	"grant":         `INSERT INTO grants (session, tool, action, dir, by, at) VALUES (?, ?, ?, ?, ?, ?)`,
+	"loop":          `INSERT INTO task_loops (session, loop, state) VALUES (?, ?, ?) ON CONFLICT (session, loop) DO UPDATE SET state = excluded.state`,
+	"task": `INSERT INTO task_states (session, loop, idx, title, status, error) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (session, loop, idx) DO UPDATE SET title = excluded.title, status = excluded.status, error = excluded.error`,
+}
+
+func (st *Store) prepare(ctx context.Context) error {
+	st.stmts = make(map[string]*sql.Stmt, len(statements))
+	for name, q := range statements {
+		s, err := st.db.PrepareContext(ctx, q)
+		if err != nil {
+			return st.fail("prepare "+name, err)
+		}
+		st.stmts[name] = s
+	}
+	return nil
+}
+
+// Update runs fn's writes in one transaction and commits it: with WAL and
+// synchronous=NORMAL the commit is an append to the WAL in the OS's page
+// cache, which survives the process being killed (not a power loss).
+func (st *Store) Update(ctx context.Context, fn func(*Tx)) error {
+	st.mu.Lock()
+	closed := st.closed
+	st.mu.Unlock()
+	if closed {
+		return fmt.Errorf("store %s: %w", st.path, ErrClosed)
+	}
+	sqlTx, err := st.db.BeginTx(ctx, nil)
+	if err != nil {
+		return st.fail("begin", err)
+	}
+	tx := &Tx{st: st, tx: sqlTx, ctx: ctx}
+	fn(tx)
+	if tx.err != nil {
+		sqlTx.Rollback()
+		return tx.err
+	}
+	if err := sqlTx.Commit(); err != nil {
+		return st.fail("commit", err)
+	}
+	return nil
+}
+
+func (tx *Tx) exec(name string, args ...any) {
+	if tx.err != nil {
+		return
+	}
+	if _, err := tx.tx.StmtContext(tx.ctx, tx.st.stmts[name]).ExecContext(tx.ctx, args...); err != nil {
+		tx.err = tx.st.fail(name, err)
+	}
+}
+
+// CreateSession writes a new session.
+func (tx *Tx) CreateSession(s Session) {
+	tx.exec("createSession", s.ID, s.Seq, ms(s.CreatedAt), string(s.Options))
+}
+
+// DeleteSession forgets a closed session: its row, history, pauses and
+// loops. Its interruptions, grants and audit entries stay.
+func (tx *Tx) DeleteSession(id string) {
+	for _, name := range []string{"deleteSession", "deleteHistory", "deletePauses", "deleteLoops", "deleteTasks"} {
+		tx.exec(name, id)
+	}
+}
+
+// RunStarted marks the session proceeding with run.
+func (tx *Tx) RunStarted(session string, run uint64) { tx.exec("runStarted", run, session) }
+
+// RunEnded records how a run ended; pending pauses end with it.
+func (tx *Tx) RunEnded(session string, e RunEnd) {
+	var in any
+	if e.Interruption != nil {
+		in = string(e.Interruption.Detail)
+		tx.Interruption(session, *e.Interruption)
+	}
+	tx.exec("runEnded", e.Run, e.LastEnd, in, e.TokensIn, e.TokensOut, e.Step, e.LastError, nullJSON(e.NeedsInput), session)
+	tx.exec("deletePauses", session)
+}
+
+// Interruption appends an interruption to the session's record.
+func (tx *Tx) Interruption(session string, in Interruption) {
+	tx.exec("interruption", session, in.Run, in.Reason, in.Label, ms(in.At), string(in.Detail))
+}
+
+// AppendHistory appends messages at index from of the session's history.
+func (tx *Tx) AppendHistory(session string, from int, msgs ...json.RawMessage) {
+	for i, m := range msgs {
+		tx.exec("history", session, from+i, string(m))
+	}
+}
+
+// Counters records the session's token counts and step.
+func (tx *Tx) Counters(session string, tokensIn, tokensOut, step int) {
+	tx.exec("counters", tokensIn, tokensOut, step, session)
+}
+
+// PauseRaised records a pending pause.
+func (tx *Tx) PauseRaised(session string, p Pause) {
+	tx.exec("pauseRaised", session, p.ID, p.Run, string(p.Pause))
+}
+
+// PauseEnded forgets a pending pause (answered, timed out, interrupted).
+func (tx *Tx) PauseEnded(session, id string) { tx.exec("pauseEnded", session, id) }
+
+// Audit appends a decision to the audit log.
+func (tx *Tx) Audit(a AuditEntry) {
+	tx.exec("audit", ms(a.At), a.Session, a.Run, a.Pause, a.Event, a.Kind, a.Tool, a.Message, a.Answer, a.Reason, a.By, a.Remember)
+}
+
+// Grant records a remembered approval with project scope.
+func (tx *Tx) Grant(g Grant) { tx.exec("grant", g.Session, g.Tool, g.Action, g.Dir, g.By, ms(g.At)) }
+
+// SaveLoop writes a task loop's state and its tasks' states.
+func (tx *Tx) SaveLoop(session string, l Loop) {
+	tx.exec("loop", session, l.ID, string(l.State))
+	for _, t := range l.Tasks {
+		tx.exec("task", session, l.ID, t.Index, t.Title, t.Status, t.Error)
+	}
+}

@@ -1,0 +1,94 @@
+package store
+
+// applicationID marks an SQLite file as an Interlock store ("ILK1"): a
+// file without it is someone else's and is never opened.
+const applicationID = 0x494c4b31
+
+// migrations bring a store from schema version i to i+1 (PRAGMA
+// user_version). Append only: never edit a released migration.
+var migrations = []string{
+	// 1: the first schema.
+	`
+CREATE TABLE sessions (
+	id           TEXT PRIMARY KEY,
+	seq          INTEGER NOT NULL,          -- creation order
+	created_at   INTEGER NOT NULL,          -- unix ms
+	options      TEXT NOT NULL,             -- JSON: dir, model, env names (never values)
+	state        TEXT NOT NULL,             -- idle | proceeding | ended
+	run          INTEGER NOT NULL DEFAULT 0, -- the run in flight, or the last one
+	last_end     INTEGER NOT NULL DEFAULT 0, -- how the last run ended (engine's runEnd)
+	interruption TEXT,                      -- JSON of the last interruption
+	tokens_in    INTEGER NOT NULL DEFAULT 0,
+	tokens_out   INTEGER NOT NULL DEFAULT 0,
+	step         INTEGER NOT NULL DEFAULT 0,
+	last_error   TEXT NOT NULL DEFAULT '',
+	needs_input  TEXT                       -- JSON of a question cut by a restart
+) WITHOUT ROWID;
+CREATE TABLE history (
+	session TEXT NOT NULL,
+	idx     INTEGER NOT NULL,
+	message TEXT NOT NULL,                  -- JSON
+	PRIMARY KEY (session, idx)
+) WITHOUT ROWID;
+CREATE TABLE interruptions (
+	id      INTEGER PRIMARY KEY,
+	session TEXT NOT NULL,
+	run     INTEGER NOT NULL,
+	reason  TEXT NOT NULL,
+	label   TEXT NOT NULL,
+	at      INTEGER NOT NULL,
+	detail  TEXT NOT NULL                   -- JSON of the interruption
+);
+CREATE INDEX interruptions_session ON interruptions (session);
+CREATE TABLE pauses (
+	session TEXT NOT NULL,
+	id      TEXT NOT NULL,
+	run     INTEGER NOT NULL,
+	pause   TEXT NOT NULL,                  -- JSON
+	PRIMARY KEY (session, id)
+) WITHOUT ROWID;
+CREATE TABLE grants (
+	id      INTEGER PRIMARY KEY,
+	session TEXT NOT NULL,
+	tool    TEXT NOT NULL,
+	action  TEXT NOT NULL,                  -- what was approved (the pause's details)
+	dir     TEXT NOT NULL,                  -- the session's directory (the project)
+	by      TEXT NOT NULL,
+	at      INTEGER NOT NULL
+);
+CREATE TABLE task_loops (
+	session TEXT NOT NULL,
+	loop    TEXT NOT NULL,
+	state   TEXT NOT NULL,                  -- JSON of the loop's state, tasks included
+	PRIMARY KEY (session, loop)
+) WITHOUT ROWID;
+CREATE TABLE task_states (
+	session TEXT NOT NULL,
+	loop    TEXT NOT NULL,
+	idx     INTEGER NOT NULL,
+	title   TEXT NOT NULL,
+	status  TEXT NOT NULL,
+	error   TEXT NOT NULL DEFAULT '',
+	PRIMARY KEY (session, loop, idx)
+) WITHOUT ROWID;
+CREATE TABLE audit (
+	id       INTEGER PRIMARY KEY,
+	at       INTEGER NOT NULL,              -- unix ms
+	session  TEXT NOT NULL,
+	run      INTEGER NOT NULL,
+	pause    TEXT NOT NULL,
+	event    TEXT NOT NULL,                 -- raised | answered | recovered
+	kind     TEXT NOT NULL,                 -- continue | confirm
+	tool     TEXT NOT NULL,
+	message  TEXT NOT NULL,
+	answer   TEXT NOT NULL DEFAULT '',      -- resumed | approved | denied | interrupted | timed_out
+	reason   TEXT NOT NULL DEFAULT '',
+	by       TEXT NOT NULL DEFAULT '',
+	remember TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX audit_session ON audit (session);
+`,
+}
+
+// SchemaVersion is the schema version this package writes.
+var SchemaVersion = len(migrations)

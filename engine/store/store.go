@@ -1,0 +1,280 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+	sqlite "modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// Memory is the path of a store that lives in memory and ends with it.
+const Memory = ":memory:"
+
+// Store is one open store file, owned by this process until Close.
+type Store struct {
+	path string
+	db   *sql.DB
+	lock *os.File // flock held for the Store's lifetime; nil in memory
+
+	mu     sync.Mutex // guards closed
+	closed bool
+	stmts  map[string]*sql.Stmt
+}
+
+// Open opens the store at path (Memory for one in memory), creating it and
+// its schema when it does not exist and migrating an older schema. It takes
+// an exclusive lock held until Close: a second opener gets ErrLocked. A file
+// that is corrupt, foreign or of a newer schema, or a location that cannot
+// be written, is reported (ErrCorrupt, ErrForeign, ErrNewerSchema,
+// ErrReadOnly) and left untouched.
+func Open(ctx context.Context, path string) (*Store, error) {
+	if path == "" {
+		return nil, fmt.Errorf("store: empty path: give a file path or %q", Memory)
+	}
+	st := &Store{path: path}
+	if path != Memory {
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return nil, fmt.Errorf("store %s: %w", path, err)
+		}
+		st.path = abs
+		if err := checkFile(st.path); err != nil {
+			return nil, err
+		}
+		if st.lock, err = takeLock(st.path); err != nil {
+			return nil, err
+		}
+	}
+	if err := st.open(ctx); err != nil {
+		st.release()
+		return nil, err
+	}
+	return st, nil
+}
+
+// Path returns the store's absolute path (or Memory).
+func (st *Store) Path() string { return st.path }
+
+// checkFile rejects, from its header alone (before SQLite touches it), a
+// file that is not ours to open; and a location we could not write.
+func checkFile(path string) error {
+	dir := filepath.Dir(path)
+	if err := unix.Access(dir, unix.W_OK); err != nil {
+		return fmt.Errorf("store %s: %w: directory %s: %v (SQLite writes its journal beside the file): make it writable or choose a store path elsewhere", path, ErrReadOnly, dir, err)
+	}
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil // a new store
+	}
+	if err != nil {
+		return fmt.Errorf("store %s: cannot read it: %w", path, err)
+	}
+	defer f.Close()
+	if err := unix.Access(path, unix.W_OK); err != nil {
+		return fmt.Errorf("store %s: %w: %v: make the file writable or choose another store path", path, ErrReadOnly, err)
+	}
+	var h [100]byte
+	n, err := io.ReadFull(f, h[:])
+	switch {
+	case n == 0:
+		return nil // an empty file is an empty database
+	case err != nil || string(h[:16]) != "SQLite format 3\x00":
+		return fmt.Errorf("store %s: %w: it does not start with an SQLite header (%d bytes read): move it away (it is left as it is) or choose another store path", path, ErrCorrupt, n)
+	}
+	appID := binary.BigEndian.Uint32(h[68:72])
+	version := binary.BigEndian.Uint32(h[60:64])
+	if appID != applicationID {
+		return fmt.Errorf("store %s: %w: an SQLite database of another application (application_id %#x): choose another store path; the file is left as it is", path, ErrForeign, appID)
+	}
+	if int(version) > SchemaVersion {
+		return fmt.Errorf("store %s: %w: schema version %d, this Interlock knows up to %d: open it with a newer Interlock or choose another store path; the file is left as it is", path, ErrNewerSchema, version, SchemaVersion)
+	}
+	return nil
+}
+
+// takeLock takes the store's exclusive lock: a lock file beside it, locked
+// with flock. The kernel drops the lock when its owner dies, so a crashed
+// owner never blocks the next one.
+func takeLock(path string) (*os.File, error) {
+	lockPath := path + ".lock"
+	f, err := os.OpenFile(lockPath, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		if errors.Is(err, os.ErrPermission) || errors.Is(err, unix.EROFS) {
+			return nil, fmt.Errorf("store %s: %w: cannot create the lock file %s: %v: make the directory writable or choose another store path", path, ErrReadOnly, lockPath, err)
+		}
+		return nil, fmt.Errorf("store %s: lock file %s: %w", path, lockPath, err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return nil, fmt.Errorf("store %s: %w (it holds %s): close the other Interlock engine using it, or give this one another store path", path, ErrLocked, lockPath)
+		}
+		return nil, fmt.Errorf("store %s: lock %s: %w", path, lockPath, err)
+	}
+	return f, nil
+}
+
+// open opens the database on one connection, sets it up and migrates it.
+func (st *Store) open(ctx context.Context) error {
+	dsn := "file:" + st.path + "?_txlock=immediate"
+	if st.path == Memory {
+		dsn = ":memory:"
+	}
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return fmt.Errorf("store %s: %w", st.path, err)
+	}
+	// One connection: writes are serialized in the order they are made,
+	// and a memory store is one database.
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	st.db = db
+	version, err := st.userVersion(ctx)
+	if err != nil {
+		return err
+	}
+	if version > SchemaVersion { // only in the WAL, not yet in the header
+		return fmt.Errorf("store %s: %w: schema version %d, this Interlock knows up to %d: open it with a newer Interlock or choose another store path", st.path, ErrNewerSchema, version, SchemaVersion)
+	}
+	for _, p := range []string{"PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL", "PRAGMA foreign_keys = OFF", "PRAGMA busy_timeout = 0"} {
+		if _, err := db.ExecContext(ctx, p); err != nil {
+			return st.fail("set up ("+p+")", err)
+		}
+	}
+	if version < SchemaVersion {
+		if err := st.migrate(ctx, version); err != nil {
+			return err
+		}
+	}
+	return st.prepare(ctx)
+}
+
+func (st *Store) userVersion(ctx context.Context) (int, error) {
+	var v int
+	if err := st.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return 0, st.fail("read the schema version", err)
+	}
+	return v, nil
+}
+
+// migrate runs the migrations after version, each in its own transaction
+// with its new user_version, then checkpoints so that the file's header
+// (which Open checks before SQLite reads the file) carries them.
+func (st *Store) migrate(ctx context.Context, version int) error {
+	for v := version; v < SchemaVersion; v++ {
+		tx, err := st.db.BeginTx(ctx, nil)
+		if err != nil {
+			return st.fail("begin migration", err)
+		}
+		stmts := migrations[v]
+		if v == 0 {
+			stmts += fmt.Sprintf(";PRAGMA application_id = %d", applicationID)
+		}
+		stmts += fmt.Sprintf(";PRAGMA user_version = %d", v+1)
+		if _, err := tx.ExecContext(ctx, stmts); err != nil {
+			tx.Rollback()
+			return st.fail(fmt.Sprintf("migrate the schema to version %d", v+1), err)
+		}
+		if err := tx.Commit(); err != nil {
+			return st.fail(fmt.Sprintf("commit the migration to version %d", v+1), err)
+		}
+	}
+	if _, err := st.db.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+		return st.fail("checkpoint after migrating", err)
+	}
+	return nil
+}
+
+// fail wraps a database error with the store's path and what to do.
+func (st *Store) fail(what string, err error) error {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
+			return fmt.Errorf("store %s: %w: %s: %v: move it away (it is left as it is) or choose another store path", st.path, ErrCorrupt, what, err)
+		case sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM:
+			return fmt.Errorf("store %s: %w: %s: %v: make it writable or choose another store path", st.path, ErrReadOnly, what, err)
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+			return fmt.Errorf("store %s: %w: %s: %v", st.path, ErrLocked, what, err)
+		}
+	}
+	return fmt.Errorf("store %s: %s: %w", st.path, what, err)
+}
+
+// Close closes the store and releases its lock. It is idempotent.
+func (st *Store) Close() error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.closed {
+		return nil
+	}
+	st.closed = true
+	return st.release()
+}
+
+func (st *Store) release() error {
+	var errs []error
+	for _, s := range st.stmts {
+		errs = append(errs, s.Close())
+	}
+	if st.db != nil {
+		errs = append(errs, st.db.Close())
+	}
+	if st.lock != nil {
+		errs = append(errs, st.lock.Close()) // closing the file drops the flock
+	}
+	return errors.Join(errs...)
+}
+
+// IntegrityCheck runs PRAGMA integrity_check and returns its report ("ok"
+// when the file is sound).
+func (st *Store) IntegrityCheck(ctx context.Context) (string, error) {
+	rows, err := st.db.QueryContext(ctx, "PRAGMA integrity_check")
+	if err != nil {
+		return "", st.fail("integrity check", err)
+	}
+	defer rows.Close()
+	var lines []string
+	for rows.Next() {
+		var l string
+		if err := rows.Scan(&l); err != nil {
+			return "", st.fail("integrity check", err)
+		}
+		lines = append(lines, l)
+	}
+	return strings.Join(lines, "\n"), rows.Err()
+}
+
+func ms(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
+func fromMS(v int64) time.Time {
+	if v == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(v)
+}
+
+func nullJSON(b json.RawMessage) any {
+	if len(b) == 0 {
+		return nil
+	}
+	return string(b)
+}

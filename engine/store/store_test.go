@@ -1,0 +1,342 @@
+package store_test
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+	"golang.org/x/sys/unix"
+	_ "modernc.org/sqlite"
+
+	"github.com/interlock-dev/interlock/engine/store"
+)
+
+// childEnv makes the test binary a helper process (see TestMain).
+const childEnv = "INTERLOCK_STORE_TEST_CHILD"
+
+func TestMain(m *testing.M) {
+	switch os.Getenv(childEnv) {
+	case "hold": // open the store, say so, hold it until stdin closes
+		st, err := store.Open(context.Background(), os.Args[len(os.Args)-1])
+		if err != nil {
+			fmt.Println("error:", err)
+			os.Exit(1)
+		}
+		fmt.Println("opened")
+		bufio.NewReader(os.Stdin).ReadString('\n')
+		st.Close()
+		os.Exit(0)
+	case "readonly": // in a user+mount namespace: make the dir read-only, open
+		dir := os.Args[len(os.Args)-1]
+		if err := roBind(dir); err != nil {
+			fmt.Println("setup:", err)
+			os.Exit(2)
+		}
+		_, err := store.Open(context.Background(), filepath.Join(dir, "s.db"))
+		fmt.Println("error:", err)
+		os.Exit(0)
+	}
+	goleak.VerifyTestMain(m)
+}
+
+func roBind(dir string) error {
+	if err := unix.Mount("", "/", "", unix.MS_PRIVATE|unix.MS_REC, ""); err != nil {
+		return err
+	}
+	if err := unix.Mount(dir, dir, "", unix.MS_BIND, ""); err != nil {
+		return err
+	}
+	return unix.Mount("", dir, "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY, "")
+}
+
+func open(t *testing.T, path string) *store.Store {
+	t.Helper()
+	st, err := store.Open(t.Context(), path)
+	require.NoError(t, err)
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func raw(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// Everything written comes back after the store is closed and opened again.
+func TestRoundTrip(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "s.db")
+	st, err := store.Open(t.Context(), path)
+	require.NoError(t, err)
+	at := time.UnixMilli(1700000000123)
+	in := &store.Interruption{Run: 1, Reason: "user_stop", Label: "Stopped by you", At: at, Detail: raw(map[string]string{"reason": "user_stop"})}
+	require.NoError(t, st.Update(t.Context(), func(tx *store.Tx) {
+		tx.CreateSession(store.Session{ID: "a", Seq: 1, CreatedAt: at, Options: raw(map[string]string{"dir": "/w"})})
+		tx.CreateSession(store.Session{ID: "b", Seq: 2, CreatedAt: at, Options: raw(map[string]string{})})
+		tx.RunStarted("a", 1)
+		tx.AppendHistory("a", 0, raw("hi"), raw("there"))
+		tx.Counters("a", 10, 20, 3)
+		tx.PauseRaised("a", store.Pause{ID: "p1", Run: 1, Pause: raw("q1")})
+		tx.PauseRaised("a", store.Pause{ID: "p2", Run: 1, Pause: raw("q2")})
+		tx.Audit(store.AuditEntry{At: at, Session: "a", Run: 1, Pause: "p1", Event: "raised", Kind: "confirm", Tool: "Bash", Message: "rm?"})
+		tx.PauseEnded("a", "p1")
+		tx.Audit(store.AuditEntry{At: at, Session: "a", Run: 1, Pause: "p1", Event: "answered", Kind: "confirm", Tool: "Bash", Message: "rm?", Answer: "approved", By: "tui", Remember: "project"})
+		tx.Grant(store.Grant{Session: "a", Tool: "Bash", Action: "rm x", Dir: "/w", By: "tui", At: at})
+		tx.SaveLoop("b", store.Loop{ID: "l1", State: raw("st"), Tasks: []store.TaskState{{Index: 0, Title: "one", Status: "completed"}, {Index: 1, Title: "two", Status: "running"}}})
+		tx.RunStarted("b", 2)
+		tx.RunEnded("b", store.RunEnd{Run: 2, LastEnd: 3, Interruption: in, TokensIn: 1, TokensOut: 2, Step: 4})
+	}))
+	require.NoError(t, st.Close())
+	require.NoError(t, st.Close(), "Close is idempotent")
+
+	st = open(t, path)
+	got, err := st.Load(t.Context())
+	require.NoError(t, err)
+	require.Len(t, got, 2)
+	a, b := got[0], got[1]
+	assert.Equal(t, "a", a.ID)
+	assert.True(t, a.Proceeding)
+	assert.Equal(t, []json.RawMessage{raw("hi"), raw("there")}, a.History)
+	assert.Equal(t, []store.Pause{{ID: "p2", Run: 1, Pause: raw("q2")}}, a.Pauses)
+	assert.Equal(t, [3]int{10, 20, 3}, [3]int{a.TokensIn, a.TokensOut, a.Step})
+	assert.JSONEq(t, `{"dir":"/w"}`, string(a.Options))
+	assert.Equal(t, at, a.CreatedAt)
+	assert.False(t, b.Proceeding)
+	assert.Equal(t, 3, b.LastEnd)
+	assert.JSONEq(t, `{"reason":"user_stop"}`, string(b.Interruption))
+	require.Len(t, b.Loops, 1)
+	assert.Equal(t, []store.TaskState{{Index: 0, Title: "one", Status: "completed"}, {Index: 1, Title: "two", Status: "running"}}, b.Loops[0].Tasks)
+	ins, err := st.Interruptions(t.Context(), "b")
+	require.NoError(t, err)
+	assert.Equal(t, []store.Interruption{*in}, ins)
+	audit, err := st.AuditLog(t.Context(), "a")
+	require.NoError(t, err)
+	require.Len(t, audit, 2)
+	assert.Equal(t, "approved", audit[1].Answer)
+	assert.Equal(t, "tui", audit[1].By)
+	assert.Equal(t, "project", audit[1].Remember)
+	grants, err := st.Grants(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, []store.Grant{{Session: "a", Tool: "Bash", Action: "rm x", Dir: "/w", By: "tui", At: at}}, grants)
+	report, err := st.IntegrityCheck(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, "ok", report)
+
+	// A closed session is forgotten; its audit log stays.
+	require.NoError(t, st.Update(t.Context(), func(tx *store.Tx) { tx.DeleteSession("a") }))
+	got, err = st.Load(t.Context())
+	require.NoError(t, err)
+	assert.Len(t, got, 1)
+	audit, err = st.AuditLog(t.Context(), "")
+	require.NoError(t, err)
+	assert.Len(t, audit, 2)
+}
+
+// A failed write rolls the whole transition back.
+func TestUpdateIsAllOrNothing(t *testing.T) {
+	t.Parallel()
+	st := open(t, store.Memory)
+	require.NoError(t, st.Update(t.Context(), func(tx *store.Tx) {
+		tx.CreateSession(store.Session{ID: "a", Seq: 1, Options: raw(nil)})
+	}))
+	err := st.Update(t.Context(), func(tx *store.Tx) {
+		tx.AppendHistory("a", 0, raw("one"))
+		tx.AppendHistory("a", 0, raw("same index again"))
+	})
+	require.Error(t, err)
+	got, err := st.Load(t.Context())
+	require.NoError(t, err)
+	assert.Empty(t, got[0].History)
+}
+
+// A new store gets the current schema, marked as ours; opening it again
+// runs no migration; a store at an older version is migrated.
+func TestMigrations(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.db")
+	st, err := store.Open(t.Context(), path)
+	require.NoError(t, err)
+	require.NoError(t, st.Close())
+	version, appID := pragmas(t, path)
+	assert.Equal(t, store.SchemaVersion, version)
+	assert.Equal(t, 0x494c4b31, appID)
+
+	// A version-0 file that is ours (application_id set, nothing else):
+	// the migrations run from the start.
+	old := filepath.Join(dir, "old.db")
+	db, err := sql.Open("sqlite", old)
+	require.NoError(t, err)
+	_, err = db.Exec("PRAGMA application_id = 1229736753")
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+	st = open(t, old)
+	_, err = st.Load(t.Context())
+	require.NoError(t, err)
+	require.NoError(t, st.Close())
+	version, _ = pragmas(t, old)
+	assert.Equal(t, store.SchemaVersion, version)
+}
+
+func pragmas(t *testing.T, path string) (version, appID int) {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	require.NoError(t, err)
+	defer db.Close()
+	require.NoError(t, db.QueryRow("PRAGMA user_version").Scan(&version))
+	require.NoError(t, db.QueryRow("PRAGMA application_id").Scan(&appID))
+	return version, appID
+}
+
+func hash(t *testing.T, path string) [32]byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return sha256.Sum256(b)
+}
+
+// Files that are not ours to open: each is reported with its path and what
+// to do, and left byte for byte as it was.
+func TestBadFilesAreReportedAndLeftUntouched(t *testing.T) {
+	t.Parallel()
+	valid := filepath.Join(t.TempDir(), "valid.db")
+	st, err := store.Open(t.Context(), valid)
+	require.NoError(t, err)
+	require.NoError(t, st.Update(t.Context(), func(tx *store.Tx) {
+		tx.CreateSession(store.Session{ID: "a", Seq: 1, Options: raw(nil)})
+	}))
+	require.NoError(t, st.Close())
+	good, err := os.ReadFile(valid)
+	require.NoError(t, err)
+
+	tests := []struct {
+		name  string
+		write func(t *testing.T, path string)
+		want  error
+		says  string
+	}{
+		{"garbage", func(t *testing.T, path string) {
+			require.NoError(t, os.WriteFile(path, []byte(strings.Repeat("not a database ", 100)), 0o600))
+		}, store.ErrCorrupt, "does not start with an SQLite header"},
+		{"truncated header", func(t *testing.T, path string) {
+			require.NoError(t, os.WriteFile(path, good[:40], 0o600))
+		}, store.ErrCorrupt, "move it away"},
+		{"corrupt pages", func(t *testing.T, path string) {
+			b := append([]byte(nil), good...)
+			for i := 100; i < len(b); i++ {
+				b[i] = 0xa5
+			}
+			require.NoError(t, os.WriteFile(path, b, 0o600))
+		}, store.ErrCorrupt, "move it away"},
+		{"foreign", func(t *testing.T, path string) {
+			db, err := sql.Open("sqlite", path)
+			require.NoError(t, err)
+			_, err = db.Exec("CREATE TABLE notes (x TEXT); INSERT INTO notes VALUES ('mine')")
+			require.NoError(t, err)
+			require.NoError(t, db.Close())
+		}, store.ErrForeign, "another application"},
+		{"newer schema", func(t *testing.T, path string) {
+			require.NoError(t, os.WriteFile(path, good, 0o600))
+			db, err := sql.Open("sqlite", path)
+			require.NoError(t, err)
+			_, err = db.Exec(fmt.Sprintf("PRAGMA user_version = %d", store.SchemaVersion+1))
+			require.NoError(t, err)
+			require.NoError(t, db.Close())
+		}, store.ErrNewerSchema, "newer Interlock"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "s.db")
+			tt.write(t, path)
+			before := hash(t, path)
+			st, err := store.Open(t.Context(), path)
+			if err == nil {
+				_, err = st.Load(t.Context())
+				st.Close()
+			}
+			require.ErrorIs(t, err, tt.want)
+			assert.Contains(t, err.Error(), path)
+			assert.Contains(t, err.Error(), tt.says)
+			assert.Equal(t, before, hash(t, path), "the file is untouched")
+		})
+	}
+}
+
+// A second opener, in another process or in this one, gets ErrLocked while
+// the first holds the store; once the holder is gone (even killed), the
+// store opens.
+func TestSecondOpenerIsRefused(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "s.db")
+	cmd := exec.Command(os.Args[0], "-test.run=^$", path)
+	cmd.Env = append(os.Environ(), childEnv+"=hold")
+	stdin, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	require.NoError(t, err)
+	require.Equal(t, "opened\n", line)
+	before := hash(t, path)
+
+	_, err = store.Open(t.Context(), path)
+	require.ErrorIs(t, err, store.ErrLocked)
+	assert.Contains(t, err.Error(), path)
+	assert.Contains(t, err.Error(), "close the other Interlock engine")
+	assert.Equal(t, before, hash(t, path))
+
+	require.NoError(t, cmd.Process.Kill()) // the owner dies holding the lock
+	cmd.Wait()
+	stdin.Close()
+	st := open(t, path)
+
+	_, err = store.Open(t.Context(), path)
+	require.ErrorIs(t, err, store.ErrLocked, "a second opener in the same process")
+	require.NoError(t, st.Close())
+	open(t, path)
+}
+
+// A directory that cannot be written: a clear error, nothing created.
+func TestReadOnlyDirectory(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if os.Geteuid() != 0 {
+		require.NoError(t, os.Chmod(dir, 0o555))
+		t.Cleanup(func() { os.Chmod(dir, 0o755) })
+		_, err := store.Open(t.Context(), filepath.Join(dir, "s.db"))
+		require.ErrorIs(t, err, store.ErrReadOnly)
+		assert.Contains(t, err.Error(), "make it writable")
+	} else {
+		// root writes anywhere: make the directory a read-only mount in a
+		// user and mount namespace of a child.
+		cmd := exec.Command(os.Args[0], "-test.run=^$", dir)
+		cmd.Env = append(os.Environ(), childEnv+"=readonly")
+		cmd.SysProcAttr = &syscall.SysProcAttr{
+			Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS,
+			UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Geteuid(), Size: 1}},
+			GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getegid(), Size: 1}},
+		}
+		out, err := cmd.Output()
+		require.NoError(t, err, "child: %s", out)
+		assert.Contains(t, string(out), store.ErrReadOnly.Error())
+		assert.Contains(t, string(out), "make it writable")
+	}
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "nothing was created")
+}
