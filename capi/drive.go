@@ -105,6 +105,16 @@ static inline il_status il_capi_sink_register(il_handle engine, il_capi_sink *s)
 	extern il_status il_engine_set_event_callback(il_handle, il_event_cb, void *);
 	return il_engine_set_event_callback(engine, il_capi_sink_cb, s);
 }
+
+// il_capi_host_sink_cb records host messages in a sink, one per line.
+static inline void il_capi_host_sink_cb(void *user, const char *json, size_t len) {
+	il_capi_sink_cb(user, json, len);
+}
+
+static inline il_status il_capi_host_sink_register(il_handle engine, il_capi_sink *s) {
+	extern il_status il_engine_set_host_callback(il_handle, il_host_cb, void *);
+	return il_engine_set_host_callback(engine, il_capi_host_sink_cb, s);
+}
 */
 import "C"
 
@@ -230,6 +240,55 @@ func (s *sink) reenterStatus() (unregister, close status) {
 
 func driveRegister(h uint64, s *sink) (status, string) {
 	return lastErrorFor(h, C.il_capi_sink_register(C.il_handle(h), s.c))
+}
+
+// driveRegisterHost makes s the engine's host callback (nil: none).
+func driveRegisterHost(h uint64, s *sink) (status, string) {
+	if s == nil {
+		return lastErrorFor(h, il_engine_set_host_callback(C.il_handle(h), nil, nil))
+	}
+	return lastErrorFor(h, C.il_capi_host_sink_register(C.il_handle(h), s.c))
+}
+
+func driveRegisterTool(h uint64, name, spec string) (status, string) {
+	cn, cs := C.CString(name), C.CString(spec)
+	defer freeC(cn)
+	defer freeC(cs)
+	return lastErrorFor(h, il_engine_register_tool(C.il_handle(h), cn, cs))
+}
+
+func driveBegin(h uint64, opts *string) (uint64, status, string) {
+	c := cstr(opts)
+	defer freeC(c)
+	var out C.il_handle
+	st, msg := lastErrorFor(h, il_session_begin(C.il_handle(h), c, &out))
+	return uint64(out), st, msg
+}
+
+func driveHostEnd(h uint64, result string) (string, status, string) {
+	c := C.CString(result)
+	defer freeC(c)
+	var out *C.char
+	st, msg := lastErrorFor(h, il_host_end(C.il_handle(h), c, &out))
+	return takeString(out), st, msg
+}
+
+func driveHostCheck(h uint64, cmd string) (string, status, string) {
+	c := C.CString(cmd)
+	defer freeC(c)
+	var out *C.char
+	st, msg := lastErrorFor(h, il_host_check(C.il_handle(h), c, &out))
+	return takeString(out), st, msg
+}
+
+func driveHostStep(h uint64, request uint64) (status, string) {
+	return lastErrorFor(h, il_host_step(C.il_handle(h), C.uint64_t(request)))
+}
+
+func driveHostPause(h uint64, request uint64, req string) (status, string) {
+	c := C.CString(req)
+	defer freeC(c)
+	return lastErrorFor(h, il_host_pause(C.il_handle(h), C.uint64_t(request), c))
 }
 
 func driveUnregister(h uint64) (status, string) {

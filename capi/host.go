@@ -255,8 +255,11 @@ func il_host_pause(h C.il_handle, request C.uint64_t, reqJSON *C.char) C.il_stat
 		if r.Command != "" && r.Kind != engine.PauseConfirm {
 			return errorf(C.IL_ERR_INVALID_ARGUMENT, "pause request: command %q with kind %q: a command is confirmed: use kind \"confirm\"", r.Command, r.Kind)
 		}
-		if r.Command != "" && req.Tool == "" {
+		if r.Command != "" && req.Tool == "" { // who asks: the JS tool, else the bash gate
 			req.Tool = "Bash"
+			if he.call != nil {
+				req.Tool = he.call.Call().Name
+			}
 		}
 		return he.eng.whileOpen(func() error {
 			he.eng.spawn(func() {

@@ -401,7 +401,8 @@ il_status il_session_begin(il_handle session, const char *opts_json, il_handle *
  * caller's own number, echoed back. req_json: {"kind": "continue|confirm",
  * "tool", "message", "details", "timeout_ms", "command"}. With "command"
  * (kind confirm), the pause is the bash tool's confirm of that command in
- * the session: empty message, details and tool are filled in, the check's
+ * the session: empty message and details are filled in (tool: the JS
+ * tool's name, "Bash" for a host run), the check's
  * reasons are shown, an approval remembered with scope "session" or
  * "project" becomes a grant the bash tool honours, and a command a deny
  * rule refuses is denied without asking.
@@ -422,7 +423,7 @@ il_status il_host_check(il_handle host, const char *cmd, char **out_json);
  * "request": request, "new_step"?, "error"?, "code"?, "reason"?}. A
  * pause signal requested before it parks the run there (status paused,
  * the engine loop's events) until resumed; an interrupted run gets
- * "error" with code IL_ERR_INTERRUPTED. Otherwise new_step is the step
+ * "error" with code "ERR_INTERRUPTED". Otherwise new_step is the step
  * index the run goes on with.
  */
 il_status il_host_step(il_handle host, uint64_t request);

@@ -304,8 +304,9 @@ export interface HostPauseRequest {
 }
 
 /**
- * run.pause() of a host-driven run also takes the bash gate's confirm of a
- * command: message, details and tool default to the bash tool's.
+ * run.pause() and a JS tool's ctx.pause() also take the bash gate's confirm
+ * of a command: message and details default to the bash tool's; the pause
+ * names the JS tool (ctx.pause) or "Bash" (run.pause) unless `tool` is given.
  */
 export interface CommandPauseRequest {
   kind: 'confirm';
@@ -327,8 +328,13 @@ export interface PauseAnswer {
 export interface ToolContext {
   /** Aborted when the run is interrupted (Esc, emergency stop, close). */
   signal: AbortSignal;
-  /** A real engine pause: same events, keys and components as any tool's. */
-  pause(req: HostPauseRequest): Promise<PauseAnswer>;
+  /**
+   * A real engine pause: same events, keys and components as any tool's.
+   * With `command`, the bash gate's confirm of that command (see HostRun.pause).
+   */
+  pause(req: HostPauseRequest | CommandPauseRequest): Promise<PauseAnswer>;
+  /** Judges a shell command with the session's bash gate (see HostRun.check). */
+  check(command: string): Decision;
   /** Streams output (tool_progress events). */
   progress(text: string): void;
   sessionId: string;

@@ -87,6 +87,7 @@ export class HostRouter {
       callId: ev.callId,
       step: ev.step,
       pause: (opts) => this.pause(host, opts),
+      check: (command) => fromNative(native.hostCheck(host, command)),
       progress: (text) => {
         if (this.#work.has(host)) native.hostProgress(host, String(text));
       },

@@ -297,3 +297,29 @@ test("signal('pause') parks a host-driven loop at run.step(), resume releases it
     s.close();
   }
 });
+
+test("a JS tool judges its commands with the session's gate: ctx.check and ctx.pause({command}) share the grants", async () => {
+  const dir = tempDir();
+  const checks = [];
+  engine.registerTool('js_shell', {
+    run: async (args, ctx) => {
+      const before = ctx.check(args.command).decision;
+      const answer = before === 'confirm' ? (await ctx.pause({ kind: 'confirm', command: args.command })).answer : 'not asked';
+      checks.push([before, answer, ctx.check(args.command).decision]);
+      return answer;
+    },
+  });
+  const call = { toolCalls: [{ name: 'js_shell', args: { command: 'rm -rf build' } }] };
+  const s = engine.createSession({ dir, script: [call, call, { text: 'done' }] });
+  try {
+    s.on('paused', (ev) => {
+      assert.equal(ev.pause.tool, 'js_shell');
+      assert.deepEqual(ev.pause.reasons, ['recursive deletion: rm -rf build']);
+      s.confirm(true, undefined, ev.pause.id, 'session');
+    });
+    assert.equal((await s.prompt('go')).status, 'idle');
+    assert.deepEqual(checks, [['confirm', 'approved', 'allow'], ['allow', 'not asked', 'allow']]);
+  } finally {
+    s.close();
+  }
+});
