@@ -9,6 +9,7 @@ LIB := lib/libinterlock.so.0.1
 SUPERVISOR := lib/interlock-run
 ADDON := build/Release/interlock.node
 GO_SRC := $(shell find engine capi cmd -name '*.go' -not -name '*_test.go') capi/interlock.h go.mod go.sum
+SUPERVISOR_SRC := cmd/interlock-run/interlock-run.c
 TUI_SRC := $(shell find tui/src -name '*.ts' -o -name '*.tsx')
 TUI_UNIT := $(shell find tui/src -name '*.test.tsx' -o -name '*.test.ts')
 METRICS := $(CURDIR)/bench/out
@@ -43,7 +44,7 @@ node_modules/.installed: package.json package-lock.json
 build: deps $(ADDON) $(SUPERVISOR) tui/dist/index.js
 
 # --lib builds the library and, beside it, the command supervisor.
-$(LIB) $(SUPERVISOR) &: $(GO_SRC)
+$(LIB) $(SUPERVISOR) &: $(GO_SRC) $(SUPERVISOR_SRC)
 	$(NODE) node/build.js --lib
 
 $(ADDON): $(LIB) binding.gyp $(wildcard node/src/*)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -114,10 +115,7 @@ func requireAllDead(t *testing.T, pidFile string) {
 			live, _ := liveMembers(pgid)
 			// The supervisor leads the command's group and exits just after
 			// its report: requireGroupGone checks it.
-			live = slices.DeleteFunc(live, func(pid int) bool {
-				comm, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
-				return string(comm) == "interlock-run\n"
-			})
+			live = slices.DeleteFunc(live, isSupervisor)
 			for _, p := range live {
 				syscall.Kill(p, syscall.SIGKILL)
 			}
@@ -453,4 +451,43 @@ func TestSandboxHint(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSupervisorByHand: interlock-run started without the tool's control
+// socket or with bad arguments says what is wrong and runs nothing.
+func TestSupervisorByHand(t *testing.T) {
+	t.Parallel()
+	marker := filepath.Join(t.TempDir(), "ran")
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no control socket", []string{"--", "bash", "touch " + marker}, "no control socket on fd 3"},
+		{"unknown argument", []string{"--color", "--", "bash", "touch " + marker}, "unknown or incomplete argument --color"},
+		{"no command", []string{"--mode", "off"}, "usage: interlock-run"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			out, err := exec.Command(defaultSupervisor(), tt.args...).CombinedOutput()
+			var exit *exec.ExitError
+			require.ErrorAs(t, err, &exit)
+			assert.Equal(t, 2, exit.ExitCode())
+			assert.Contains(t, string(out), tt.want)
+			assert.NoFileExists(t, marker)
+		})
+	}
+}
+
+// TestCommandSignalsReset: a command starts with no signal ignored or
+// blocked, even when its host ignores SIGPIPE (Node does, and ignored
+// signals survive exec): `yes | head` must end by SIGPIPE, not by errors.
+func TestCommandSignalsReset(t *testing.T) {
+	signal.Ignore(syscall.SIGPIPE)
+	defer signal.Reset(syscall.SIGPIPE)
+	o, err := testRunner(DefaultGrace, 0).run(t.Context(), "grep -E '^Sig(Ign|Blk)' /proc/self/status", "", os.Environ(), time.Minute, contain.Policy{}, nil)
+	require.NoError(t, err)
+	assert.Contains(t, o.output, "SigBlk:\t0000000000000000")
+	assert.Contains(t, o.output, "SigIgn:\t0000000000000000")
 }

@@ -56,11 +56,6 @@ func (r runner) run(ctx context.Context, command, dir string, env []string, time
 	req := contain.Request{Shell: r.shell, Command: command, GraceMS: r.grace.Milliseconds(), Sandbox: policy, Workspace: workspace, TempDir: os.TempDir(), NoLandlock: r.noLandlock}
 	proc := contain.Process{Path: r.supervisor, Dir: dir, Env: env, Output: pw, Namespaces: r.kernel.namespaces()}
 	sup, err := contain.Start(req, proc)
-	if errors.Is(err, contain.ErrNoNamespaces) {
-		r.kernel.refuseNamespaces()
-		proc.Namespaces = false
-		sup, err = contain.Start(req, proc)
-	}
 	pw.Close() // the command holds the write end now
 	if err != nil {
 		return outcome{}, fmt.Errorf("bash: %w", err)
@@ -103,6 +98,9 @@ func (r runner) run(ctx context.Context, command, dir string, env []string, time
 		stopErr = context.Cause(ctx)
 		sup.Stop()
 		w = <-done
+	}
+	if w.report.NamespacesRefused {
+		r.kernel.refuseNamespaces() // later commands don't ask again
 	}
 	if w.err != nil {
 		// The supervisor failed: end what is left of its process group.

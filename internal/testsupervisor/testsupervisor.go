@@ -1,6 +1,7 @@
-// Package testsupervisor builds the command supervisor (cmd/interlock-run)
-// for tests of packages that run bash commands, and points INTERLOCK_RUN at
-// it, as the library finds it beside itself in a real install.
+// Package testsupervisor builds the command supervisor (cmd/interlock-run,
+// a C program) for tests of packages that run bash commands, and points
+// INTERLOCK_RUN at it, as the library finds it beside itself in a real
+// install.
 //
 //	func TestMain(m *testing.M) {
 //		cleanup, err := testsupervisor.Install()
@@ -13,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 )
 
 // Install builds interlock-run into a temporary directory and sets
@@ -22,13 +24,31 @@ func Install() (cleanup func(), err error) {
 	if err != nil {
 		return nil, err
 	}
+	_, self, _, _ := runtime.Caller(0)
+	src := filepath.Join(filepath.Dir(self), "..", "..", "cmd", "interlock-run", "interlock-run.c")
 	path := filepath.Join(dir, "interlock-run")
-	cmd := exec.Command("go", "build", "-o", path, "github.com/interlock-dev/interlock/cmd/interlock-run")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
+	if out, err := Build(src, path); err != nil {
 		os.RemoveAll(dir)
-		return nil, fmt.Errorf("testsupervisor: go build ./cmd/interlock-run: %v\n%s", err, out)
+		return nil, fmt.Errorf("testsupervisor: %v\n%s", err, out)
 	}
 	os.Setenv("INTERLOCK_RUN", path)
 	return func() { os.RemoveAll(dir) }, nil
+}
+
+// Build compiles the supervisor's source src to out with $CC (else cc),
+// statically linked where the C library allows it, as node/build.js does.
+func Build(src, out string) ([]byte, error) {
+	cc := os.Getenv("CC")
+	if cc == "" {
+		cc = "cc"
+	}
+	flags := []string{"-O2", "-Wall", "-o", out, src}
+	b, err := exec.Command(cc, append([]string{"-static"}, flags...)...).CombinedOutput()
+	if err != nil {
+		b, err = exec.Command(cc, flags...).CombinedOutput()
+	}
+	if err != nil {
+		return b, fmt.Errorf("%s %v: %w", cc, flags, err)
+	}
+	return b, nil
 }

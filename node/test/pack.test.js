@@ -139,7 +139,7 @@ describe('npm pack and install from the tarball', { timeout: 10 * 60_000 }, () =
   });
 
   test('the tarball carries the prebuilds (addon, library, every helper in lib/), sources and LICENSE; no tests or build output', () => {
-    const want = ['LICENSE', 'README.md', 'binding.gyp', 'go.mod', 'go.sum', 'capi/interlock.h', 'capi/main.go', 'cmd/interlock-run/main.go', 'engine/session.go',
+    const want = ['LICENSE', 'README.md', 'binding.gyp', 'go.mod', 'go.sum', 'capi/interlock.h', 'capi/main.go', 'cmd/interlock-run/interlock-run.c', 'engine/session.go',
       'node/index.js', 'node/index.d.ts', 'node/load.js', 'node/build.js', 'node/lib/base.js', 'node/src/addon.cc', 'package.json',
       'prebuilds/linux-x64/interlock.node'];
     for (const f of readdirSync(path.join(packageRoot, 'lib'))) {

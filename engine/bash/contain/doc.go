@@ -3,14 +3,18 @@
 // it can only write where its policy allows.
 //
 // This package is the bash tool's side and the wire both sides share; the
-// supervisor itself is the interlock-run executable (cmd/interlock-run),
-// which the bash tool starts for every command (see Start), asks to stop
-// the command and whose report it reads. The supervisor:
+// supervisor itself is the interlock-run executable (cmd/interlock-run, a
+// small C program: it starts for every command, and a Go runtime's start
+// would cost more than the rest of the supervision), which the bash tool
+// starts for every command (see Start), asks to stop the command and whose
+// report it reads. The supervisor:
 //
-//   - keeps the command's whole tree: it is started as PID 1 of a new PID
-//     namespace where unprivileged user namespaces are allowed (when it
-//     exits the kernel kills every process left in the namespace); else it
-//     is a child subreaper that walks and kills its descendants;
+//   - keeps the command's whole tree: where unprivileged user namespaces
+//     are allowed it makes new user and PID namespaces itself (so the tool
+//     starts it with a cheap vfork, not a copy of the host) and supervises
+//     as their PID 1: when it exits the kernel kills every process left in
+//     the namespace. Else it is a child subreaper that walks and kills its
+//     descendants;
 //   - dies with its host: EOF on its control socket (the host died, even by
 //     SIGKILL) or its parent-death signal kills the tree and exits;
 //   - on a stop message sends SIGTERM to the tree, SIGKILL after the grace,
@@ -19,7 +23,8 @@
 //     the shell, so the command inherits it: writes only in the working
 //     directory, the temp dir and the configured paths, no signals to and
 //     no abstract sockets of processes outside the command, optional
-//     network deny.
+//     network deny. The tool resolves the policy to paths (Request.args);
+//     the supervisor only applies them.
 //
 // Probe says what the kernel offers; what a command actually ran with is
 // in its Report. This package does not link Landlock itself: only the
@@ -27,7 +32,7 @@
 //
 // The shortest use, from the tool's side:
 //
-//	p, err := contain.Start(ctx, contain.Request{Shell: "bash", Command: "make"}, contain.Process{Path: "/usr/lib/interlock/interlock-run", Stdout: w})
+//	p, err := contain.Start(contain.Request{Shell: "bash", Command: "make"}, contain.Process{Path: "/usr/lib/interlock/interlock-run", Output: w, Namespaces: true})
 //	...
 //	p.Stop() // or let it finish
 //	report, err := p.Wait()

@@ -16,18 +16,16 @@ import (
 // or cannot be run.
 var ErrNoSupervisor = errors.New("command supervisor interlock-run not usable")
 
-// ErrNoNamespaces is wrapped by Start when the kernel refused the user and
-// PID namespaces: start again with Process.Namespaces false.
-var ErrNoNamespaces = errors.New("unprivileged user and PID namespaces not available")
-
 // Process says how to start the supervisor.
 type Process struct {
 	Path   string   // the interlock-run executable
 	Dir    string   // working directory of the command
 	Env    []string // environment of the command
 	Output *os.File // stdout and stderr of the command
-	// Namespaces starts the supervisor as PID 1 of new user and PID
-	// namespaces (and a network namespace when the policy denies network).
+	// Namespaces makes the supervisor create new user and PID namespaces
+	// (and a network namespace when the policy denies network) and
+	// supervise as their PID 1; where the kernel refuses them it keeps the
+	// tree as a subreaper and says so (Report.NamespacesRefused).
 	Namespaces bool
 }
 
@@ -43,10 +41,10 @@ type Supervised struct {
 func CheckSupervisor(path string) error {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return fmt.Errorf("%w: %v: build it with `make build` (or `go build -o %s ./cmd/interlock-run`), or point INTERLOCK_RUN at it", ErrNoSupervisor, err, path)
+		return fmt.Errorf("%w: %v: build it with `make build` (or `cc -O2 -o %s cmd/interlock-run/interlock-run.c`), or point INTERLOCK_RUN at it", ErrNoSupervisor, err, path)
 	}
 	if fi.IsDir() || fi.Mode()&0o111 == 0 {
-		return fmt.Errorf("%w: %s is not an executable file (mode %v): rebuild it with `make build` (or `go build -o %s ./cmd/interlock-run`)", ErrNoSupervisor, path, fi.Mode(), path)
+		return fmt.Errorf("%w: %s is not an executable file (mode %v): rebuild it with `make build` (or `cc -O2 -o %s cmd/interlock-run/interlock-run.c`)", ErrNoSupervisor, path, fi.Mode(), path)
 	}
 	return nil
 }
@@ -56,49 +54,25 @@ func Start(req Request, p Process) (*Supervised, error) {
 	if err := CheckSupervisor(p.Path); err != nil {
 		return nil, err
 	}
-	b, err := json.Marshal(req)
-	if err != nil {
-		return nil, fmt.Errorf("contain: encode request: %w", err)
-	}
 	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("contain: control socket: %w", err)
 	}
 	ours, theirs := os.NewFile(uintptr(fds[0]), "control"), os.NewFile(uintptr(fds[1]), "control")
 	defer theirs.Close()
-	cmd := exec.Command(p.Path, string(b))
+	// Started plainly (vfork): the supervisor makes its namespaces itself.
+	// Go forks a whole copy of the host, page tables and all, to start a
+	// child in a new user namespace; the host here is Node.
+	cmd := exec.Command(p.Path, req.args(p.Namespaces)...)
 	cmd.Dir, cmd.Env = p.Dir, p.Env
 	cmd.Stdout, cmd.Stderr = p.Output, p.Output
 	cmd.ExtraFiles = []*os.File{theirs} // fd 3
-	attr := &syscall.SysProcAttr{Setpgid: true}
-	if p.Namespaces {
-		attr.Cloneflags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID
-		if req.Sandbox.Normalized().Network == NetworkDeny && req.Sandbox.Normalized().Mode != ModeOff {
-			attr.Cloneflags |= syscall.CLONE_NEWNET
-		}
-		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
-		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
-	}
-	cmd.SysProcAttr = attr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		ours.Close()
-		if p.Namespaces && isNamespaceRefusal(err) {
-			return nil, fmt.Errorf("%w: %v", ErrNoNamespaces, err)
-		}
 		return nil, fmt.Errorf("%w: start %s in %q: %v", ErrNoSupervisor, p.Path, p.Dir, err)
 	}
 	return &Supervised{cmd: cmd, ctrl: ours, exited: make(chan struct{})}, nil
-}
-
-// isNamespaceRefusal reports whether err is the kernel refusing new
-// namespaces (sysctls, seccomp filters of container runtimes, limits).
-func isNamespaceRefusal(err error) bool {
-	for _, e := range []error{syscall.EPERM, syscall.EINVAL, syscall.ENOSPC, syscall.EUSERS, syscall.EACCES, syscall.ENOSYS} {
-		if errors.Is(err, e) {
-			return true
-		}
-	}
-	return false
 }
 
 // Pid is the supervisor's process id; it leads the command's process group.
@@ -139,31 +113,16 @@ func (s *Supervised) Wait() (Report, error) {
 	return rep, nil
 }
 
-// Probe runs the supervisor at path with --probe, in new namespaces when
-// they are allowed, and returns what the kernel offers.
+// Probe runs the supervisor at path with --probe and returns what the
+// kernel offers.
 func Probe(path string) (Features, error) {
 	if err := CheckSupervisor(path); err != nil {
 		return Features{}, err
 	}
-	run := func(ns bool) (Features, error) {
-		cmd := exec.Command(path, "--probe")
-		if ns {
-			cmd.SysProcAttr = &syscall.SysProcAttr{
-				Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID,
-				UidMappings: []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}},
-				GidMappings: []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}},
-			}
-		}
-		out, err := cmd.Output()
-		var f Features
-		if err == nil {
-			err = json.Unmarshal(out, &f)
-		}
-		return f, err
-	}
-	f, err := run(true)
-	if err != nil && isNamespaceRefusal(err) {
-		f, err = run(false)
+	out, err := exec.Command(path, "--probe").Output()
+	var f Features
+	if err == nil {
+		err = json.Unmarshal(out, &f)
 	}
 	if err != nil {
 		return f, fmt.Errorf("%w: %s --probe: %v", ErrNoSupervisor, path, err)

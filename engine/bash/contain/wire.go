@@ -1,19 +1,61 @@
 package contain
 
-// Request is what the supervisor runs: the first argument of interlock-run,
-// as JSON. The working directory and environment are the supervisor's own.
+import "strconv"
+
+// Request is what the supervisor runs, passed to interlock-run as its
+// arguments (see Request.args). The working directory and environment are
+// the supervisor's own.
 type Request struct {
-	Shell   string `json:"shell"`   // "bash"
-	Command string `json:"command"` // run with Shell -c
-	GraceMS int64  `json:"grace_ms"`
+	Shell   string // "bash"
+	Command string // run with Shell -c
+	GraceMS int64
 	// Sandbox is the policy; Workspace is the directory workspace-write
 	// mode makes writable (the working directory), TempDir the temp dir.
-	Sandbox   Policy `json:"sandbox"`
-	Workspace string `json:"workspace"`
-	TempDir   string `json:"temp_dir"`
+	Sandbox   Policy
+	Workspace string
+	TempDir   string
 	// NoLandlock makes the supervisor act as if the kernel had no Landlock:
 	// for tests of the degraded paths.
-	NoLandlock bool `json:"no_landlock,omitempty"`
+	NoLandlock bool
+}
+
+// args are interlock-run's arguments for r: the policy resolved to the
+// paths the command may read and write, so that the supervisor only
+// applies them. namespaces asks for new user and PID namespaces.
+func (r Request) args(namespaces bool) []string {
+	p := r.Sandbox.Normalized()
+	args := []string{"--grace-ms", strconv.FormatInt(r.GraceMS, 10), "--mode", string(p.Mode), "--network", string(p.Network)}
+	if namespaces {
+		args = append(args, "--ns")
+		if p.Network == NetworkDeny && p.Mode != ModeOff {
+			args = append(args, "--net-ns")
+		}
+	}
+	if p.Required {
+		args = append(args, "--required")
+	}
+	if r.NoLandlock {
+		args = append(args, "--no-landlock")
+	}
+	readable := []string{"/"}
+	if len(p.Readable) > 0 {
+		readable = append(append([]string(nil), DefaultReadable...), p.Readable...)
+	}
+	writable := DeviceFiles
+	if p.Mode == ModeWorkspaceWrite {
+		writable = append(append([]string{r.Workspace, r.TempDir, "/dev/shm"}, p.Writable...), DeviceFiles...)
+	}
+	if p.Mode != ModeOff {
+		for _, path := range readable {
+			args = append(args, "--read", path)
+		}
+		for _, path := range writable {
+			if path != "" {
+				args = append(args, "--write", path)
+			}
+		}
+	}
+	return append(args, "--", r.Shell, r.Command)
 }
 
 // Report is what the supervisor says once the command's tree is gone.
@@ -25,6 +67,9 @@ type Report struct {
 	Tree string `json:"tree"`
 	// Sandbox is what was enforced (see Enforced).
 	Sandbox Enforced `json:"sandbox"`
+	// NamespacesRefused is true when namespaces were asked for but the
+	// kernel refused them (the tree was kept by a subreaper instead).
+	NamespacesRefused bool `json:"namespaces_refused,omitempty"`
 	// Error is why the command did not start (it never ran).
 	Error string `json:"error,omitempty"`
 }

@@ -1,0 +1,670 @@
+/*
+ * interlock-run is the supervisor the Interlock bash tool starts for every
+ * command (see package engine/bash/contain for the tool's side and the
+ * wire). It keeps the command's process tree, kills it when asked or when
+ * the host dies, and applies the Landlock sandbox:
+ *
+ *   - with --ns it makes new user and PID namespaces (and a network
+ *     namespace with --net-ns) itself and forks their PID 1, which
+ *     supervises: when PID 1 exits the kernel kills every process left in
+ *     the namespace. Where the kernel refuses namespaces it supervises as a
+ *     child subreaper that walks /proc and kills its descendants;
+ *   - it dies with its host: EOF on its control socket (fd 3: the host
+ *     died, even by SIGKILL), SIGTERM/SIGHUP/SIGINT or its parent-death
+ *     signal kill the tree;
+ *   - a stop message ('s') sends SIGTERM to the tree, SIGKILL after the
+ *     grace, and the report follows once no process of the tree is left;
+ *   - it restricts itself with Landlock before it starts the shell, so the
+ *     command inherits the policy the tool computed (--read/--write paths,
+ *     TCP deny, signal and abstract-socket scoping).
+ *
+ * It is written in C, not Go, because it runs for every command and its
+ * start-up is on the path of every command's latency: a Go runtime starts
+ * in ~1 ms here, this in ~0.1 ms (BENCHMARKS.md, bash_spawn_overhead_ms).
+ * It is single-threaded: one poll(2) loop over the control socket and a
+ * signalfd.
+ *
+ * Usage (by the tool, never by hand):
+ *   interlock-run --probe
+ *   interlock-run [--ns] [--net-ns] [--grace-ms N] [--mode M] [--network N]
+ *                 [--required] [--no-landlock] [--read P]... [--write P]...
+ *                 -- SHELL COMMAND
+ * and writes one JSON report line on fd 3 (see contain.Report).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CONTROL_FD 3
+#define MSG_STOP 's'
+#define MAX_PATHS 256
+
+/* Landlock's ABI, defined here so that old kernel headers build it. */
+#ifndef SYS_landlock_create_ruleset
+#define SYS_landlock_create_ruleset 444
+#define SYS_landlock_add_rule 445
+#define SYS_landlock_restrict_self 446
+#endif
+#define LL_CREATE_RULESET_VERSION (1U << 0)
+#define LL_RULE_PATH_BENEATH 1
+#define LL_FS_EXECUTE (1ULL << 0)
+#define LL_FS_WRITE_FILE (1ULL << 1)
+#define LL_FS_READ_FILE (1ULL << 2)
+#define LL_FS_READ_DIR (1ULL << 3)
+#define LL_FS_REFER (1ULL << 13)
+#define LL_FS_TRUNCATE (1ULL << 14)
+#define LL_FS_IOCTL_DEV (1ULL << 15)
+#define LL_NET_BIND_TCP (1ULL << 0)
+#define LL_NET_CONNECT_TCP (1ULL << 1)
+#define LL_SCOPE_ABSTRACT_UNIX_SOCKET (1ULL << 0)
+#define LL_SCOPE_SIGNAL (1ULL << 1)
+#define ABI_NETWORK 4 /* TCP bind and connect */
+#define ABI_SCOPES 6  /* signals and abstract unix sockets */
+
+struct ll_ruleset_attr {
+	uint64_t handled_access_fs;
+	uint64_t handled_access_net;
+	uint64_t scoped;
+};
+
+struct ll_path_beneath_attr {
+	uint64_t allowed_access;
+	int32_t parent_fd;
+} __attribute__((packed));
+
+/* request is what the tool asked for (argv). */
+struct request {
+	int ns, net_ns, required, no_landlock;
+	long grace_ms;
+	const char *mode;    /* "workspace-write", "read-only", "off" */
+	const char *network; /* "allow", "deny" */
+	const char *read[MAX_PATHS];
+	int nread;
+	const char *write[MAX_PATHS];
+	int nwrite;
+	const char *shell, *command;
+};
+
+/* report is what the supervisor says once the tree is gone. */
+struct report {
+	int exit_code;
+	const char *signal;
+	int stopped;
+	const char *tree;
+	int namespaces_refused;
+	const char *mode;
+	int landlock_abi, filesystem, signals;
+	const char *network;
+	char error[1024];
+};
+
+static struct report rep = {.tree = "subreaper", .network = "allow"};
+
+/* Set by fail: the report says why the command did not start. */
+static void fail(const char *fmt, ...) {
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(rep.error, sizeof rep.error, fmt, ap);
+	va_end(ap);
+}
+
+/* json_string appends s to out as a JSON string. */
+static size_t json_string(char *out, size_t cap, size_t n, const char *s) {
+	if (n < cap) out[n++] = '"';
+	for (; *s && n + 8 < cap; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\') {
+			out[n++] = '\\';
+			out[n++] = (char)c;
+		} else if (c < 0x20) {
+			n += (size_t)snprintf(out + n, cap - n, "\\u%04x", c);
+		} else {
+			out[n++] = (char)c;
+		}
+	}
+	if (n < cap) out[n++] = '"';
+	return n;
+}
+
+static void write_all(int fd, const char *b, size_t n) {
+	while (n > 0) {
+		ssize_t w = write(fd, b, n);
+		if (w < 0 && errno == EINTR) continue;
+		if (w <= 0) return;
+		b += w;
+		n -= (size_t)w;
+	}
+}
+
+/* write_report sends the report as one JSON line on the control socket. */
+static void write_report(void) {
+	char b[4096];
+	size_t n = (size_t)snprintf(b, sizeof b, "{\"exit_code\":%d,", rep.exit_code);
+	if (rep.signal) {
+		n += (size_t)snprintf(b + n, sizeof b - n, "\"signal\":");
+		n = json_string(b, sizeof b, n, rep.signal);
+		b[n++] = ',';
+	}
+	if (rep.stopped) n += (size_t)snprintf(b + n, sizeof b - n, "\"stopped\":true,");
+	if (rep.namespaces_refused) n += (size_t)snprintf(b + n, sizeof b - n, "\"namespaces_refused\":true,");
+	n += (size_t)snprintf(b + n, sizeof b - n, "\"tree\":\"%s\",\"sandbox\":{\"mode\":", rep.tree);
+	n = json_string(b, sizeof b, n, rep.mode ? rep.mode : "");
+	n += (size_t)snprintf(b + n, sizeof b - n, ",\"landlock_abi\":%d,\"filesystem\":%s,\"network\":", rep.landlock_abi,
+	                      rep.filesystem ? "true" : "false");
+	n = json_string(b, sizeof b, n, rep.network);
+	n += (size_t)snprintf(b + n, sizeof b - n, ",\"signals\":%s}", rep.signals ? "true" : "false");
+	if (rep.error[0]) {
+		n += (size_t)snprintf(b + n, sizeof b - n, ",\"error\":");
+		n = json_string(b, sizeof b, n, rep.error);
+	}
+	n += (size_t)snprintf(b + n, sizeof b - n, "}\n");
+	write_all(CONTROL_FD, b, n < sizeof b ? n : sizeof b);
+}
+
+/* landlock_abi is the kernel's Landlock ABI version, 0 without Landlock. */
+static int landlock_abi(void) {
+	long v = syscall(SYS_landlock_create_ruleset, NULL, 0, LL_CREATE_RULESET_VERSION);
+	return v < 0 ? 0 : (int)v;
+}
+
+/* fs_rights are the file system rights Landlock handles at abi. */
+static uint64_t fs_rights(int abi) {
+	uint64_t r = (1ULL << 13) - 1; /* ABI 1: execute .. make_sym */
+	if (abi >= 2) r |= LL_FS_REFER;
+	if (abi >= 3) r |= LL_FS_TRUNCATE;
+	if (abi >= 5) r |= LL_FS_IOCTL_DEV;
+	return r;
+}
+
+/* add_path allows access beneath path (only the file rights when it is not
+ * a directory); a missing path is skipped. */
+static int add_path(int ruleset, const char *path, uint64_t access) {
+	int fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0) return errno == ENOENT ? 0 : -1;
+	struct stat st;
+	if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
+		access &= LL_FS_EXECUTE | LL_FS_WRITE_FILE | LL_FS_READ_FILE | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV;
+	struct ll_path_beneath_attr attr = {.allowed_access = access, .parent_fd = fd};
+	long err = syscall(SYS_landlock_add_rule, ruleset, LL_RULE_PATH_BENEATH, &attr, 0);
+	int saved = errno;
+	close(fd);
+	errno = saved;
+	return err < 0 ? -1 : 0;
+}
+
+/* restrict_self applies the policy to this process and so to the command
+ * it starts, and fills in what is in force. It fails only when the policy
+ * is required and the kernel cannot enforce it. */
+static int restrict_self(const struct request *req) {
+	rep.mode = req->mode;
+	if (strcmp(req->mode, "off") == 0) return 0;
+	int deny = strcmp(req->network, "deny") == 0;
+	if (deny) rep.network = req->net_ns && rep.tree[0] == 'p' ? "deny (namespace)" : "allow (deny not enforced: needs a network namespace or Landlock ABI 4)";
+	int abi = req->no_landlock ? 0 : landlock_abi();
+	if (req->required && abi < ABI_SCOPES) {
+		fail("sandbox required (bash.sandbox.required) but this kernel has Landlock ABI %d and needs %d or newer (Linux 6.12+, with landlock in the lsm= boot list): the command was not run", abi, ABI_SCOPES);
+		return -1;
+	}
+	if (abi == 0) return 0;
+	struct ll_ruleset_attr attr = {.handled_access_fs = fs_rights(abi)};
+	if (deny && abi >= ABI_NETWORK) attr.handled_access_net = LL_NET_BIND_TCP | LL_NET_CONNECT_TCP;
+	if (abi >= ABI_SCOPES) attr.scoped = LL_SCOPE_ABSTRACT_UNIX_SOCKET | LL_SCOPE_SIGNAL;
+	const char *failed = "landlock_create_ruleset";
+	int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
+	if (ruleset < 0) goto out;
+	failed = "landlock_add_rule";
+	for (int i = 0; i < req->nread; i++)
+		if (add_path(ruleset, req->read[i], LL_FS_EXECUTE | LL_FS_READ_FILE | LL_FS_READ_DIR) < 0) goto out;
+	for (int i = 0; i < req->nwrite; i++)
+		if (add_path(ruleset, req->write[i], attr.handled_access_fs) < 0) goto out;
+	failed = "PR_SET_NO_NEW_PRIVS";
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) goto out;
+	failed = "landlock_restrict_self";
+	if (syscall(SYS_landlock_restrict_self, ruleset, 0) < 0) goto out;
+	close(ruleset);
+	rep.landlock_abi = abi;
+	rep.filesystem = 1;
+	rep.signals = abi >= ABI_SCOPES;
+	if (deny && abi >= ABI_NETWORK && strcmp(rep.network, "deny (namespace)") != 0) rep.network = "deny (tcp)";
+	return 0;
+out:;
+	int saved = errno;
+	if (ruleset >= 0) close(ruleset);
+	if (req->required) {
+		fail("sandbox required (bash.sandbox.required) but Landlock failed: %s: %s: the command was not run", failed, strerror(saved));
+		return -1;
+	}
+	return 0;
+}
+
+/* write_file writes s to path (for the namespace's id maps). */
+static int write_file(const char *path, const char *s) {
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) return -1;
+	ssize_t n = write(fd, s, strlen(s));
+	int saved = errno;
+	close(fd);
+	errno = saved;
+	return n == (ssize_t)strlen(s) ? 0 : -1;
+}
+
+/* enter_namespaces makes new user and PID (and network) namespaces with
+ * this process's own ids mapped; the next child is the PID namespace's 1. */
+static int enter_namespaces(int net) {
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+	if (unshare(CLONE_NEWUSER | CLONE_NEWPID | (net ? CLONE_NEWNET : 0)) < 0) return -1;
+	char m[64];
+	snprintf(m, sizeof m, "%u %u 1\n", uid, uid);
+	if (write_file("/proc/self/uid_map", m) < 0) return -1;
+	if (write_file("/proc/self/setgroups", "deny") < 0 && errno != ENOENT) return -1;
+	snprintf(m, sizeof m, "%u %u 1\n", gid, gid);
+	return write_file("/proc/self/gid_map", m);
+}
+
+static long now_ms(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+/* The supervising process's state. */
+static int pid_ns;         /* PID 1 of the command's namespace */
+static pid_t shell_pid;    /* the shell, until reaped */
+static int shell_status;   /* its wait status once reaped */
+static int shell_reaped;
+static int all_gone;       /* no child is left: the tree is gone */
+static int stop_requested; /* a stop message came */
+static int host_gone;      /* control EOF or a fatal signal */
+static int sig_fd = -1;
+
+/* reap waits for every child that exited (orphans of the tree are
+ * reparented to us) and notes when none is left. */
+static void reap(void) {
+	for (;;) {
+		int st;
+		pid_t p = waitpid(-1, &st, WNOHANG | __WALL);
+		if (p > 0) {
+			if (p == shell_pid) {
+				shell_status = st;
+				shell_reaped = 1;
+			}
+			continue;
+		}
+		if (p < 0 && errno == EINTR) continue;
+		if (p < 0 && errno == ECHILD) all_gone = 1;
+		return;
+	}
+}
+
+/* wait_events waits up to timeout_ms (-1: no limit) for the control
+ * socket or a signal and handles what came. */
+static void wait_events(int timeout_ms) {
+	struct pollfd fds[2] = {{.fd = sig_fd, .events = POLLIN}, {.fd = host_gone ? -1 : CONTROL_FD, .events = POLLIN}};
+	int n = poll(fds, 2, timeout_ms);
+	if (n <= 0) return;
+	if (fds[0].revents & POLLIN) {
+		struct signalfd_siginfo si;
+		while (read(sig_fd, &si, sizeof si) == sizeof si) {
+			if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGHUP || si.ssi_signo == SIGINT) host_gone = 1;
+		}
+		reap();
+	}
+	if (fds[1].revents) {
+		char b[64];
+		ssize_t r = read(CONTROL_FD, b, sizeof b);
+		if (r <= 0 && !(r < 0 && (errno == EINTR || errno == EAGAIN))) {
+			host_gone = 1;
+		} else {
+			for (ssize_t i = 0; i < r; i++)
+				if (b[i] == MSG_STOP) stop_requested = 1;
+		}
+	}
+}
+
+/* children_of appends the children of pid to out (from
+ * /proc/PID/task/TID/children); it returns -1 when the kernel lacks them. */
+static int children_of(pid_t pid, pid_t *out, int n, int cap) {
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/task", pid);
+	DIR *d = opendir(path);
+	if (!d) return n;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.') continue;
+		char cpath[300];
+		snprintf(cpath, sizeof cpath, "/proc/%d/task/%s/children", pid, e->d_name);
+		FILE *f = fopen(cpath, "re");
+		if (!f) {
+			if (errno == ENOENT && pid == getpid()) {
+				closedir(d);
+				return -1;
+			}
+			continue;
+		}
+		int c;
+		while (n < cap && fscanf(f, "%d", &c) == 1) out[n++] = c;
+		fclose(f);
+	}
+	closedir(d);
+	return n;
+}
+
+/* parent_of reads pid's parent from /proc/PID/stat ("pid (comm) state
+ * ppid ...", where comm may hold spaces and ')'). */
+static pid_t parent_of(pid_t pid) {
+	char path[64], b[512];
+	snprintf(path, sizeof path, "/proc/%d/stat", pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) return -1;
+	ssize_t n = read(fd, b, sizeof b - 1);
+	close(fd);
+	if (n <= 0) return -1;
+	b[n] = 0;
+	char *p = strrchr(b, ')');
+	char state;
+	int ppid;
+	if (!p || sscanf(p + 1, " %c %d", &state, &ppid) != 2) return -1;
+	return ppid;
+}
+
+/* scan_descendants finds the descendants of root from the parent of every
+ * process in /proc, for kernels without the children files. */
+static int scan_descendants(pid_t root, pid_t *out, int cap) {
+	DIR *d = opendir("/proc");
+	if (!d) return 0;
+	static pid_t pids[65536], ppids[65536];
+	int np = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) && np < 65536) {
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+		if (*end || pid <= 0) continue;
+		pids[np] = (pid_t)pid;
+		ppids[np++] = parent_of((pid_t)pid);
+	}
+	closedir(d);
+	int n = 0;
+	out[n++] = root;
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < np && n < cap; j++)
+			if (ppids[j] == out[i]) out[n++] = pids[j];
+	memmove(out, out + 1, (size_t)(n - 1) * sizeof *out);
+	return n - 1;
+}
+
+/* signal_tree sends sigs (up to two, 0-terminated) to every process of the
+ * tree but this one. */
+static void signal_tree(int sig1, int sig2) {
+	if (pid_ns) {
+		kill(-1, sig1); /* every process of our namespace but its init, us */
+		if (sig2) kill(-1, sig2);
+		return;
+	}
+	static pid_t tree[65536];
+	int n = 0, cap = 65536;
+	tree[n++] = getpid();
+	for (int i = 0; i < n && n < cap; i++) {
+		int m = children_of(tree[i], tree, n, cap);
+		if (m < 0) {
+			n = 1 + scan_descendants(getpid(), tree + 1, cap - 1);
+			break;
+		}
+		n = m;
+	}
+	for (int i = 1; i < n; i++) {
+		kill(tree[i], sig1);
+		if (sig2) kill(tree[i], sig2);
+	}
+}
+
+/* kill_tree ends the tree: SIGTERM, then after the grace SIGKILL until no
+ * process is left. A stop message or the host's death during the grace
+ * cuts it short. */
+static void kill_tree(long grace_ms) {
+	reap();
+	if (all_gone) return;
+	if (grace_ms > 0 && !host_gone) {
+		signal_tree(SIGTERM, SIGCONT); /* a stopped process must run to die of SIGTERM */
+		long deadline = now_ms() + grace_ms;
+		while (!all_gone && !host_gone) {
+			long left = deadline - now_ms();
+			if (left <= 0) break;
+			wait_events((int)left);
+		}
+	}
+	/* Repeated: a process forking while we walk the tree is caught by the
+	 * next round (in a PID namespace one round reaches every process). */
+	for (long wait_us = 100; !all_gone; wait_us = wait_us * 2 > 10000 ? 10000 : wait_us * 2) {
+		signal_tree(SIGKILL, 0);
+		/* SIGCHLD wakes the poll; the timeout bounds a lost wake-up. */
+		wait_events((int)((wait_us + 999) / 1000));
+		reap();
+	}
+}
+
+/* find_shell resolves name on the PATH, as execvp would. */
+static int find_shell(const char *name, char *out, size_t cap) {
+	if (strchr(name, '/')) {
+		snprintf(out, cap, "%s", name);
+		return access(out, X_OK);
+	}
+	const char *path = getenv("PATH");
+	if (!path || !*path) path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		const char *end = strchr(path, ':');
+		size_t len = end ? (size_t)(end - path) : strlen(path);
+		snprintf(out, cap, "%.*s/%s", (int)len, len ? path : ".", name);
+		struct stat st;
+		if (stat(out, &st) == 0 && S_ISREG(st.st_mode) && access(out, X_OK) == 0) return 0;
+		path += len + (end ? 1 : 0);
+	}
+	errno = ENOENT;
+	return -1;
+}
+
+/* supervise runs the shell and keeps its tree; it fills in the report and
+ * returns once no process of the tree is left. */
+static void supervise(const struct request *req) {
+	if (!pid_ns && prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) {
+		fail("interlock-run: PR_SET_CHILD_SUBREAPER: %s: the command's tree could not be kept, so it was not started", strerror(errno));
+		return;
+	}
+	char shell[4096];
+	if (find_shell(req->shell, shell, sizeof shell) < 0) {
+		fail("interlock-run: exec: \"%s\": executable file not found in $PATH: install it or put it on the PATH of the host", req->shell);
+		return;
+	}
+	if (restrict_self(req) < 0) return;
+	int dev_null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (dev_null < 0) {
+		fail("interlock-run: open /dev/null: %s", strerror(errno));
+		return;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		fail("interlock-run: start %s: %s", shell, strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+		dup2(dev_null, 0);
+		/* The command starts as from a terminal's shell: default signal
+		 * dispositions (Node ignores SIGPIPE, and ignored signals survive
+		 * exec) and nothing blocked. */
+		for (int sig = 1; sig < NSIG; sig++)
+			if (sig != SIGKILL && sig != SIGSTOP) signal(sig, SIG_DFL);
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		char *argv[] = {(char *)req->shell, "-c", (char *)req->command, NULL};
+		execv(shell, argv);
+		_exit(127);
+	}
+	shell_pid = pid;
+	/* The command's output pipe ends when its tree does, not when we exit. */
+	dup2(dev_null, 1);
+	dup2(dev_null, 2);
+	close(dev_null);
+
+	while (!shell_reaped && !stop_requested && !host_gone) wait_events(-1);
+	if (host_gone) {
+		kill_tree(0);
+		_exit(1);
+	}
+	if (stop_requested && !shell_reaped) rep.stopped = 1;
+	/* What the shell left running in the background ends with it. */
+	kill_tree(req->grace_ms);
+	if (host_gone) _exit(1);
+	if (WIFSIGNALED(shell_status)) {
+		static char name[64];
+		snprintf(name, sizeof name, "%s", strsignal(WTERMSIG(shell_status)));
+		name[0] = (char)(name[0] >= 'A' && name[0] <= 'Z' ? name[0] + 32 : name[0]);
+		rep.exit_code = -1;
+		rep.signal = name;
+	} else {
+		rep.exit_code = WEXITSTATUS(shell_status);
+	}
+}
+
+/* probe prints what the kernel offers, as contain.Features. */
+static int probe(void) {
+	int abi = landlock_abi(), ns = 0;
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (enter_namespaces(0) < 0) _exit(1);
+		pid_t c = fork();
+		if (c < 0) _exit(1);
+		if (c == 0) _exit(getpid() == 1 ? 0 : 1);
+		int st;
+		_exit(waitpid(c, &st, 0) == c && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1);
+	}
+	int st;
+	if (pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0) ns = 1;
+	printf("{\"landlock_abi\":%d,\"pid_namespace\":%s}\n", abi, ns ? "true" : "false");
+	return 0;
+}
+
+static int usage(void) {
+	fprintf(stderr, "usage: interlock-run [--ns] [--net-ns] [--grace-ms N] [--mode M] [--network N] [--required] [--no-landlock] [--read PATH]... [--write PATH]... -- SHELL COMMAND\n"
+	                "  (started by the Interlock bash tool, with its control socket on fd 3) | interlock-run --probe\n");
+	return 2;
+}
+
+int main(int argc, char **argv) {
+	if (argc == 2 && strcmp(argv[1], "--probe") == 0) return probe();
+	struct request req = {.mode = "workspace-write", .network = "allow"};
+	int i = 1;
+	for (; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (strcmp(a, "--") == 0) {
+			i++;
+			break;
+		} else if (strcmp(a, "--ns") == 0) {
+			req.ns = 1;
+		} else if (strcmp(a, "--net-ns") == 0) {
+			req.net_ns = 1;
+		} else if (strcmp(a, "--required") == 0) {
+			req.required = 1;
+		} else if (strcmp(a, "--no-landlock") == 0) {
+			req.no_landlock = 1;
+		} else if (v && strcmp(a, "--grace-ms") == 0) {
+			req.grace_ms = atol(v), i++;
+		} else if (v && strcmp(a, "--mode") == 0) {
+			req.mode = v, i++;
+		} else if (v && strcmp(a, "--network") == 0) {
+			req.network = v, i++;
+		} else if (v && strcmp(a, "--read") == 0 && req.nread < MAX_PATHS) {
+			req.read[req.nread++] = v, i++;
+		} else if (v && strcmp(a, "--write") == 0 && req.nwrite < MAX_PATHS) {
+			req.write[req.nwrite++] = v, i++;
+		} else {
+			fprintf(stderr, "interlock-run: unknown or incomplete argument %s\n", a);
+			return usage();
+		}
+	}
+	if (argc - i != 2) return usage();
+	req.shell = argv[i];
+	req.command = argv[i + 1];
+	int fl = fcntl(CONTROL_FD, F_GETFD);
+	struct stat st;
+	if (fl < 0 || fstat(CONTROL_FD, &st) < 0 || !S_ISSOCK(st.st_mode)) {
+		fprintf(stderr, "interlock-run: no control socket on fd 3: it is started by the Interlock bash tool, not by hand (try --probe)\n");
+		return 2;
+	}
+	fcntl(CONTROL_FD, F_SETFD, fl | FD_CLOEXEC);
+
+	sigset_t mask;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGINT);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	signal(SIGCHLD, SIG_DFL); /* an ignored SIGCHLD would reap our children for us */
+	signal(SIGPIPE, SIG_IGN);
+
+	if (req.ns) {
+		if (enter_namespaces(req.net_ns) < 0) {
+			rep.namespaces_refused = 1; /* keep the tree as a subreaper instead */
+		} else {
+			pid_t init = fork();
+			if (init < 0) {
+				fail("interlock-run: fork the namespace's init: %s", strerror(errno));
+				write_report();
+				return 0;
+			}
+			if (init > 0) {
+				/* The host's death, as a second line to the control
+				 * socket's EOF: our death kills PID 1, and so the
+				 * namespace. */
+				prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+				/* The outer process only waits: PID 1 supervises and
+				 * reports; if we are killed, PID 1 gets SIGKILL
+				 * (PDEATHSIG) and the kernel kills the namespace. */
+				int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+				dup2(null, 1);
+				dup2(null, 2);
+				close(CONTROL_FD);
+				int st2;
+				while (waitpid(init, &st2, 0) < 0 && errno == EINTR) {
+				}
+				return 0;
+			}
+			prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+			pid_ns = 1;
+			rep.tree = "pid-namespace";
+		}
+	}
+	/* The host's death, as a second line to the control socket's EOF:
+	 * SIGTERM (through the signalfd) makes the subreaper kill the tree. */
+	if (!pid_ns) prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
+	sig_fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (sig_fd < 0) {
+		fail("interlock-run: signalfd: %s", strerror(errno));
+		write_report();
+		return 0;
+	}
+	rep.mode = req.mode;
+	supervise(&req);
+	write_report();
+	return 0;
+}
