@@ -35,6 +35,7 @@ test('serve: a loopback URL with a token; closed by close() and by engine.close(
 
   const again = engine.serve({ port: 0 });
   engine.close();
+  await engine.closed; // close() returns at once; the server is down once `closed` settles
   await assert.rejects(fetch(new URL(again.url).origin, bearer(again.url)), 'closed with the engine');
   again.close(); // after the engine: a no-op
 });
