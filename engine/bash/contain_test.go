@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -490,4 +491,49 @@ func TestCommandSignalsReset(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, o.output, "SigBlk:\t0000000000000000")
 	assert.Contains(t, o.output, "SigIgn:\t0000000000000000")
+}
+
+// TestNetworkDeny: with network "deny" a command cannot connect to a
+// server the host runs (a network namespace, or Landlock's TCP rules
+// without namespaces); with "allow" it can.
+func TestNetworkDeny(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	connect := fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && echo connected", ln.Addr().(*net.TCPAddr).Port)
+	for _, ns := range []bool{true, false} {
+		for _, network := range []contain.Network{contain.NetworkAllow, contain.NetworkDeny} {
+			t.Run(fmt.Sprintf("namespaces=%v/%s", ns, network), func(t *testing.T) {
+				t.Parallel()
+				r := testRunner(DefaultGrace, 0)
+				if !ns {
+					r.kernel.refuseNamespaces()
+				}
+				o, err := r.run(t.Context(), connect, "", os.Environ(), time.Minute, contain.Policy{Network: network}, nil)
+				require.NoError(t, err)
+				if network == contain.NetworkAllow {
+					assert.Equal(t, 0, o.exitCode, o.output)
+					assert.Contains(t, o.output, "connected")
+					return
+				}
+				assert.NotEqual(t, 0, o.exitCode, o.output)
+				assert.NotContains(t, o.output, "connected")
+				want := "deny (namespace)"
+				if !ns {
+					want = "deny (tcp)"
+				}
+				assert.Equal(t, want, o.report.Sandbox.Network)
+			})
+		}
+	}
 }
