@@ -50,7 +50,7 @@ func (he *hostEntry) ctx() context.Context {
 }
 
 // hostMessage is what this layer tells the host about its work, on the
-// event stream: "tool_call" (run this tool), "host_abort" (the work was
+// host line (see hostLine): "tool_call" (run this tool), "host_abort" (the work was
 // interrupted: abort it), "pause_done" (a pause it raised was answered),
 // "step_done" (a step boundary it asked for let it go on, or not).
 type hostMessage struct {

@@ -64,10 +64,11 @@ func (s *Session) Begin(ctx context.Context, opts ...HostRunOption) (*HostRun, e
 // Context ends when the run is interrupted: the host's loop should stop.
 func (h *HostRun) Context() context.Context { return h.r.ctx }
 
-// Pause raises a pause (req.Tool names what asks, e.g. the host's tool) and
-// blocks until it is answered, ctx ends or the run is interrupted.
+// Pause raises a pause (req.Tool names what asks, e.g. the host's tool) at
+// the current step and blocks until it is answered, ctx ends or the run is
+// interrupted.
 func (h *HostRun) Pause(ctx context.Context, req PauseRequest) (PauseResult, error) {
-	return h.s.pauseFor(ctx, h.r, req, SourceTool, h.s.nextStep(), 0)
+	return h.Env().Pause(ctx, req)
 }
 
 // Step is a step boundary of the host's loop, the point where the engine's

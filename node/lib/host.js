@@ -11,7 +11,7 @@ import { native } from './native.js';
 /** Routes host work of one engine: registered tools and work in flight by host handle. */
 export class HostRouter {
   #tools = new Map(); // name -> run function
-  #work = new Map(); // host handle -> {controller, pauses: Map(request -> {resolve, reject})} (steps too)
+  #work = new Map(); // host handle -> {controller, waiters: Map(request -> {resolve, reject})} (pauses and steps)
   #nextRequest = 1;
 
   /** engine.registerTool(name, {description?, parameters?, run, graceMs?}) */
@@ -24,9 +24,9 @@ export class HostRouter {
     this.#tools.set(name, run);
   }
 
-  /** Opens the JS side of host work: its abort controller and pending pauses. */
+  /** Opens the JS side of host work: its abort controller and pending pauses and steps. */
   open(host) {
-    const work = { controller: new AbortController(), pauses: new Map() };
+    const work = { controller: new AbortController(), waiters: new Map() };
     this.#work.set(host, work);
     return work;
   }
@@ -40,21 +40,31 @@ export class HostRouter {
   /** A pause for host work: resolves with {answer, reason?, remember?}. */
   pause(host, opts) {
     const usage = "pause(opts: {kind: 'continue' | 'confirm', message: string, details?: string, tool?: string, command?: string})";
+    return this.#request(host, usage, (request) => native.hostPause(host, request, toNativeJSON(opts, 'opts', usage)));
+  }
+
+  /** A step boundary of a host run: resolves with the new step index, rejects once interrupted. */
+  step(host) {
+    return this.#request(host, 'step()', (request) => native.hostStep(host, request));
+  }
+
+  /** Asks the library (send(request)) for an answer that comes as a pause_done or step_done message. */
+  #request(host, usage, send) {
     const work = this.#work.get(host);
     if (!work) return Promise.reject(new InterlockError(`${usage}: the work has ended`, 'ERR_NOT_RUNNING'));
     const request = this.#nextRequest++;
     return new Promise((resolve, reject) => {
-      work.pauses.set(request, { resolve, reject });
+      work.waiters.set(request, { resolve, reject });
       try {
-        native.hostPause(host, request, toNativeJSON(opts, 'opts', usage));
+        send(request);
       } catch (err) {
-        work.pauses.delete(request);
+        work.waiters.delete(request);
         reject(err);
       }
     });
   }
 
-  /** Routes a host message from the event stream; false if ev is not one. */
+  /** Routes a host message (from the host line, or the event stream without one); false if ev is not one. */
   route(ev) {
     switch (ev.type) {
       case 'tool_call':
@@ -65,7 +75,7 @@ export class HostRouter {
         return true;
       case 'pause_done':
       case 'step_done': {
-        const p = this.#work.get(ev.host)?.pauses;
+        const p = this.#work.get(ev.host)?.waiters;
         const waiter = p?.get(ev.request);
         if (!waiter) return true;
         p.delete(ev.request);
@@ -114,22 +124,6 @@ export class HostRouter {
     }
     if (typeof result?.then === 'function') Promise.resolve(result).then(ok, failed);
     else ok(result);
-  }
-
-  /** A step boundary of a host run: resolves with the new step index, rejects once interrupted. */
-  step(host) {
-    const work = this.#work.get(host);
-    if (!work) return Promise.reject(new InterlockError('step(): the run has ended', 'ERR_NOT_RUNNING'));
-    const request = this.#nextRequest++;
-    return new Promise((resolve, reject) => {
-      work.pauses.set(request, { resolve, reject });
-      try {
-        native.hostStep(host, request);
-      } catch (err) {
-        work.pauses.delete(request);
-        reject(err);
-      }
-    });
   }
 
   /** A host-driven run of a session: {signal, step, pause, check, progress, end}. */
