@@ -14,6 +14,9 @@ const modes = [
   ['unref\'d while Go emits, without the exit hook (native finalizer only)', 'unref-no-exit-hook'],
   ['engine.close() from a listener during a flood (function released while Go emits)', 'close-mid-flood'],
   ['worker terminated while Go emits (environment teardown)', 'worker-terminated'],
+  ['process.exit() from a JS tool while Go calls JS tools (host line)', 'exit-mid-tool-calls'],
+  ['unref\'d while Go calls JS tools, without the exit hook: the host function finalized under Go', 'unref-mid-tool-calls'],
+  ['worker terminated while Go calls JS tools', 'worker-terminated-mid-tool-calls'],
 ];
 
 const ROUNDS = 3;
