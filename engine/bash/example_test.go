@@ -1,6 +1,7 @@
 package bash_test
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/interlock-dev/interlock/engine"
@@ -31,4 +32,49 @@ func ExampleNew() {
 	defer e.Close()
 	fmt.Println(tool.Check("git push --force").Decision)
 	// Output: deny
+}
+
+// A host's own agent loop gates its commands with the session's Bash tool:
+// Judge says what Run would decide, Confirm asks and remembers the
+// approval for the session, Step is the loop's step boundary.
+func ExampleTool_Judge() {
+	tool := bash.New()
+	e := engine.New(engine.WithTool("Bash", tool))
+	defer e.Close()
+	s, _ := e.NewSession(engine.SessionOptions{Dir: "/tmp"})
+	ctx := context.Background()
+	events := s.Subscribe()
+	defer events.Close()
+	go func() { // the person watching: approve, remember for the session
+		for {
+			ev, err := events.Next(ctx)
+			if err != nil {
+				return
+			}
+			if ev.Type == engine.EventPaused {
+				_ = s.Confirm(ev.Pause.ID, true, engine.Remember(bash.ScopeSession))
+			}
+		}
+	}()
+
+	run, _ := s.Begin(ctx)
+	for range 2 {
+		if _, err := run.Step(ctx); err != nil { // interrupted: stop the loop
+			break
+		}
+		const cmd = "rm -rf build"
+		d := tool.Judge(run.Env(), cmd)
+		fmt.Println("judged:", d.Decision, d.Reasons)
+		if d.Decision == bash.ActionConfirm {
+			answer, _ := tool.Confirm(ctx, run.Env(), cmd, engine.PauseRequest{})
+			fmt.Println("answer:", answer.Answer, answer.Remember)
+		}
+	}
+	res, _ := run.End(nil)
+	fmt.Println(res.Status)
+	// Output:
+	// judged: confirm [recursive deletion: rm -rf build]
+	// answer: approved session
+	// judged: allow []
+	// idle
 }
