@@ -248,6 +248,14 @@ func checkDir(env *engine.Env) string {
 	return dir
 }
 
+// sessionScope is where env's session judges a command: its directory and
+// the files its earlier calls wrote.
+func (t *Tool) sessionScope(env *engine.Env) *scope {
+	sc := newScope(checkDir(env))
+	sc.files = env.Local(fileLogKey{t}, newFileLogAny).(*FileLog)
+	return sc
+}
+
 // Judge decides command as Run would decide it in env's session, without
 // running or asking anything: the tool's rules, the session's working
 // directory and the files earlier calls wrote, and the approvals
@@ -256,9 +264,7 @@ func checkDir(env *engine.Env) string {
 // still to ask about. A host's own agent loop uses it (with Confirm) to
 // gate its commands exactly like the Bash tool.
 func (t *Tool) Judge(env *engine.Env, command string) Decision {
-	dir := checkDir(env)
-	sc := newScope(dir)
-	sc.files = env.Local(fileLogKey{t}, newFileLogAny).(*FileLog)
+	sc := t.sessionScope(env)
 	d := check(command, t.rules, sc)
 	if d.Decision != ActionConfirm {
 		return d
@@ -278,9 +284,7 @@ func (t *Tool) Judge(env *engine.Env, command string) Decision {
 // req are filled in as Run fills them. A command a deny rule refuses is
 // denied without asking (fail closed). It does not run the command.
 func (t *Tool) Confirm(ctx context.Context, env *engine.Env, command string, req engine.PauseRequest) (engine.PauseResult, error) {
-	dir := checkDir(env)
-	sc := newScope(dir)
-	sc.files = env.Local(fileLogKey{t}, newFileLogAny).(*FileLog)
+	sc := t.sessionScope(env)
 	d := check(command, t.rules, sc)
 	if d.Decision == ActionDeny {
 		return engine.PauseResult{Answer: engine.AnswerDenied, Reason: "Command denied by rule: " + strings.Join(d.Reasons, "; ")}, nil
