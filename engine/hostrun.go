@@ -9,9 +9,10 @@ import (
 
 // HostRun is a run driven by the host's own agent loop (its own model
 // client, its own tools): between Begin and End the session is proceeding,
-// and the loop gets the engine's control plane — pauses answered with the
-// same keys, Esc and emergency stop (Context ends), progress, events. See
-// Session.Begin.
+// and the loop gets the engine's control plane — step boundaries where
+// pause signals park it (Step), pauses answered with the same keys, Esc
+// and emergency stop (Context ends), progress, events; a gate built for
+// tools judges its actions in the session (Env). See Session.Begin.
 type HostRun struct {
 	s     *Session
 	r     *run
