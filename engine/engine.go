@@ -2,6 +2,7 @@ package engine
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/interlock-dev/interlock/engine/store"
 )
 
 // Engine owns sessions, their runs and task loops, the tool registry and
@@ -21,6 +24,9 @@ type Engine struct {
 	workDir     string
 	// defaultPauseMode is default_pause_mode for task loops.
 	defaultPauseMode bool
+	storePath        string       // WithStore
+	store            *store.Store // nil without WithStore
+	shuttingDown     atomic.Bool  // Close: sessions closing now are kept in the store
 
 	runSeq atomic.Uint64 // run ids, unique in the engine
 
@@ -38,8 +44,39 @@ type Engine struct {
 }
 
 // New returns an engine. The built-in tools "sleep" and "ask" are registered;
-// options may replace them.
+// options may replace them. It panics if an option fails, which only
+// WithStore can: use Open with it.
 func New(opts ...Option) *Engine {
+	e, err := Open(context.Background(), opts...)
+	if err != nil {
+		panic(fmt.Sprintf("engine.New: %v (use engine.Open to get the error)", err))
+	}
+	return e
+}
+
+// Open returns an engine as New does, and with WithStore opens its store:
+// the sessions stored there reappear, those that were proceeding when the
+// store's previous owner died interrupted with server_restart. A store that
+// cannot be opened is an error (wrapping store.ErrLocked, ErrCorrupt,
+// ErrForeign, ErrNewerSchema or ErrReadOnly).
+func Open(ctx context.Context, opts ...Option) (*Engine, error) {
+	e := newEngine(opts...)
+	if e.storePath == "" {
+		return e, nil
+	}
+	st, err := store.Open(ctx, e.storePath)
+	if err != nil {
+		return nil, err
+	}
+	e.store = st
+	if err := e.recoverSessions(ctx); err != nil {
+		st.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+func newEngine(opts ...Option) *Engine {
 	e := &Engine{
 		idleTimeout: 2 * time.Minute,
 		sessions:    make(map[string]*Session),
@@ -87,6 +124,9 @@ func (e *Engine) NewSession(o SessionOptions) (*Session, error) {
 		dir = e.workDir
 	}
 	s := &Session{id: id, eng: e, provider: p, dir: dir, environ: slices.Clone(o.Environ), log: eventLog[Event]{max: 256}}
+	if err := e.persistNewSession(s, e.seq, o); err != nil {
+		return nil, fmt.Errorf("session %q: %w", id, err)
+	}
 	e.sessions[id] = s
 	e.created[s] = e.seq
 	return s, nil
@@ -121,6 +161,7 @@ func (e *Engine) Subscribe() *Subscription[Event] { return e.log.subscribe() }
 // Close closes every session (interrupting runs and waiting for them) and
 // the engine. It is idempotent.
 func (e *Engine) Close() error {
+	e.shuttingDown.Store(true)
 	e.mu.Lock()
 	e.closed = true
 	e.mu.Unlock()
@@ -132,6 +173,9 @@ func (e *Engine) Close() error {
 	}
 	e.log.close()
 	e.endFeeds()
+	if e.store != nil {
+		errs = append(errs, e.store.Close())
+	}
 	return errors.Join(errs...)
 }
 

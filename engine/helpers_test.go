@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -11,7 +12,12 @@ import (
 	"github.com/interlock-dev/interlock/engine"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	if os.Getenv(crashChildEnv) != "" {
+		crashChild(os.Getenv(crashChildEnv)) // never returns
+	}
+	goleak.VerifyTestMain(m)
+}
 
 // call is a scripted tool call.
 func call(name string, args any) engine.ScriptCall {

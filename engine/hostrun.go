@@ -39,6 +39,7 @@ func (s *Session) Begin(ctx context.Context, opts ...HostRunOption) (*HostRun, e
 	r, err := s.beginLocked(ctx)
 	if err == nil {
 		r.hostOwned = true
+		s.syncRunKindLocked(r)
 	}
 	s.mu.Unlock()
 	if err != nil {

@@ -27,7 +27,7 @@ func (s *Session) beginPrompt(ctx context.Context, text string) (*run, error) {
 	defer s.mu.Unlock()
 	r, err := s.beginLocked(ctx)
 	if err == nil {
-		s.history = append(s.history, Message{Role: RoleUser, Text: text})
+		s.appendHistoryLocked(Message{Role: RoleUser, Text: text})
 	}
 	return r, err
 }
@@ -213,7 +213,7 @@ func (s *Session) markResumed(r *run) {
 	defer s.mu.Unlock()
 	if r.resumed {
 		r.resumed = false
-		s.history = append(s.history, Message{Role: RoleMarker, Text: "Resumed"})
+		s.appendHistoryLocked(Message{Role: RoleMarker, Text: "Resumed"})
 	}
 }
 
@@ -279,7 +279,7 @@ func (s *Session) end(r *run, err error) (RunResult, error) {
 	switch {
 	case interrupted:
 		label := ReasonLabel(reason)
-		s.history = append(s.history, Message{Role: RoleMarker, Text: label, Reason: reason})
+		s.appendHistoryLocked(Message{Role: RoleMarker, Text: label, Reason: reason})
 		s.lastEnd = endInterrupted
 		s.interruption = &Interruption{Reason: reason, Label: label, At: time.Now(), Resumable: r.loop == nil && !r.hostOwned, HostOwned: r.hostOwned, SideEffectCut: r.sideEffectCut, Run: r.id}
 		in := *s.interruption
@@ -357,7 +357,7 @@ func (s *Session) boundaryCtx(ctx context.Context, r *run) error {
 func (s *Session) record(msgs ...Message) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.history = append(s.history, msgs...)
+	s.appendHistoryLocked(msgs...)
 }
 
 func (s *Session) nextStep() int {
@@ -455,20 +455,23 @@ func (s *Session) recv(ctx context.Context, st Stream) (Chunk, error) {
 func (s *Session) finishTurn(text string, calls []ToolCall, usage *Usage, cut bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if text != "" || len(calls) > 0 {
-		s.history = append(s.history, Message{Role: RoleAssistant, Text: text, ToolCalls: calls, Interrupted: cut})
-	}
 	if usage != nil {
 		s.tokens.Input += usage.Input
 		s.tokens.Output += usage.Output
 	} else {
 		s.tokens.Output += (len(text) + 3) / 4
 	}
+	var msgs []Message
+	if text != "" || len(calls) > 0 {
+		msgs = append(msgs, Message{Role: RoleAssistant, Text: text, ToolCalls: calls, Interrupted: cut})
+	}
 	if cut {
 		for _, c := range calls {
-			s.history = append(s.history, interruptedResult(c))
+			msgs = append(msgs, interruptedResult(c))
 		}
 	}
+	s.appendHistoryLocked(msgs...) // with the tokens, even when there is no message
+
 }
 
 func interruptedResult(c ToolCall) Message {

@@ -23,6 +23,11 @@ func WithDefaultPauseMode(on bool) Option { return func(e *Engine) { e.defaultPa
 // ("" means the process's).
 func WithWorkDir(dir string) Option { return func(e *Engine) { e.workDir = dir } }
 
+// WithStore keeps the engine's sessions in the SQLite file at path (created
+// if missing; store.Memory keeps them in memory), so that they survive the
+// process: see Open, which reports a store that cannot be opened.
+func WithStore(path string) Option { return func(e *Engine) { e.storePath = path } }
+
 // TaskOption configures a task loop.
 type TaskOption func(*TaskLoop)
 

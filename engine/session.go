@@ -76,6 +76,7 @@ type run struct {
 	stopOnDone    func() bool // unregisters the stop on the caller's ctx ending
 	stopReason    Reason      // set by Interrupt; the run is stopping
 	sideEffectCut bool        // a tool with side effects was cut off
+	storedKind    string      // the kind the store has for the run
 	done          chan struct{}
 }
 
@@ -255,12 +256,13 @@ func (s *Session) currentPauseLocked() *Pause {
 // emitLocked records one change: bump the version, refresh the derived
 // status, publish the event to the session's and the engine's observers.
 func (s *Session) emitLocked(ev Event) {
-	st := s.deriveLocked()
-	s.status.Store(int32(st))
-	ev.Session = s.id
 	if ev.Run == 0 && s.run != nil {
 		ev.Run = s.run.id
 	}
+	s.persistEventLocked(&ev) // durable before any observer sees it
+	st := s.deriveLocked()
+	s.status.Store(int32(st))
+	ev.Session = s.id
 	ev.Version = s.version.Add(1)
 	ev.Status = st
 	ev.Pause = s.currentPauseLocked()

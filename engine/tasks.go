@@ -2,10 +2,13 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/interlock-dev/interlock/engine/store"
 )
 
 // Task is one unit of a task loop: an agent prompt run in the loop's
@@ -208,6 +211,7 @@ func (tl *TaskLoop) emitLocked(ev TaskEvent) {
 		ev.Title = tl.infos[ev.Task].Title
 	}
 	tl.log.append(ev)
+	tl.persistLocked(ev)
 	loopEv := Event{Session: tl.s.id, Loop: &ev, At: ev.At}
 	tl.s.eng.log.append(loopEv)
 	tl.s.eng.publishFeeds(loopEv)
@@ -243,6 +247,7 @@ func (tl *TaskLoop) Start(ctx context.Context) (runID uint64, done <-chan error,
 	r, err := tl.s.beginLocked(ctx)
 	if err == nil {
 		r.loop = tl
+		tl.s.syncRunKindLocked(r)
 	}
 	tl.s.mu.Unlock()
 	if err != nil {
@@ -390,4 +395,21 @@ func (tl *TaskLoop) Close() {
 	}
 	tl.s.mu.Unlock()
 	<-finished
+}
+
+// persistLocked writes the loop's state and its tasks' states to the store
+// (before the event is published to the engine's observers).
+func (tl *TaskLoop) persistLocked(ev TaskEvent) {
+	if tl.s.eng.store == nil {
+		return
+	}
+	st := tl.stateLocked()
+	body, _ := json.Marshal(st)
+	l := store.Loop{ID: tl.id, State: body}
+	for _, t := range st.Tasks {
+		l.Tasks = append(l.Tasks, store.TaskState{Index: t.Index, Title: t.Title, Status: string(t.Status), Error: t.Error})
+	}
+	tl.s.mu.Lock()
+	defer tl.s.mu.Unlock()
+	tl.s.persistLocked("task loop "+tl.id+" ("+string(ev.Type)+")", func(tx *store.Tx) { tx.SaveLoop(tl.s.id, l) })
 }

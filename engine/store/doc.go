@@ -8,7 +8,7 @@
 //	st, err := store.Open(ctx, "/home/me/.local/state/interlock/sessions.db")
 //	if err != nil { ... } // ErrLocked, ErrCorrupt, ErrForeign, ErrNewerSchema, ErrReadOnly
 //	defer st.Close()
-//	err = st.Update(ctx, func(tx *store.Tx) { tx.RunStarted("s1", 7) })
+//	err = st.Update(ctx, func(tx *store.Tx) { tx.RunStarted("s1", 7, "prompt") })
 //
 // The engine uses it through engine.WithStore; this package knows nothing of
 // the engine's types and stores its structured values as their JSON.

@@ -9,7 +9,7 @@ import (
 // Load reads every stored session, in creation order, with its history,
 // pending pauses and task loops.
 func (st *Store) Load(ctx context.Context) ([]Session, error) {
-	rows, err := st.db.QueryContext(ctx, `SELECT id, seq, created_at, options, state, run, last_end, interruption,
+	rows, err := st.db.QueryContext(ctx, `SELECT id, seq, created_at, options, state, run, run_kind, pause_seq, last_end, interruption,
 		tokens_in, tokens_out, step, last_error, needs_input FROM sessions ORDER BY seq`)
 	if err != nil {
 		return nil, st.fail("read sessions", err)
@@ -21,7 +21,7 @@ func (st *Store) Load(ctx context.Context) ([]Session, error) {
 		var created int64
 		var options, state string
 		var in, needs sql.NullString
-		if err := rows.Scan(&s.ID, &s.Seq, &created, &options, &state, &s.Run, &s.LastEnd, &in,
+		if err := rows.Scan(&s.ID, &s.Seq, &created, &options, &state, &s.Run, &s.RunKind, &s.PauseSeq, &s.LastEnd, &in,
 			&s.TokensIn, &s.TokensOut, &s.Step, &s.LastError, &needs); err != nil {
 			rows.Close()
 			return nil, st.fail("read sessions", err)

@@ -21,6 +21,8 @@ type Session struct {
 	// its owner died while the session was proceeding.
 	Proceeding   bool
 	Run          uint64 // the run in flight, or the last one
+	RunKind      string // "prompt", "loop" or "host": who drives the run
+	PauseSeq     uint64 // the number of the last pause raised
 	LastEnd      int    // how the last run ended, as the engine numbers it
 	Interruption json.RawMessage
 	TokensIn     int
@@ -119,13 +121,14 @@ var statements = map[string]string{
 	"deletePauses":  `DELETE FROM pauses WHERE session = ?`,
 	"deleteLoops":   `DELETE FROM task_loops WHERE session = ?`,
 	"deleteTasks":   `DELETE FROM task_states WHERE session = ?`,
-	"runStarted":    `UPDATE sessions SET state = 'proceeding', run = ?, needs_input = NULL WHERE id = ?`,
+	"runStarted":    `UPDATE sessions SET state = 'proceeding', run = ?, run_kind = ?, needs_input = NULL WHERE id = ?`,
 	"runEnded": `UPDATE sessions SET state = 'ended', run = ?, last_end = ?, interruption = coalesce(?, interruption),
 		tokens_in = ?, tokens_out = ?, step = ?, last_error = ?, needs_input = ? WHERE id = ?`,
 	"interruption":  `INSERT INTO interruptions (session, run, reason, label, at, detail) VALUES (?, ?, ?, ?, ?, ?)`,
 	"history":       `INSERT INTO history (session, idx, message) VALUES (?, ?, ?)`,
 	"counters":      `UPDATE sessions SET tokens_in = ?, tokens_out = ?, step = ? WHERE id = ?`,
 	"pauseRaised":   `INSERT INTO pauses (session, id, run, pause) VALUES (?, ?, ?, ?)`,
+	"pauseSeq":      `UPDATE sessions SET pause_seq = max(pause_seq, ?) WHERE id = ?`,
 	"pauseEnded":    `DELETE FROM pauses WHERE session = ? AND id = ?`,
 	"audit":         `INSERT INTO audit (at, session, run, pause, event, kind, tool, message, answer, reason, by, remember) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	"grant":         `INSERT INTO grants (session, tool, action, dir, by, at) VALUES (?, ?, ?, ?, ?, ?)`,
@@ -194,8 +197,11 @@ func (tx *Tx) DeleteSession(id string) {
 	}
 }
 
-// RunStarted marks the session proceeding with run.
-func (tx *Tx) RunStarted(session string, run uint64) { tx.exec("runStarted", run, session) }
+// RunStarted marks the session proceeding with run, of kind "prompt",
+// "loop" or "host".
+func (tx *Tx) RunStarted(session string, run uint64, kind string) {
+	tx.exec("runStarted", run, kind, session)
+}
 
 // RunEnded records how a run ended; pending pauses end with it.
 func (tx *Tx) RunEnded(session string, e RunEnd) {
@@ -225,9 +231,10 @@ func (tx *Tx) Counters(session string, tokensIn, tokensOut, step int) {
 	tx.exec("counters", tokensIn, tokensOut, step, session)
 }
 
-// PauseRaised records a pending pause.
-func (tx *Tx) PauseRaised(session string, p Pause) {
+// PauseRaised records a pending pause and seq, the number in its id.
+func (tx *Tx) PauseRaised(session string, seq uint64, p Pause) {
 	tx.exec("pauseRaised", session, p.ID, p.Run, string(p.Pause))
+	tx.exec("pauseSeq", seq, session)
 }
 
 // PauseEnded forgets a pending pause (answered, timed out, interrupted).

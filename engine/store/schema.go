@@ -88,6 +88,13 @@ CREATE TABLE audit (
 );
 CREATE INDEX audit_session ON audit (session);
 `,
+	// 2: what kind of run is in flight (a task loop's or a host's own run
+	// cannot be resumed by the engine), and the last pause number, so that
+	// a pause raised after a restart never takes the id of an older one.
+	`
+ALTER TABLE sessions ADD COLUMN run_kind TEXT NOT NULL DEFAULT 'prompt';
+ALTER TABLE sessions ADD COLUMN pause_seq INTEGER NOT NULL DEFAULT 0;
+`,
 }
 
 // SchemaVersion is the schema version this package writes.

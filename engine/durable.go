@@ -1,0 +1,315 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/interlock-dev/interlock/engine/store"
+)
+
+// The engine's use of its store (WithStore): what each transition writes,
+// and the recovery of sessions whose previous owner died. Every write is
+// made by the goroutine making the transition, under the session's lock,
+// before the transition's event reaches any observer (see engine/store).
+
+// storedOptions are the session options kept in the store: never secrets.
+// The provider is the engine's after a restart; of the environment only the
+// names are kept (values can hold keys), so a restored session's commands
+// run without them.
+type storedOptions struct {
+	Dir      string   `json:"dir,omitempty"`
+	Model    string   `json:"model,omitempty"`
+	EnvNames []string `json:"env_names,omitempty"`
+}
+
+// Run kinds as stored: who drives the run, and so who can resume it.
+const (
+	runKindPrompt = "prompt"
+	runKindLoop   = "loop"
+	runKindHost   = "host"
+)
+
+func (r *run) kind() string {
+	switch {
+	case r.loop != nil:
+		return runKindLoop
+	case r.hostOwned:
+		return runKindHost
+	}
+	return runKindPrompt
+}
+
+// persistLocked writes one transition of the session. A failed write does
+// not stop the transition (the run goes on) but is reported to observers
+// as a warning: the store no longer matches the session.
+func (s *Session) persistLocked(what string, fn func(*store.Tx)) {
+	st := s.eng.store
+	if st == nil {
+		return
+	}
+	if err := st.Update(context.Background(), fn); err != nil {
+		s.emitLocked(Event{Type: EventWarning, Tool: "store", Text: fmt.Sprintf("could not record %s: %v; after a crash this session would come back as it was before", what, err)})
+	}
+}
+
+// persistEventLocked writes what ev changes, before ev is published.
+func (s *Session) persistEventLocked(ev *Event) {
+	if s.eng.store == nil {
+		return
+	}
+	switch ev.Type {
+	case EventRunStarted:
+		r := s.run
+		r.storedKind = r.kind()
+		s.persistLocked("the run's start", func(tx *store.Tx) { tx.RunStarted(s.id, r.id, r.storedKind) })
+	case EventPaused:
+		p := s.pauses[len(s.pauses)-1].Pause // the one just raised
+		body, _ := json.Marshal(p)
+		run := s.runID()
+		s.persistLocked("the pause "+p.ID, func(tx *store.Tx) {
+			tx.PauseRaised(s.id, s.pauseSeq, store.Pause{ID: p.ID, Run: run, Pause: body})
+			tx.Audit(auditOf(s.id, run, &p, "raised"))
+		})
+	case EventPauseAnswered:
+		p := ev.Answered
+		run := s.runID()
+		s.persistLocked("the answer to "+p.ID, func(tx *store.Tx) {
+			tx.PauseEnded(s.id, p.ID)
+			a := auditOf(s.id, run, p, "answered")
+			a.Answer, a.Reason, a.By, a.Remember = string(ev.Answer), ev.AnswerReason, ev.By, ev.Remember
+			tx.Audit(a)
+			if ev.Remember == "project" && ev.Answer == AnswerApproved {
+				action := p.Details
+				if action == "" {
+					action = p.Message
+				}
+				tx.Grant(store.Grant{Session: s.id, Tool: p.Tool, Action: action, Dir: s.dir, By: ev.By, At: time.Now()})
+			}
+		})
+	case EventInterrupted, EventRunFinished, EventRunFailed:
+		end := s.runEndLocked(ev.Run)
+		s.persistLocked("the run's end", func(tx *store.Tx) { tx.RunEnded(s.id, end) })
+	case EventClosed:
+		if !s.eng.shuttingDown.Load() { // closed by its user: forgotten
+			s.persistLocked("the session's close", func(tx *store.Tx) { tx.DeleteSession(s.id) })
+		}
+	}
+}
+
+func (s *Session) runID() uint64 {
+	if s.run != nil {
+		return s.run.id
+	}
+	return 0
+}
+
+// syncRunKindLocked records the run's kind when it became a task loop's or
+// a host's after it started.
+func (s *Session) syncRunKindLocked(r *run) {
+	if s.eng.store == nil || r.kind() == r.storedKind {
+		return
+	}
+	r.storedKind = r.kind()
+	s.persistLocked("the run's kind", func(tx *store.Tx) { tx.RunStarted(s.id, r.id, r.storedKind) })
+}
+
+func auditOf(session string, run uint64, p *Pause, event string) store.AuditEntry {
+	return store.AuditEntry{At: time.Now(), Session: session, Run: run, Pause: p.ID, Event: event, Kind: string(p.Kind), Tool: p.Tool, Message: p.Message}
+}
+
+// runEndLocked is what the store keeps of how the last run ended.
+func (s *Session) runEndLocked(run uint64) store.RunEnd {
+	end := store.RunEnd{Run: run, LastEnd: int(s.lastEnd), TokensIn: s.tokens.Input, TokensOut: s.tokens.Output, Step: s.step, LastError: s.lastError}
+	if s.lastEnd == endInterrupted && s.interruption != nil {
+		end.Interruption = storedInterruption(s.interruption)
+	}
+	if s.needsInput != nil {
+		end.NeedsInput, _ = json.Marshal(s.needsInput)
+	}
+	return end
+}
+
+func storedInterruption(in *Interruption) *store.Interruption {
+	detail, _ := json.Marshal(in)
+	return &store.Interruption{Run: in.Run, Reason: string(in.Reason), Label: in.Label, At: in.At, Detail: detail}
+}
+
+// appendHistoryLocked appends msgs to the history and records them with the
+// session's token counts and step, in one write.
+func (s *Session) appendHistoryLocked(msgs ...Message) {
+	from := len(s.history)
+	s.history = append(s.history, msgs...)
+	if s.eng.store == nil {
+		return
+	}
+	bodies := make([]json.RawMessage, len(msgs))
+	for i, m := range msgs {
+		bodies[i], _ = json.Marshal(m)
+	}
+	s.persistLocked("history", func(tx *store.Tx) {
+		tx.AppendHistory(s.id, from, bodies...)
+		tx.Counters(s.id, s.tokens.Input, s.tokens.Output, s.step)
+	})
+}
+
+// persistNewSession writes a new session's row.
+func (e *Engine) persistNewSession(s *Session, seq uint64, o SessionOptions) error {
+	if e.store == nil {
+		return nil
+	}
+	opts := storedOptions{Dir: s.dir, Model: providerName(s.provider)}
+	for _, kv := range o.Environ {
+		name, _, _ := strings.Cut(kv, "=")
+		opts.EnvNames = append(opts.EnvNames, name)
+	}
+	body, _ := json.Marshal(opts)
+	return e.store.Update(context.Background(), func(tx *store.Tx) {
+		tx.CreateSession(store.Session{ID: s.id, Seq: int64(seq), CreatedAt: time.Now(), Options: body})
+	})
+}
+
+// recoverSessions loads the store's sessions. A session that was
+// proceeding when its previous owner died is interrupted with
+// server_restart: a question it was waiting on makes it blocked (asked
+// again when it is continued; the tool call is not re-run silently: it
+// goes through its own gate anew), a tool call it was running gets an
+// "interrupted before completion" result (and resuming asks first when the
+// tool has side effects), and a task loop's or a host's run is not
+// resumable by the engine. What recovery changes is written in one
+// transaction before the engine is returned.
+func (e *Engine) recoverSessions(ctx context.Context) error {
+	rows, err := e.store.Load(ctx)
+	if err != nil {
+		return err
+	}
+	sessions := make([]*Session, 0, len(rows))
+	for _, row := range rows {
+		s, err := e.restore(row)
+		if err != nil {
+			return fmt.Errorf("store %s: session %q: %w: %w: move the file away or choose another store path", e.store.Path(), row.ID, store.ErrCorrupt, err)
+		}
+		sessions = append(sessions, s)
+	}
+	now := time.Now()
+	err = e.store.Update(ctx, func(tx *store.Tx) {
+		for i, row := range rows {
+			if row.Proceeding {
+				sessions[i].recoverLocked(tx, row, now)
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	for i, s := range sessions {
+		seq := uint64(rows[i].Seq)
+		e.sessions[s.id] = s
+		e.created[s] = seq
+		e.seq = max(e.seq, seq)
+		if rows[i].Run > e.runSeq.Load() {
+			e.runSeq.Store(rows[i].Run)
+		}
+		s.status.Store(int32(s.deriveLocked()))
+	}
+	return nil
+}
+
+// restore builds a session from its stored row.
+func (e *Engine) restore(row store.Session) (*Session, error) {
+	var opts storedOptions
+	if err := json.Unmarshal(row.Options, &opts); err != nil {
+		return nil, fmt.Errorf("options: %w", err)
+	}
+	s := &Session{id: row.ID, eng: e, provider: e.provider, dir: opts.Dir, log: eventLog[Event]{max: 256},
+		lastEnd: runEnd(row.LastEnd), lastError: row.LastError, step: row.Step, pauseSeq: row.PauseSeq,
+		tokens: Usage{Input: row.TokensIn, Output: row.TokensOut}}
+	if s.dir == "" {
+		s.dir = e.workDir
+	}
+	s.history = make([]Message, len(row.History))
+	for i, m := range row.History {
+		if err := json.Unmarshal(m, &s.history[i]); err != nil {
+			return nil, fmt.Errorf("history message %d: %w", i, err)
+		}
+	}
+	if len(row.Interruption) > 0 {
+		s.interruption = new(Interruption)
+		if err := json.Unmarshal(row.Interruption, s.interruption); err != nil {
+			return nil, fmt.Errorf("interruption: %w", err)
+		}
+	}
+	if len(row.NeedsInput) > 0 {
+		s.needsInput = new(Pause)
+		if err := json.Unmarshal(row.NeedsInput, s.needsInput); err != nil {
+			return nil, fmt.Errorf("pending question: %w", err)
+		}
+	}
+	return s, nil
+}
+
+// recoverLocked interrupts a session that was proceeding when its owner
+// died (see recoverSessions) and writes the change with tx.
+func (s *Session) recoverLocked(tx *store.Tx, row store.Session, now time.Time) {
+	kind := row.RunKind
+	in := &Interruption{Reason: ReasonServerRestart, Label: ReasonLabel(ReasonServerRestart), At: now,
+		Resumable: kind == runKindPrompt, HostOwned: kind == runKindHost, Run: row.Run}
+	var msgs []Message
+	if len(row.Pauses) > 0 && kind == runKindPrompt {
+		var p Pause
+		if json.Unmarshal(row.Pauses[0].Pause, &p) == nil {
+			s.needsInput = &p
+		}
+	}
+	for _, rp := range row.Pauses {
+		var p Pause
+		if json.Unmarshal(rp.Pause, &p) == nil {
+			a := auditOf(s.id, row.Run, &p, "recovered")
+			a.Answer = string(AnswerInterrupted)
+			a.Reason = "pending when the previous owner of the store stopped; asked again when the session is continued"
+			tx.Audit(a)
+		}
+	}
+	if s.needsInput == nil {
+		// Calls cut mid-run get their result; one that may have had side
+		// effects makes resuming ask first (it may have started).
+		for _, c := range s.rerunCallsLocked() {
+			msgs = append(msgs, interruptedResult(c))
+			if t, err := s.eng.tools.Lookup(c.Name); err == nil {
+				if se, ok := t.(SideEffecter); ok && se.HasSideEffects(c) {
+					in.SideEffectCut = true
+				}
+			}
+		}
+	}
+	msgs = append(msgs, Message{Role: RoleMarker, Text: in.Label, Reason: ReasonServerRestart})
+	from := len(s.history)
+	s.history = append(s.history, msgs...)
+	bodies := make([]json.RawMessage, len(msgs))
+	for i, m := range msgs {
+		bodies[i], _ = json.Marshal(m)
+	}
+	tx.AppendHistory(s.id, from, bodies...)
+	s.lastEnd = endInterrupted
+	s.interruption = in
+	tx.RunEnded(s.id, s.runEndLocked(row.Run))
+}
+
+// AuditLog returns the store's audit log of pause decisions for session
+// ("" for all sessions), oldest first. Without a store it is empty.
+func (e *Engine) AuditLog(ctx context.Context, session string) ([]store.AuditEntry, error) {
+	if e.store == nil {
+		return nil, nil
+	}
+	return e.store.AuditLog(ctx, session)
+}
+
+// CheckStore runs SQLite's integrity check on the store: "ok" when sound.
+func (e *Engine) CheckStore(ctx context.Context) (string, error) {
+	if e.store == nil {
+		return "", fmt.Errorf("engine: %w: no store configured (WithStore)", ErrInvalidArgument)
+	}
+	return e.store.IntegrityCheck(ctx)
+}

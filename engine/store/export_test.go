@@ -1,0 +1,4 @@
+package store
+
+// Migrations exposes the migrations to the tests.
+var Migrations = migrations

@@ -1,0 +1,276 @@
+package engine_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/interlock-dev/interlock/engine"
+	"github.com/interlock-dev/interlock/engine/store"
+)
+
+// crashChildEnv makes the test binary a store owner that a test kills.
+const crashChildEnv = "INTERLOCK_ENGINE_CRASH_CHILD"
+
+func openStore(t *testing.T, path string, turns []engine.ScriptTurn) *engine.Engine {
+	t.Helper()
+	e, err := engine.Open(t.Context(), engine.WithStore(path), engine.WithProvider(engine.NewScriptedProvider(turns)))
+	require.NoError(t, err)
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+// A clean restart keeps every session, in order, with its history, tokens
+// and state; the audit log has every decision; new ids and runs don't
+// collide with stored ones.
+func TestStoreKeepsSessionsAcrossARestart(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "s.db")
+	turns := []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{ask(engine.PauseConfirm, "delete it?")}}, {Text: "done", Usage: &engine.Usage{Input: 7, Output: 3}}}
+	e := openStore(t, path, turns)
+	a, err := e.NewSession(engine.SessionOptions{ID: "a", Environ: []string{"API_KEY=sk-secret-value"}})
+	require.NoError(t, err)
+	b, err := e.NewSession(engine.SessionOptions{})
+	require.NoError(t, err)
+	sub := a.Subscribe()
+	out := start(t, a, "tidy up")
+	p := waitEvent(t, sub, isType(engine.EventPaused)).Pause
+	require.NoError(t, a.Confirm(p.ID, true, engine.Remember("project"), engine.AnsweredBy("tui")))
+	res := <-out
+	require.NoError(t, res.Err)
+	sub.Close()
+	interrupted(t, b, engine.ReasonUserStop)
+	want := map[string]engine.Snapshot{}
+	history := map[string][]engine.Message{}
+	for _, s := range e.Sessions() {
+		want[s.ID()], history[s.ID()] = s.Snapshot(), s.History()
+	}
+	require.NoError(t, e.Close())
+
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.NotContains(t, string(raw), "sk-secret-value", "environment values are never stored")
+
+	e = openStore(t, path, turns)
+	var ids []string
+	for _, s := range e.Sessions() {
+		ids = append(ids, s.ID())
+		snap := s.Snapshot()
+		assert.Equal(t, history[s.ID()], s.History(), s.ID())
+		assert.Equal(t, want[s.ID()].Tokens, snap.Tokens, s.ID())
+		assert.Equal(t, want[s.ID()].Step, snap.Step, s.ID())
+		assert.Equal(t, want[s.ID()].RunState, snap.RunState, s.ID())
+		assert.Equal(t, want[s.ID()].Eligibility, snap.Eligibility, s.ID())
+	}
+	assert.Equal(t, []string{"a", b.ID()}, ids, "creation order")
+	rb, err := e.Session(b.ID())
+	require.NoError(t, err)
+	assert.Equal(t, engine.ReasonUserStop, rb.Snapshot().Interruption.Reason)
+
+	audit, err := e.AuditLog(t.Context(), "a")
+	require.NoError(t, err)
+	require.Len(t, audit, 2)
+	assert.Equal(t, []string{"raised", "answered"}, []string{audit[0].Event, audit[1].Event})
+	assert.Equal(t, p.ID, audit[1].Pause)
+	assert.Equal(t, "approved", audit[1].Answer)
+	assert.Equal(t, "tui", audit[1].By)
+	assert.Equal(t, "project", audit[1].Remember)
+
+	c, err := e.NewSession(engine.SessionOptions{Provider: engine.NewScriptedProvider([]engine.ScriptTurn{{Text: "hello"}})})
+	require.NoError(t, err)
+	assert.NotContains(t, ids, c.ID())
+	runID, done, err := c.Start(t.Context(), "hi")
+	require.NoError(t, err)
+	<-done
+	assert.Greater(t, runID, want[b.ID()].Interruption.Run, "run ids go on from the stored ones")
+
+	// A session closed by its user is forgotten; the engine's close keeps them.
+	require.NoError(t, c.Close())
+	require.NoError(t, e.Close())
+	e = openStore(t, path, turns)
+	assert.Len(t, e.Sessions(), 2)
+}
+
+// crashChild runs sessions in every state over the store at path, prints
+// each session's history once they are there, and waits to be killed.
+func crashChild(path string) {
+	ctx := context.Background()
+	fail := func(err error) {
+		fmt.Println("error:", err)
+		os.Exit(1)
+	}
+	sleep := engine.ScriptTurn{ToolCalls: []engine.ScriptCall{call("sleep", map[string]int{"ms": 600000})}}
+	confirm := engine.ScriptTurn{ToolCalls: []engine.ScriptCall{ask(engine.PauseConfirm, "really?")}}
+	e, err := engine.Open(ctx, engine.WithStore(path))
+	if err != nil {
+		fail(err)
+	}
+	sub := e.Subscribe()
+	session := func(id string, turns ...engine.ScriptTurn) *engine.Session {
+		s, err := e.NewSession(engine.SessionOptions{ID: id, Provider: engine.NewScriptedProvider(turns)})
+		if err != nil {
+			fail(err)
+		}
+		return s
+	}
+	until := func(id string, tp engine.EventType) {
+		for {
+			ev, err := sub.Next(ctx)
+			if err != nil {
+				fail(err)
+			}
+			if ev.Session == id && ev.Type == tp && ev.Loop == nil {
+				return
+			}
+		}
+	}
+	idle := session("idle", engine.ScriptTurn{Text: "hello"})
+	if _, err := idle.Prompt(ctx, "hi"); err != nil {
+		fail(err)
+	}
+	stopped := session("stopped", sleep, engine.ScriptTurn{Text: "done"})
+	if _, _, err := stopped.Start(ctx, "go"); err != nil {
+		fail(err)
+	}
+	until("stopped", engine.EventToolStarted)
+	stopped.Interrupt(engine.ReasonUserStop)
+	until("stopped", engine.EventInterrupted)
+	running := session("running", sleep, engine.ScriptTurn{Text: "done"})
+	if _, _, err := running.Start(ctx, "go"); err != nil {
+		fail(err)
+	}
+	until("running", engine.EventToolStarted)
+	asking := session("asking", confirm, engine.ScriptTurn{Text: "done"})
+	if _, _, err := asking.Start(ctx, "go"); err != nil {
+		fail(err)
+	}
+	until("asking", engine.EventPaused)
+	looping := session("looping")
+	tl, err := looping.NewTaskLoop([]engine.Task{{Title: "wait", Func: func(ctx context.Context, _ *engine.Session) error {
+		<-ctx.Done()
+		return ctx.Err()
+	}}, {Title: "then", Func: func(context.Context, *engine.Session) error { return nil }}})
+	if err != nil {
+		fail(err)
+	}
+	if _, _, err := tl.Start(ctx); err != nil {
+		fail(err)
+	}
+	for { // until its first task runs
+		ev, err := sub.Next(ctx)
+		if err != nil {
+			fail(err)
+		}
+		if ev.Loop != nil && ev.Loop.Type == engine.TaskEventTaskBegin {
+			break
+		}
+	}
+	seen := map[string][]engine.Message{}
+	for _, s := range e.Sessions() {
+		seen[s.ID()] = s.History()
+	}
+	b, _ := json.Marshal(seen)
+	fmt.Println(string(b))
+	select {} // killed here
+}
+
+// The owner of a store is killed (SIGKILL) with sessions in every state. A
+// new owner finds: the proceeding ones interrupted by server restart (a
+// question they waited on asked again when continued, a task loop honestly
+// not resumable), the others as they were, histories as seen before the
+// kill, the audit log complete and the file sound.
+func TestRecoveryAfterTheOwnerIsKilled(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "s.db")
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), crashChildEnv+"="+path)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	require.NoError(t, err, "child output: %s", line)
+	var seen map[string][]engine.Message
+	require.NoError(t, json.Unmarshal([]byte(line), &seen), "child said: %s", line)
+	require.NoError(t, cmd.Process.Kill())
+	cmd.Wait()
+
+	e := openStore(t, path, []engine.ScriptTurn{{Text: "unused"}, {Text: "done"}})
+	_, err = engine.Open(t.Context(), engine.WithStore(path))
+	require.ErrorIs(t, err, store.ErrLocked, "one owner at a time")
+
+	restart := engine.Message{Role: engine.RoleMarker, Text: "Interrupted by server restart", Reason: engine.ReasonServerRestart}
+	get := func(id string) *engine.Session {
+		s, err := e.Session(id)
+		require.NoError(t, err)
+		return s
+	}
+	var ids []string
+	for _, s := range e.Sessions() {
+		ids = append(ids, s.ID())
+	}
+	assert.Equal(t, []string{"idle", "stopped", "running", "asking", "looping"}, ids)
+
+	assert.Equal(t, engine.RunIdle, get("idle").RunState())
+	assert.Equal(t, seen["idle"], get("idle").History())
+	assert.Equal(t, engine.ReasonUserStop, get("stopped").Snapshot().Interruption.Reason)
+	assert.Equal(t, seen["stopped"], get("stopped").History())
+
+	running := get("running")
+	assert.Equal(t, engine.RunInterrupted, running.RunState())
+	assert.Equal(t, engine.StatusInterrupted, running.Status())
+	assert.Equal(t, engine.ReasonServerRestart, running.Snapshot().Interruption.Reason)
+	assert.Equal(t, engine.Eligibility{Eligible: true}, running.Eligibility())
+	h := running.History()
+	require.Len(t, h, len(seen["running"])+2)
+	assert.Equal(t, seen["running"], h[:len(seen["running"])], "history as reported before the kill")
+	assert.Equal(t, "interrupted before completion", h[len(h)-2].Text, "the cut call has its result")
+	assert.Equal(t, restart, h[len(h)-1])
+
+	asking := get("asking")
+	assert.Equal(t, engine.RunBlocked, asking.RunState())
+	assert.Equal(t, engine.NotEligibleAskAgain, asking.Eligibility().Reason)
+	require.NotNil(t, asking.Snapshot().NeedsInput)
+	assert.Equal(t, "really?", asking.Snapshot().NeedsInput.Message)
+	require.ErrorIs(t, asking.Confirm("", true), engine.ErrNotPaused, "the old question cannot be answered: it is asked again")
+	assert.Equal(t, append(append([]engine.Message{}, seen["asking"]...), restart), asking.History())
+
+	looping := get("looping")
+	assert.Equal(t, engine.RunInterrupted, looping.RunState())
+	assert.Equal(t, engine.NotEligibleTaskLoop, looping.Eligibility().Reason)
+
+	assert.Equal(t, engine.Counts{Eligible: 2, NeedsInput: 1}, e.Counts())
+
+	audit, err := e.AuditLog(t.Context(), "asking")
+	require.NoError(t, err)
+	require.Len(t, audit, 2)
+	assert.Equal(t, "raised", audit[0].Event)
+	assert.Equal(t, "recovered", audit[1].Event)
+	report, err := e.CheckStore(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, "ok", report)
+
+	// Continue asks the question anew; answered, the run finishes.
+	sub := asking.Subscribe()
+	defer sub.Close()
+	_, done, err := asking.StartContinue(t.Context())
+	require.NoError(t, err)
+	p := waitEvent(t, sub, isType(engine.EventPaused)).Pause
+	assert.Equal(t, "really?", p.Message)
+	assert.NotEqual(t, audit[0].Pause, p.ID, "a new pause id: an answer to the old one cannot release it")
+	require.NoError(t, asking.Confirm(p.ID, true))
+	require.NoError(t, (<-done).Err)
+	assert.Equal(t, engine.RunIdle, asking.RunState())
+
+	// Resume all resumes the eligible ones and skips the rest, by reason.
+	rep := e.ResumeAll(t.Context())
+	assert.ElementsMatch(t, []string{"stopped", "running"}, rep.Resumed)
+	assert.Equal(t, engine.NotEligibleTaskLoop, rep.Skipped["looping"])
+}
