@@ -14,6 +14,7 @@ import (
 	"unsafe"
 
 	"github.com/interlock-dev/interlock/engine"
+	"github.com/interlock-dev/interlock/engine/store"
 	"github.com/interlock-dev/interlock/engine/webui"
 )
 
@@ -54,6 +55,11 @@ var sentinelStatus = []struct {
 	err    error
 	status C.il_status
 }{
+	{store.ErrLocked, C.IL_ERR_STORE},
+	{store.ErrCorrupt, C.IL_ERR_STORE},
+	{store.ErrForeign, C.IL_ERR_STORE},
+	{store.ErrNewerSchema, C.IL_ERR_STORE},
+	{store.ErrReadOnly, C.IL_ERR_STORE},
 	{engine.ErrClosed, C.IL_ERR_CLOSED},
 	{engine.ErrSubscriptionClosed, C.IL_ERR_CLOSED},
 	{engine.ErrUnknownSession, C.IL_ERR_UNKNOWN_SESSION},
@@ -87,6 +93,7 @@ var statusNames = [...]string{
 	C.IL_ERR_INTERRUPTED:      "ERR_INTERRUPTED",
 	C.IL_ERR_PANIC:            "ERR_PANIC",
 	C.IL_ERR_INTERNAL:         "ERR_INTERNAL",
+	C.IL_ERR_STORE:            "ERR_STORE",
 }
 
 const unknownStatusName = "ERR_UNKNOWN"

@@ -7,6 +7,7 @@ import "C"
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,6 +29,9 @@ type engineConfig struct {
 	StreamIdleTimeoutMS *int64     `json:"stream_idle_timeout_ms"`
 	Bash                bashConfig `json:"bash"`
 	Web                 webConfig  `json:"web"`
+	// Store is the path of the engine's store (":memory:" for one in
+	// memory); "" keeps nothing.
+	Store string `json:"store"`
 	// Provider is the model of sessions that name none (see modelProvider).
 	Provider json.RawMessage `json:"provider"`
 }
@@ -204,7 +208,14 @@ func il_engine_create(configJSON *C.char, out *C.il_handle) C.il_status {
 		if err != nil {
 			return err
 		}
-		ee := &engineEntry{e: engine.New(append(opts, toolOpts...)...), bash: bashTool}
+		if cfg.Store != "" {
+			opts = append(opts, engine.WithStore(cfg.Store))
+		}
+		e, err := engine.Open(context.Background(), append(opts, toolOpts...)...)
+		if err != nil {
+			return err
+		}
+		ee := &engineEntry{e: e, bash: bashTool}
 		ee.events = newDispatcher(ee.e, ee.report)
 		ee.host = &hostLine{events: ee.events}
 		h := handles.add(ee)

@@ -69,7 +69,10 @@ enum {
   IL_ERR_DUPLICATE = 11,       /* a session with that id already exists */
   IL_ERR_INTERRUPTED = 12,     /* the run was interrupted (completion events) */
   IL_ERR_PANIC = 13,           /* a bug in the library; the call did not complete */
-  IL_ERR_INTERNAL = 14         /* any other failure; see the last error */
+  IL_ERR_INTERNAL = 14,        /* any other failure; see the last error */
+  IL_ERR_STORE = 15            /* the engine's store cannot be opened: in use by another
+                                  process, corrupt, another application's file, a newer
+                                  schema, or not writable; the last error says which */
 };
 
 /* Session status, as returned by il_session_get_status. */
@@ -214,6 +217,22 @@ il_status il_engine_stats(il_handle engine, char **out_json);
 /* What the global controls affect: {"proceeding","eligible","needs_input"}.
  * Free with il_free. */
 il_status il_engine_counts(il_handle engine, char **out_json);
+
+/* The store's audit log of pause decisions for session (NULL or "" for
+ * every session), oldest first: [{"at","session","run","pause","event",
+ * "kind","tool","message","answer","reason","by","remember"}]; event is
+ * "raised", "answered" or "recovered" (pending when the store's previous
+ * owner stopped). [] without a store. Free with il_free. */
+il_status il_engine_audit_log(il_handle engine, const char *session, char **out_json);
+
+/* SQLite's integrity check of the engine's store, as a JSON string: "ok"
+ * when the file is sound. IL_ERR_INVALID_ARGUMENT without a store. Free
+ * with il_free. */
+il_status il_engine_check_store(il_handle engine, char **out_json);
+
+/* A handle for the open session with id, e.g. one the store brought back:
+ * the handle it already has, or a new one. IL_ERR_UNKNOWN_SESSION if none. */
+il_status il_engine_session_handle(il_handle engine, const char *id, il_handle *out_session);
 
 /* Continues every session eligible for it, in the background (a session
  * whose resumption may repeat a side effect asks first with a confirm

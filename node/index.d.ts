@@ -276,6 +276,30 @@ export interface EngineConfig {
   web?: { searchUrl?: string; autoDevtools?: boolean };
   /** The model of sessions that set neither script nor provider. */
   provider?: ProviderConfig;
+  /** Keep sessions in this SQLite file (':memory:' for memory only): they
+   *  survive the process. Sessions that were proceeding when the previous
+   *  owner died come back interrupted ('server_restart'); a pending question
+   *  comes back as needs input. A store another process has open, or that is
+   *  corrupt, foreign or newer, throws with code 'ERR_STORE'. */
+  store?: string;
+}
+
+/** One decision about a pause, from the store's audit log. */
+export interface AuditEntry {
+  at: string;
+  session: string;
+  run: number;
+  pause: string;
+  /** 'raised', 'answered', or 'recovered' (pending when the previous owner stopped). */
+  event: 'raised' | 'answered' | 'recovered';
+  kind: PauseKind;
+  tool: string;
+  message: string;
+  answer?: string;
+  reason?: string;
+  /** The client that answered (answeredBy). */
+  by?: string;
+  remember?: string;
 }
 
 /**
@@ -548,6 +572,10 @@ export declare class Engine {
   /** Continues every eligible session; never starts a second run of one. */
   resumeAll(): ResumeReport;
   counts(): Counts;
+  /** The store's audit log of pause decisions (one session's, or all), oldest first. */
+  auditLog(session?: string): AuditEntry[];
+  /** SQLite's integrity check of the store: 'ok' when sound. Throws without a store. */
+  checkStore(): string;
   serve(opts?: ServeOptions): WebUI;
   /** Every session's events, in engine order. Nothing is dropped: only text
    *  and tool_progress deltas that JS had not taken yet are merged (see

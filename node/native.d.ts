@@ -32,6 +32,12 @@ export interface Native {
   engineEmergencyStop(engine: Handle): string;
   /** JSON {"resumed": [ids], "skipped": {id: reason}}. */
   engineResumeAll(engine: Handle): string;
+  /** JSON array of audit entries. */
+  engineAuditLog(engine: Handle, session?: string): string;
+  /** JSON string: "ok" when the store is sound. */
+  engineCheckStore(engine: Handle): string;
+  /** The handle of an open session (e.g. one a store brought back). */
+  engineSessionHandle(engine: Handle, id: string): Handle;
   /** JSON {"proceeding", "eligible", "needs_input"}. */
   engineCounts(engine: Handle): string;
   /** [server handle, url] */

@@ -69,18 +69,18 @@ type Interruption struct {
 // AuditEntry is one decision about a pause: raised, answered (how, by
 // which client, with which remember scope) or found pending after a restart.
 type AuditEntry struct {
-	At       time.Time
-	Session  string
-	Run      uint64
-	Pause    string
-	Event    string // "raised", "answered", "recovered"
-	Kind     string
-	Tool     string
-	Message  string
-	Answer   string
-	Reason   string
-	By       string
-	Remember string
+	At       time.Time `json:"at"`
+	Session  string    `json:"session"`
+	Run      uint64    `json:"run"`
+	Pause    string    `json:"pause"`
+	Event    string    `json:"event"` // "raised", "answered", "recovered"
+	Kind     string    `json:"kind"`
+	Tool     string    `json:"tool"`
+	Message  string    `json:"message"`
+	Answer   string    `json:"answer,omitempty"`
+	Reason   string    `json:"reason,omitempty"`
+	By       string    `json:"by,omitempty"`
+	Remember string    `json:"remember,omitempty"`
 }
 
 // Grant is a remembered approval with project scope.

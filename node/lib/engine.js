@@ -95,6 +95,10 @@ export class Engine {
         host: this.#host,
       }),
     });
+    // Sessions a store brought back get their wrappers, as created ones do.
+    for (const snap of fromNative(native.engineSessions(this.#h))) {
+      this.#dispatch.adoptSession(new Session(kInternal, this, native.engineSessionHandle(this.#h, snap.id)));
+    }
   }
 
   createSession(opts, ...extra) {
@@ -174,6 +178,16 @@ export class Engine {
   resumeAll(...args) {
     native.fixSignals(); // runs start tools: last net for the signal guard
     return fromNative(native.engineResumeAll(this.#handle(), ...args));
+  }
+
+  /** The store's audit log of pause decisions, of one session or all, oldest first. */
+  auditLog(...args) {
+    return fromNative(native.engineAuditLog(this.#handle(), ...args));
+  }
+
+  /** SQLite's integrity check of the store: 'ok' when the file is sound. */
+  checkStore(...args) {
+    return fromNative(native.engineCheckStore(this.#handle(), ...args));
   }
 
   /** What the global controls affect: {proceeding, eligible, needsInput}. */

@@ -182,6 +182,32 @@ Napi::Value EngineCounts(const Napi::CallbackInfo& info) {
   return TakeString(info.Env(), json);
 }
 
+Napi::Value EngineAuditLog(const Napi::CallbackInfo& info) {
+  Args args(info, "engine.auditLog(session?: string)", 0, 1);
+  il_handle engine = args.Handle();
+  std::optional<std::string> session = args.OptString(0, "session");
+  char* json = nullptr;
+  Check(info.Env(), il_engine_audit_log(engine, CString(session), &json), engine);
+  return TakeString(info.Env(), json);
+}
+
+Napi::Value EngineCheckStore(const Napi::CallbackInfo& info) {
+  Args args(info, "engine.checkStore()", 0, 0);
+  il_handle engine = args.Handle();
+  char* json = nullptr;
+  Check(info.Env(), il_engine_check_store(engine, &json), engine);
+  return TakeString(info.Env(), json);
+}
+
+Napi::Value EngineSessionHandle(const Napi::CallbackInfo& info) {
+  Args args(info, "engineSessionHandle(engine, id: string)", 1, 1);
+  il_handle engine = args.Handle();
+  std::string id = args.String(0, "id");
+  il_handle session = 0;
+  Check(info.Env(), il_engine_session_handle(engine, id.c_str(), &session), engine);
+  return Napi::Number::New(info.Env(), static_cast<double>(session));
+}
+
 Napi::Value EngineStats(const Napi::CallbackInfo& info) {
   Args args(info, "engine.stats()", 0, 0);
   il_handle engine = args.Handle();
@@ -534,6 +560,9 @@ void RegisterCalls(Napi::Env env, Napi::Object exports) {
       {"engineInfo", EngineInfo},
       {"engineEmergencyStop", EngineEmergencyStop},
       {"engineCounts", EngineCounts},
+      {"engineAuditLog", EngineAuditLog},
+      {"engineCheckStore", EngineCheckStore},
+      {"engineSessionHandle", EngineSessionHandle},
       {"engineStats", EngineStats},
       {"engineResumeAll", EngineResumeAll},
       {"engineServe", EngineServe},

@@ -1,0 +1,69 @@
+package main
+
+/*
+#include "interlock.h"
+*/
+import "C"
+
+import (
+	"context"
+
+	"github.com/interlock-dev/interlock/engine/store"
+)
+
+//export il_engine_audit_log
+func il_engine_audit_log(h C.il_handle, session *C.char, out **C.char) C.il_status {
+	return call("il_engine_audit_log", h, func(ee *engineEntry) error {
+		if out == nil {
+			return errNilOut("out_json")
+		}
+		log, err := ee.e.AuditLog(context.Background(), goString(session))
+		if err != nil {
+			return err
+		}
+		if log == nil {
+			log = []store.AuditEntry{}
+		}
+		return putJSON(out, log)
+	})
+}
+
+//export il_engine_check_store
+func il_engine_check_store(h C.il_handle, out **C.char) C.il_status {
+	return call("il_engine_check_store", h, func(ee *engineEntry) error {
+		if out == nil {
+			return errNilOut("out_json")
+		}
+		report, err := ee.e.CheckStore(context.Background())
+		if err != nil {
+			return err
+		}
+		return putJSON(out, report)
+	})
+}
+
+//export il_engine_session_handle
+func il_engine_session_handle(h C.il_handle, id *C.char, out *C.il_handle) C.il_status {
+	return call("il_engine_session_handle", h, func(ee *engineEntry) error {
+		if out == nil {
+			return errNilOut("out_session")
+		}
+		return ee.whileOpen(func() error {
+			s, err := ee.e.Session(goString(id))
+			if err != nil {
+				return err
+			}
+			var found C.il_handle
+			handles.each(func(sh C.il_handle, obj any) {
+				if se, ok := obj.(*sessionEntry); ok && se.s == s {
+					found = sh
+				}
+			})
+			if found == 0 {
+				found = handles.add(&sessionEntry{s: s, eng: ee})
+			}
+			*out = found
+			return nil
+		})
+	})
+}
