@@ -480,6 +480,37 @@ static int find_shell(const char *name, char *out, size_t cap) {
 	return -1;
 }
 
+/* reset_signals sets every signal's disposition to its default, through
+ * the system call: the C library refuses the real-time signals it reserves
+ * (32, 33), which a host may have ignored. */
+static void reset_signals(void) {
+	struct {
+		void *handler;
+		unsigned long flags;
+		void *restorer;
+		uint64_t mask;
+	} dfl = {0};
+	for (int sig = 1; sig <= 64; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP) syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof dfl.mask);
+}
+
+/* signal_name names sig as Go's syscall.Signal.String does (the report's
+ * wire), in English whatever the command's locale. */
+static const char *signal_name(int sig) {
+	static const char *names[] = {
+	    [SIGHUP] = "hangup", [SIGINT] = "interrupt", [SIGQUIT] = "quit", [SIGILL] = "illegal instruction",
+	    [SIGTRAP] = "trace/breakpoint trap", [SIGABRT] = "aborted", [SIGBUS] = "bus error",
+	    [SIGFPE] = "floating point exception", [SIGKILL] = "killed", [SIGUSR1] = "user defined signal 1",
+	    [SIGSEGV] = "segmentation fault", [SIGUSR2] = "user defined signal 2", [SIGPIPE] = "broken pipe",
+	    [SIGALRM] = "alarm clock", [SIGTERM] = "terminated", [SIGXCPU] = "CPU time limit exceeded",
+	    [SIGXFSZ] = "file size limit exceeded", [SIGSYS] = "bad system call",
+	};
+	static char other[32];
+	if (sig > 0 && sig < (int)(sizeof names / sizeof *names) && names[sig]) return names[sig];
+	snprintf(other, sizeof other, "signal %d", sig);
+	return other;
+}
+
 /* supervise runs the shell and keeps its tree; it fills in the report and
  * returns once no process of the tree is left. */
 static void supervise(const struct request *req) {
@@ -509,8 +540,7 @@ static void supervise(const struct request *req) {
 		/* The command starts as from a terminal's shell: default signal
 		 * dispositions (Node ignores SIGPIPE, and ignored signals survive
 		 * exec) and nothing blocked. */
-		for (int sig = 1; sig < NSIG; sig++)
-			if (sig != SIGKILL && sig != SIGSTOP) signal(sig, SIG_DFL);
+		reset_signals();
 		sigset_t none;
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
@@ -534,11 +564,8 @@ static void supervise(const struct request *req) {
 	kill_tree(req->grace_ms);
 	if (host_gone) _exit(1);
 	if (WIFSIGNALED(shell_status)) {
-		static char name[64];
-		snprintf(name, sizeof name, "%s", strsignal(WTERMSIG(shell_status)));
-		name[0] = (char)(name[0] >= 'A' && name[0] <= 'Z' ? name[0] + 32 : name[0]);
 		rep.exit_code = -1;
-		rep.signal = name;
+		rep.signal = signal_name(WTERMSIG(shell_status));
 	} else {
 		rep.exit_code = WEXITSTATUS(shell_status);
 	}

@@ -2,7 +2,7 @@
 // its host's death, by any signal. /proc is checked by the test.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 
@@ -175,4 +175,71 @@ test('secrets in the host environment are not visible to commands', () => {
   assert.doesNotMatch(out, /sk-host-secret|ghp-host-secret/);
   assert.match(out, /PLAIN_VALUE=visible/);
   assert.match(out, /GIVEN_TOKEN=by-session/);
+});
+
+test('in a temporary HOME, an approved command cannot harm the home, the host or another session; it can write its project', () => {
+  // HOME and TMPDIR (writable by policy) apart: ~/precious is outside every
+  // writable path, as a real home is.
+  const root = tempDir('interlock-home-');
+  const home = path.join(root, 'home');
+  const project = path.join(home, 'project');
+  mkdirSync(project, { recursive: true });
+  mkdirSync(path.join(root, 'tmp'));
+  mkdirSync(path.join(home, 'precious'));
+  writeFileSync(path.join(home, 'precious', 'file'), 'keep');
+  const script = `
+    import { existsSync, readdirSync, readFileSync } from 'node:fs';
+    import { Engine } from ${JSON.stringify(new URL('../index.js', import.meta.url).href)};
+    const e = new Engine({ workDir: ${JSON.stringify(project)} });
+    const script = (command) => [{ toolCalls: [{ name: 'bash', args: { command } }] }, { text: 'done' }];
+    const approveAll = (s) => s.on('paused', () => s.confirm(true));
+    async function run(command) {
+      const s = e.createSession({ script: script(command) });
+      approveAll(s);
+      await s.prompt('go');
+      const text = s.history().find((m) => m.role === 'tool').text;
+      s.close();
+      return text;
+    }
+    const out = {};
+    out.rm = await run('rm -rf ~/precious');
+    out.inside = await run('echo made > inside && cat inside');
+    out.killHost = await run('kill -TERM ${'$'}{process.pid}; echo exit=$?');
+    // Another session's command, found on the host by a marker in its argv.
+    const marker = 'interlock-other-' + process.pid;
+    const other = e.createSession({ script: script("sh -c 'echo ready; exec sleep 30' " + marker) });
+    approveAll(other);
+    const ready = new Promise((resolve) => other.on('tool_progress', function on(ev) {
+      if (!/ready/.test(ev.text ?? '')) return;
+      other.off('tool_progress', on);
+      resolve();
+    }));
+    const otherRun = other.prompt('go');
+    await ready;
+    const pid = Number(readdirSync('/proc').find((n) => /^\\d+$/.test(n) && (() => { try { return readFileSync('/proc/' + n + '/cmdline', 'utf8').includes(marker); } catch { return false; } })()));
+    out.otherPid = pid;
+    out.killOther = await run('kill -KILL ' + pid + '; echo exit=$?');
+    out.otherAlive = existsSync('/proc/' + pid) && !/\\) [ZX] /.test(readFileSync('/proc/' + pid + '/stat', 'utf8'));
+    other.interrupt();
+    await otherRun;
+    console.log(JSON.stringify(out));
+    e.close();`;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { ...process.env, HOME: home, TMPDIR: path.join(root, 'tmp') },
+  });
+  assert.equal(r.status, 0, `the host did not finish (signal ${r.signal}): ${r.stderr}`);
+  const out = JSON.parse(r.stdout.trim().split('\n').at(-1));
+  assert.ok(existsSync(path.join(home, 'precious', 'file')), `rm -rf ~/precious removed it: ${out.rm}`);
+  assert.match(out.rm, /Permission denied/);
+  assert.ok(out.rm.includes(`[blocked by the sandbox: writing "${path.join(home, 'precious', 'file')}"`), out.rm);
+  assert.match(out.rm, /add the path \(or a parent directory\) to bash\.sandbox\.writable/);
+  assert.match(out.inside, /made/);
+  assert.equal(readFileSync(path.join(project, 'inside'), 'utf8'), 'made\n');
+  assert.doesNotMatch(out.killHost, /exit=0/, 'signalling the host must fail');
+  assert.ok(out.otherPid > 0, 'the other session\'s command was found');
+  assert.doesNotMatch(out.killOther, /exit=0/, 'signalling another session\'s command must fail');
+  assert.ok(out.otherAlive, 'the other session\'s command was killed');
+  rmSync(root, { recursive: true, force: true });
 });
