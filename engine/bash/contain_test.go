@@ -537,3 +537,45 @@ func TestNetworkDeny(t *testing.T) {
 		}
 	}
 }
+
+// TestSupervisorKilled: the supervisor itself killed by SIGKILL (the OOM
+// killer, a user): in a PID namespace its PID 1 dies with it
+// (PDEATHSIG), and with PID 1 the kernel kills the whole namespace: nothing
+// of the command survives, and the tool reports the supervisor's failure.
+func TestSupervisorKilled(t *testing.T) {
+	t.Parallel()
+	pidFile := filepath.Join(t.TempDir(), "pids")
+	require.NoError(t, os.WriteFile(pidFile, nil, 0o644))
+	r := testRunner(DefaultGrace, 0)
+	supervisors := make(chan int, 1)
+	r.started = func(pid int) { startedGroups.add(pid); supervisors <- pid }
+	progress := newProgressLog("started")
+	cmd := fmt.Sprintf("export P=%s; %s\nuntil [ -s $P ]; do sleep 0.01; done; echo started; sleep 30", pidFile, escapes[0].script)
+	go func() {
+		pid := <-supervisors
+		<-progress.seen
+		syscall.Kill(pid, syscall.SIGKILL)
+	}()
+	o, err := r.run(t.Context(), cmd, "", os.Environ(), time.Minute, contain.Policy{}, progress.add)
+	require.ErrorIs(t, err, contain.ErrNoSupervisor, "output %q", o.output)
+	assert.ErrorContains(t, err, "exited without a report")
+	deadline := time.Now().Add(5 * time.Second)
+	for _, f := range strings.Fields(readFile(t, pidFile)) {
+		pid, err := strconv.Atoi(f)
+		require.NoError(t, err)
+		for alive(pid) && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond) // the kernel's kill of the namespace is asynchronous to us
+		}
+		if alive(pid) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Errorf("process %d outlived its killed supervisor", pid)
+		}
+	}
+}
+
+func readFile(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	require.NoError(t, err)
+	return string(b)
+}

@@ -33,8 +33,8 @@
 // deny by command prefix; deny wins over everything and never asks.
 //
 // Commands run with bash -c under a supervisor, interlock-run (see package
-// contain): as PID 1 of their own PID namespace where user namespaces are
-// allowed (else as a child subreaper), so nothing a command starts can
+// contain): under PID 1 of their own PID namespace where user namespaces are
+// allowed (else under a child subreaper), so nothing a command starts can
 // leave its tree, whatever it does (setsid, a cleared environment, double
 // forks); the tree dies with the host (the supervisor's control socket
 // closes). Stopping a command (an interrupt, a timeout) sends SIGTERM to
