@@ -630,7 +630,12 @@ int main(int argc, char **argv) {
 	}
 	if (argc - i != 2) return usage();
 	req.shell = argv[i];
-	req.command = argv[i + 1];
+	/* The command is the shell's business: our own command line (ps,
+	 * /proc/PID/cmdline) does not repeat it, so a search for the command's
+	 * text finds the command, not its supervisor. */
+	req.command = strdup(argv[i + 1]);
+	if (!req.command) return 1;
+	memset(argv[i + 1], 0, strlen(argv[i + 1]));
 	int fl = fcntl(CONTROL_FD, F_GETFD);
 	struct stat st;
 	if (fl < 0 || fstat(CONTROL_FD, &st) < 0 || !S_ISSOCK(st.st_mode)) {
