@@ -207,7 +207,7 @@ test('in a temporary HOME, an approved command cannot harm the home, the host or
     out.killHost = await run('kill -TERM ${'$'}{process.pid}; echo exit=$?');
     // Another session's command, found on the host by a marker in its argv.
     const marker = 'interlock-other-' + process.pid;
-    const other = e.createSession({ script: script("sh -c 'echo ready; exec sleep 30' " + marker) });
+    const other = e.createSession({ script: script("sh -c 'echo ready; sleep 30; true' " + marker) });
     approveAll(other);
     const ready = new Promise((resolve) => other.on('tool_progress', function on(ev) {
       if (!/ready/.test(ev.text ?? '')) return;
