@@ -447,3 +447,7 @@ func openHandles() int {
 	}
 	return int(n)
 }
+
+func driveSetEventFormat(h uint64, format int32) (status, string) {
+	return lastErrorFor(h, il_engine_set_event_format(C.il_handle(h), C.int32_t(format)))
+}

@@ -54,13 +54,15 @@ type dispatcher struct {
 	cbUser   unsafe.Pointer
 	cbThread atomic.Uint64 // OS thread running the callback, 0 when none
 	hasCb    atomic.Bool   // a callback is registered: skip encoding when not
+	format   atomic.Int32  // IL_EVENTS_JSON_ARRAY or IL_EVENTS_RECORDS
 
 	done          chan struct{} // il_engine_events_done or a callback change: end a hold
 	producersDone chan struct{} // closed once nothing will be added any more
 	exited        chan struct{}
 
-	items []engine.FeedItem // the batch being delivered; dispatcher goroutine only
-	batch bytes.Buffer      // its JSON; dispatcher goroutine only
+	items   []engine.FeedItem // the batch being delivered; dispatcher goroutine only
+	batch   bytes.Buffer      // its encoding; dispatcher goroutine only
+	scratch bytes.Buffer      // one event's JSON before renaming its keys (records); dispatcher goroutine only
 }
 
 func newDispatcher(e *engine.Engine, reportTo func(string)) *dispatcher {
@@ -172,9 +174,13 @@ func (d *dispatcher) deliverBatch(items []engine.FeedItem) {
 	}
 }
 
-// encode returns items as a NUL-terminated JSON array (the NUL not counted
-// in a C len), nil when none could be encoded.
+// encode returns items as the registered format (a JSON array, or
+// records), NUL-terminated (the NUL not counted in a C len); nil when none
+// could be encoded.
 func (d *dispatcher) encode(items []engine.FeedItem) []byte {
+	if d.format.Load() == C.IL_EVENTS_RECORDS {
+		return d.encodeRecords(items)
+	}
 	buf := &d.batch
 	buf.Reset()
 	buf.WriteByte('[')
@@ -205,6 +211,50 @@ func (d *dispatcher) encode(items []engine.FeedItem) []byte {
 	return buf.Bytes()
 }
 
+// encodeRecords writes IL_EVENTS_RECORDS: one line per item, "<type> <json>\n"
+// for a session event with camelCase keys (the JS surface: the consumer
+// parses only the types it has listeners for, and renames nothing), and
+// "* <json>\n" in the library's snake_case for anything else (task-loop
+// events, host messages). JSON never holds a raw newline.
+func (d *dispatcher) encodeRecords(items []engine.FeedItem) []byte {
+	buf, tmp := &d.batch, &d.scratch
+	buf.Reset()
+	enc := json.NewEncoder(tmp)
+	enc.SetEscapeHTML(false)
+	for i := range items {
+		it := &items[i]
+		if raw, ok := it.Extra.(json.RawMessage); ok {
+			buf.WriteString("* ")
+			buf.Write(raw)
+			buf.WriteByte('\n')
+			continue
+		}
+		tmp.Reset()
+		if err := enc.Encode(&it.Event); err != nil {
+			d.reportTo(fmt.Sprintf("event callback: encoding a %s event of session %s as JSON: %v (event dropped)", it.Event.Type, it.Event.Session, err))
+			continue
+		}
+		js := tmp.Bytes()[:tmp.Len()-1] // Encode's newline
+		if it.Event.Loop != nil {
+			buf.WriteString("* ")
+			buf.Write(js)
+		} else {
+			buf.WriteString(string(it.Event.Type))
+			buf.WriteByte(' ')
+			buf.Write(appendCamelJSON(buf.AvailableBuffer(), js))
+		}
+		buf.WriteByte('\n')
+	}
+	if buf.Len() == 0 {
+		return nil
+	}
+	buf.WriteByte(0)
+	if tmp.Cap() > keptBatchBytes {
+		*tmp = bytes.Buffer{}
+	}
+	return buf.Bytes()
+}
+
 // deliver calls the callback, if one is registered, holding cbMu, and
 // returns what it returned (0 when none is registered).
 func (d *dispatcher) deliver(b []byte) C.int {
@@ -225,6 +275,18 @@ func (d *dispatcher) deliver(b []byte) C.int {
 func il_engine_set_event_callback(h C.il_handle, cb C.il_event_cb, user unsafe.Pointer) C.il_status {
 	return call("il_engine_set_event_callback", h, func(ee *engineEntry) error {
 		return ee.events.setCallback(cb, user)
+	})
+}
+
+//export il_engine_set_event_format
+func il_engine_set_event_format(h C.il_handle, format C.int32_t) C.il_status {
+	return call("il_engine_set_event_format", h, func(ee *engineEntry) error {
+		switch format {
+		case C.IL_EVENTS_JSON_ARRAY, C.IL_EVENTS_RECORDS:
+			ee.events.format.Store(int32(format))
+			return nil
+		}
+		return errorf(C.IL_ERR_INVALID_ARGUMENT, "event format %d is unknown: pass IL_EVENTS_JSON_ARRAY (0) or IL_EVENTS_RECORDS (1)", int32(format))
 	})
 }
 

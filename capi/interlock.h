@@ -120,6 +120,10 @@ typedef int (*il_event_cb)(void *user, const char *json, size_t len);
  */
 typedef void (*il_host_cb)(void *user, const char *json, size_t len);
 
+/* Event formats (il_engine_set_event_format). */
+#define IL_EVENTS_JSON_ARRAY 0 /* the default: a JSON array of events */
+#define IL_EVENTS_RECORDS 1    /* one line per event, see il_engine_set_event_format */
+
 #ifndef IL_CAPI_TYPES_ONLY /* defined only by the library's own cgo preamble */
 
 /* ------------------------------------------------------------------------ */
@@ -279,6 +283,18 @@ il_status il_server_close(il_handle server);
  *    carries its "run" id and the final "state".
  */
 il_status il_engine_set_event_callback(il_handle engine, il_event_cb cb, void *user);
+
+/*
+ * Chooses what the event callback gets (default IL_EVENTS_JSON_ARRAY, the
+ * shapes above). IL_EVENTS_RECORDS, for a consumer that parses only the
+ * types it has listeners for: one line per event, each ending in "\n",
+ * "<type> <json>" for a session event with every key in camelCase
+ * ("call_id" -> "callId", "mono_ns" -> "monoNs"; the values of "args",
+ * "skipped" and "headers" untouched), "* <json>" for anything else
+ * (task-loop events, host messages) in the shapes above. JSON never holds a
+ * raw newline. Takes effect from the next batch.
+ */
+il_status il_engine_set_event_format(il_handle engine, int32_t format);
 
 /* The consumer is done with the batch its callback held (returned
  * IL_EVENTS_HELD for): the next batch may come. Safe from any thread. */

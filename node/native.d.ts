@@ -12,9 +12,11 @@ export interface Native {
   init(errorClass: new (message: string, code: string) => Error): void;
   version(): string;
 
-  /** Creates the engine and its event stream: onEvent gets one JSON array string per batch of
-   *  events (engine order), then once with no argument when the stream has ended. */
-  engineCreate(configJson: string | undefined, onEvent: (json?: string) => void): Handle;
+  /** Creates the engine and its event stream: onEvent gets one string per batch of events
+   *  (engine order) in the library's IL_EVENTS_RECORDS format — a line "<type> <camelCase json>"
+   *  per session event, "* <snake_case json>" per other item — then once with no argument when
+   *  the stream has ended. */
+  engineCreate(configJson: string | undefined, onEvent: (records?: string) => void): Handle;
   /** il_engine_close, then ends the event stream (queued events are still delivered). Blocks: for process exit only. */
   engineClose(engine: Handle): void;
   /** engineClose on a worker thread: returns at once; settles when closed (the stream end follows). */

@@ -32,6 +32,8 @@ export const kTrack = Symbol('interlock.track');
 export const kEndSeen = Symbol('interlock.endSeen');
 /** Its end was seen without a close() of its own (its engine closed it): `closed` settles. */
 export const kEnded = Symbol('interlock.ended');
+/** No more events will come for the object (the stream stops counting its listeners). */
+export const kRelease = Symbol('interlock.release');
 /** Number of runs not yet settled. */
 export const kPendingRuns = Symbol('interlock.pendingRuns');
 /** The value a run's end event resolves to (subclasses override). */
@@ -79,7 +81,7 @@ export class EngineObject {
     this.#what = what;
     this.#instead = instead;
     this.#closeNative = closeNative;
-    this.#listeners = new Listeners(types, owner);
+    this.#listeners = new Listeners(types, owner, engine[kInternal].wanted);
     this.#unwound = new Promise((resolve) => {
       this.#resolveUnwound = resolve;
     });
@@ -188,6 +190,11 @@ export class EngineObject {
 
   [kClosed]() {
     this.#closed = true;
+  }
+
+  /** No more events will come: its listeners stop counting as wanted. */
+  [kRelease]() {
+    this.#listeners.release();
   }
 
   [kSettle](ev) {

@@ -10,6 +10,9 @@ import { Listeners } from './listeners.js';
 /** Signal events a controller's on() accepts. */
 export const SIGNAL_EVENTS = new Set(['onPause', 'onResume', 'onCancel', 'onError']);
 
+/** The session events each signal event is made from (signalEventOf). */
+const STREAM_TYPES = { onPause: ['paused'], onResume: ['pause_answered'], onCancel: ['stopping'], onError: ['run_failed'] };
+
 /** The signal event an engine event is, or undefined. */
 export function signalEventOf(ev) {
   switch (ev.type) {
@@ -29,10 +32,17 @@ export function signalEventOf(ev) {
 /** A session's controller. Get it from session.controller. */
 export class SessionController {
   #session;
-  #listeners = new Listeners(SIGNAL_EVENTS, 'controller');
+  #listeners;
 
-  constructor(session) {
+  /** wanted: the engine's listener counts (see Listeners). */
+  constructor(session, wanted) {
     this.#session = session;
+    this.#listeners = new Listeners(SIGNAL_EVENTS, 'controller', wanted, (type) => STREAM_TYPES[type]);
+  }
+
+  /** No more events will come. */
+  release() {
+    this.#listeners.release();
   }
 
   /** Sends a control signal: 'pause' (at the next step boundary), 'resume', 'cancel'. */

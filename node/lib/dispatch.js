@@ -1,14 +1,24 @@
-// Routes the engine's event stream (batches of events from the addon, each
-// a JSON array in engine order) to the Session and TaskLoop objects it concerns and to the
+// Routes the engine's event stream (batches of events from the addon, in
+// engine order) to the Session and TaskLoop objects it concerns and to the
 // engine's own listeners, and settles each run's promise on its own end
 // event: a session's terminal run event, a task loop's completed event,
 // both carrying the engine's run id.
+//
+// A batch is one line per event (the library's IL_EVENTS_RECORDS): "<type>
+// <json>" for a session event, already in camelCase, or "* <json>" in the
+// library's snake_case for the rest (task-loop events, host messages). A
+// session event is parsed only if something needs it: a listener of its
+// type or of every event (on any session, controller or the engine), or
+// this module (run ends, 'closed'). The others cost a scan for the newline.
 
 import { fromNative } from './convert.js';
-import { kEmit, kEnd, kRetired, kSettle } from './base.js';
+import { wants } from './listeners.js';
+import { kEmit, kEnd, kRelease, kRetired, kSettle } from './base.js';
 
 // Terminal run events: they carry the run id and its result.
 const RUN_END_EVENTS = new Set(['interrupted', 'run_finished', 'run_failed']);
+// Session events this module acts on, listened to or not.
+const NEEDED = new Set([...RUN_END_EVENTS, 'closed']);
 
 /** The routing table of one engine: its sessions and task loops by id. */
 export class Dispatcher {
@@ -17,13 +27,16 @@ export class Dispatcher {
   #engineListeners;
   #onEnded;
   #host;
+  #wanted;
 
   /**
    * @param {import('./listeners.js').Listeners} engineListeners every session event goes here too
    * @param {() => void} onEnded called once the stream ended
    * @param {import('./host.js').HostRouter} host takes the messages about host work
+   * @param {Record<string, number>} wanted listeners by event type on this engine's objects (see Listeners)
    */
-  constructor(engineListeners, onEnded, host) {
+  constructor(engineListeners, onEnded, host, wanted) {
+    this.#wanted = wanted;
     this.#engineListeners = engineListeners;
     this.#onEnded = onEnded;
     this.#host = host;
@@ -32,7 +45,10 @@ export class Dispatcher {
   /** Registers a new session; an older one with the same id gets no more events. */
   adoptSession(session) {
     const old = this.#sessions.get(session.id);
-    if (old) old[kEnd](`session ${session.id} was closed and its id reused`);
+    if (old) {
+      old[kEnd](`session ${session.id} was closed and its id reused`);
+      old[kRelease]();
+    }
     this.#sessions.set(session.id, session);
     return session;
   }
@@ -52,13 +68,27 @@ export class Dispatcher {
     yield* this.#loops.values();
   }
 
-  /** One batch of events from the addon, a JSON array (undefined: the stream ended). */
-  onEvents(json) {
-    if (json === undefined) {
+  /** One batch of events from the addon, as records (undefined: the stream ended). */
+  onEvents(records) {
+    if (records === undefined) {
       this.#ended();
       return;
     }
-    for (const ev of fromNative(json)) this.#route(ev);
+    const wanted = this.#wanted;
+    for (let at = 0; at < records.length; ) {
+      const space = records.indexOf(' ', at);
+      let end = records.indexOf('\n', space);
+      if (end < 0) end = records.length;
+      const type = records.slice(at, space);
+      if (type === '*') {
+        this.#route(fromNative(records.slice(space + 1, end)));
+      } else if (NEEDED.has(type) || wants(wanted, type)) {
+        const ev = JSON.parse(records.slice(space + 1, end));
+        ev.monoNs = BigInt(ev.monoNs);
+        this.#route(ev);
+      }
+      at = end + 1;
+    }
   }
 
   #route(ev) {
@@ -80,7 +110,10 @@ export class Dispatcher {
     const s = this.#sessions.get(id);
     if (!s) return;
     fn(s);
-    if (s[kRetired]()) this.#sessions.delete(id);
+    if (s[kRetired]()) {
+      this.#sessions.delete(id);
+      s[kRelease]();
+    }
   }
 
   /** The last event was delivered (engine closed). */

@@ -52,7 +52,10 @@ export class Engine {
 
   #h;
   #closed = false;
-  #listeners = new Listeners(SESSION_EVENTS, 'engine');
+  // Listeners by stream event type on the engine and its objects: the
+  // stream parses only the session events somebody listens to.
+  #wanted = Object.create(null);
+  #listeners = new Listeners(SESSION_EVENTS, 'engine', this.#wanted);
   #dispatch;
   #host = new HostRouter();
   #pendingRuns = 0;
@@ -74,7 +77,7 @@ export class Engine {
       openEngines.delete(this);
       closingEngines.delete(this);
       this.#resolveClosed();
-    }, this.#host);
+    }, this.#host, this.#wanted);
     this.#h = native.engineCreate(json, (batch) => this.#dispatch.onEvents(batch));
     // A JS tool's call comes on a line of its own, not behind event batches.
     const host = this.#host;
@@ -93,6 +96,7 @@ export class Engine {
           this.#updateRef();
         },
         host: this.#host,
+        wanted: this.#wanted,
       }),
     });
     // Sessions a store brought back get their wrappers, as created ones do.

@@ -4,29 +4,62 @@ import process from 'node:process';
 
 import { listenerArgs } from './args.js';
 
+/**
+ * Whether an engine's event stream must parse events of type: some object
+ * of the engine has a listener for it or for every event ('event').
+ * @param {Record<string, number>} wanted the counts the engine's Listeners keep
+ */
+export function wants(wanted, type) {
+  return wanted[type] > 0 || wanted.event > 0;
+}
+
 /** Listeners by event type; 'event' receives every type. A throwing listener
  *  becomes an uncaught exception without stopping the others. */
 export class Listeners {
   #byType = new Map();
   #types;
   #owner;
+  #wanted;
+  #streamTypes;
 
-  /** types: the accepted type names (with 'event'); owner: the name in messages ('session'). */
-  constructor(types, owner) {
+  /**
+   * @param {Set<string>} types the accepted type names (with 'event')
+   * @param {string} owner the name in messages ('session')
+   * @param {Record<string, number>} [wanted] the engine's listener counts by
+   *   stream event type (see wants), kept up to date here
+   * @param {(type: string) => string[]} [streamTypes] the stream event types a
+   *   listener type needs (default: itself)
+   */
+  constructor(types, owner, wanted, streamTypes = (type) => [type]) {
     this.#types = types;
     this.#owner = owner;
+    this.#wanted = wanted;
+    this.#streamTypes = streamTypes;
   }
 
   add(type, fn) {
     listenerArgs(this.#types, type, fn, `${this.#owner}.on(type, fn)`);
     let set = this.#byType.get(type);
     if (!set) this.#byType.set(type, (set = new Set()));
+    if (set.has(fn)) return;
     set.add(fn);
+    this.#count(type, 1);
   }
 
   remove(type, fn) {
     listenerArgs(this.#types, type, fn, `${this.#owner}.off(type, fn)`);
-    this.#byType.get(type)?.delete(fn);
+    if (this.#byType.get(type)?.delete(fn)) this.#count(type, -1);
+  }
+
+  /** Forgets every listener (uncounting them): the object gets no more events. */
+  release() {
+    for (const [type, set] of this.#byType) this.#count(type, -set.size);
+    this.#byType.clear();
+  }
+
+  #count(type, delta) {
+    if (!this.#wanted) return;
+    for (const t of this.#streamTypes(type)) this.#wanted[t] = (this.#wanted[t] ?? 0) + delta;
   }
 
   emit(ev) {

@@ -6,7 +6,7 @@ import { noExtra } from './args.js';
 import { SessionController } from './controller.js';
 import { fromNative, toNativeJSON } from './convert.js';
 import { argError } from './errors.js';
-import { EngineObject, kClosed, kEmit, kEnd, kEndResult, kEndSeen, kEnded, kHandle, kInternal, kIsClosed, kPendingRuns, kRawHandle, kRetired, kRunResult, kTrack } from './base.js';
+import { EngineObject, kClosed, kEmit, kEnd, kEndResult, kEndSeen, kEnded, kHandle, kInternal, kIsClosed, kPendingRuns, kRawHandle, kRelease, kRetired, kRunResult, kTrack } from './base.js';
 import { native } from './native.js';
 import { fixSignalsBeforeRun } from './signal-guard.js';
 
@@ -67,7 +67,7 @@ export class Session extends EngineObject {
 
   /** The signal controller: signal() and onPause / onResume / onCancel / onError. */
   get controller() {
-    this.#controller ??= new SessionController(this);
+    this.#controller ??= new SessionController(this, this.#engine[kInternal].wanted);
     return this.#controller;
   }
 
@@ -163,6 +163,11 @@ export class Session extends EngineObject {
   [kEnd](why) {
     this.#resolveClosedEvent();
     super[kEnd](why);
+  }
+
+  [kRelease]() {
+    super[kRelease]();
+    this.#controller?.release();
   }
 
   /** No more events for it: closed, 'closed' delivered, no run pending. */

@@ -161,7 +161,10 @@ void AttachEvents(Napi::Env env, il_handle engine, Napi::Function fn) {
     std::lock_guard<std::mutex> lock(sinks_mu);
     sinks[engine] = sink;
   }
-  il_status rc = il_engine_set_event_callback(engine, OnEvent, sink);
+  // Records: JS parses only the event types it has listeners for, and
+  // session events come with the JS surface's camelCase keys.
+  il_status rc = il_engine_set_event_format(engine, IL_EVENTS_RECORDS);
+  if (rc == IL_OK) rc = il_engine_set_event_callback(engine, OnEvent, sink);
   if (rc != IL_OK) {
     DetachEvents(env, engine);  // finalizes and frees the sink later
     ThrowStatus(env, rc, engine);

@@ -134,3 +134,38 @@ test('engine.close() from inside a listener while Go keeps emitting: no deadlock
   assert.notEqual(res.status, 'idle', 'the run was cut by the close');
   assert.throws(() => own.createSession(), { code: 'ERR_CLOSED' });
 });
+
+test('only listened-to types are parsed, and a listener added mid-run gets every later event, with the same shape', async () => {
+  const other = engine.createSession({ script: askConfirm });
+  const s = engine.createSession({ script: askConfirm });
+  const early = [];
+  s.on('paused', (ev) => {
+    early.push(ev);
+    // From here on this session's events are listened to (and parsed); the
+    // other session's only through the types listened to anywhere.
+    s.on('event', (e) => later.push(e));
+    s.confirm(true);
+  });
+  const later = [];
+  const res = await s.prompt('go');
+  assert.equal(res.status, 'idle');
+  assert.equal(early.length, 1);
+  const [paused] = early;
+  assert.equal(typeof paused.monoNs, 'bigint', 'monoNs stays a bigint');
+  assert.equal(paused.pause.kind, 'confirm', 'nested objects come camelCase and complete');
+  assert.equal(paused.pause.source, 'tool');
+  assert.ok(!Object.keys(paused).some((k) => k.includes('_')), `camelCase keys only: ${Object.keys(paused)}`);
+  if (later[0]?.version === paused.version) later.shift(); // 'event' added inside the paused delivery gets it too
+  assert.deepEqual(later.map((e) => e.type), ['pause_answered', 'tool_finished', 'text', 'run_finished']);
+  let version = paused.version;
+  for (const e of later) {
+    assert.equal(e.version, version + 1 + (e.coalesced ?? 0), `${e.type} in order, nothing skipped`);
+    version = e.version;
+  }
+  assert.ok(later.some((e) => e.type === 'tool_finished' && typeof e.callId === 'string'), 'callId renamed');
+  // The other session, with no listener: its run still settles (run ends are always parsed).
+  other.on('paused', () => other.confirm(true));
+  assert.equal((await other.prompt('go')).status, 'idle');
+  s.close();
+  other.close();
+});

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/interlock-dev/interlock/engine"
+)
+
+// IL_EVENTS_RECORDS: a line per item, session events renamed to camelCase
+// behind their type, everything else behind "*" as the library writes it.
+func TestRecordsFormat(t *testing.T) {
+	t.Parallel()
+	var reported []string
+	d := &dispatcher{reportTo: func(msg string) { reported = append(reported, msg) }}
+	d.format.Store(1)
+	at := time.Date(2026, 11, 23, 20, 0, 0, 0, time.UTC)
+	items := []engine.FeedItem{
+		{Event: engine.Event{Session: "s 1\n", Version: 3, Type: engine.EventPaused, Status: engine.StatusPaused, Step: 1, At: at, MonoNS: 42,
+			Pause: &engine.Pause{ID: "p1", Kind: engine.PauseConfirm, Source: engine.SourceTool, Message: "line1\nline2", At: at}}},
+		{Event: engine.Event{Session: "s", Type: engine.EventToolFinished, CallID: "c_1", At: at}},
+		{Extra: json.RawMessage(`{"type":"tool_call","call_id":"c","args":{"work_dir":"x"}}`)},
+		{Event: engine.Event{Loop: &engine.TaskEvent{Loop: "l1", Type: "task_begin"}}},
+	}
+	out := d.encode(items)
+	require.NotNil(t, out)
+	require.Equal(t, byte(0), out[len(out)-1], "NUL-terminated")
+	lines := strings.Split(strings.TrimSuffix(string(out[:len(out)-1]), "\n"), "\n")
+	require.Len(t, lines, 4, "one line per item: %q", out)
+	typ, body, _ := strings.Cut(lines[0], " ")
+	assert.Equal(t, "paused", typ)
+	var ev map[string]any
+	require.NoError(t, json.Unmarshal([]byte(body), &ev))
+	assert.Equal(t, "s 1\n", ev["session"])
+	assert.Equal(t, "42", ev["monoNs"])
+	assert.Equal(t, "line1\nline2", ev["pause"].(map[string]any)["message"])
+	assert.NotContains(t, body, "_", "every key renamed")
+	assert.Equal(t, `tool_finished {"session":"s","version":0,"type":"tool_finished","status":"idle","step":0,"at":"2026-11-23T20:00:00Z","monoNs":"0","callId":"c_1"}`, lines[1])
+	assert.Equal(t, `* {"type":"tool_call","call_id":"c","args":{"work_dir":"x"}}`, lines[2], "host messages as the library writes them")
+	assert.True(t, strings.HasPrefix(lines[3], `* {"loop":"l1"`), lines[3])
+	assert.Empty(t, reported)
+}
+
+func TestSetEventFormatRejectsUnknown(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t, `{}`)
+	st, msg := driveSetEventFormat(e, 7)
+	assert.Equal(t, ilInvalidArgument, st)
+	assert.Contains(t, msg, "event format 7 is unknown")
+	st, msg = driveSetEventFormat(e, 1)
+	assert.Equal(t, ilOK, st, msg)
+}
