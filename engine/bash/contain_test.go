@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -484,9 +485,18 @@ func TestSupervisorByHand(t *testing.T) {
 // TestCommandSignalsReset: a command starts with no signal ignored or
 // blocked, even when its host ignores SIGPIPE (Node does, and ignored
 // signals survive exec): `yes | head` must end by SIGPIPE, not by errors.
+// GNU make starts its children with 32 and 33 ignored too, which glibc's
+// signal() can't reset (set here by the system call: Go leaves them alone).
 func TestCommandSignalsReset(t *testing.T) {
 	signal.Ignore(syscall.SIGPIPE)
 	defer signal.Reset(syscall.SIGPIPE)
+	for _, sig := range []uintptr{32, 33} {
+		var old, ign [4]uint64 // the kernel's sigaction: handler, flags, restorer, mask
+		ign[0] = 1             // SIG_IGN
+		_, _, errno := syscall.RawSyscall6(syscall.SYS_RT_SIGACTION, sig, uintptr(unsafe.Pointer(&ign)), uintptr(unsafe.Pointer(&old)), 8, 0, 0)
+		require.Zero(t, errno, "ignore signal %d", sig)
+		defer syscall.RawSyscall6(syscall.SYS_RT_SIGACTION, sig, uintptr(unsafe.Pointer(&old)), 0, 8, 0, 0)
+	}
 	o, err := testRunner(DefaultGrace, 0).run(t.Context(), "grep -E '^Sig(Ign|Blk)' /proc/self/status", "", os.Environ(), time.Minute, contain.Policy{}, nil)
 	require.NoError(t, err)
 	assert.Contains(t, o.output, "SigBlk:\t0000000000000000")
