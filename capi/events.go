@@ -36,8 +36,9 @@ import (
 //
 // A consumer that hands batches on to another thread (Node's thread-safe
 // function) returns IL_EVENTS_HELD and calls il_engine_events_done when it
-// is done: the next batch waits for that, except while the engine closes
-// (its closer may be the very thread that would call done).
+// is done with it: while it holds maxHeldBatches, the next batch waits for
+// that, except while the engine closes (its closer may be the very thread
+// that would call done).
 //
 // Every state event, task-loop events and terminal run events with their
 // run id and result included, comes from the engine. The only items this
@@ -56,7 +57,9 @@ type dispatcher struct {
 	hasCb    atomic.Bool   // a callback is registered: skip encoding when not
 	format   atomic.Int32  // IL_EVENTS_JSON_ARRAY or IL_EVENTS_RECORDS
 
-	done          chan struct{} // il_engine_events_done or a callback change: end a hold
+	done          chan struct{} // il_engine_events_done: a held batch was delivered
+	cbChanged     atomic.Bool   // the callback changed: its held batches will never be done
+	held          int           // batches held by the consumer; dispatcher goroutine only
 	producersDone chan struct{} // closed once nothing will be added any more
 	exited        chan struct{}
 
@@ -69,7 +72,7 @@ func newDispatcher(e *engine.Engine, reportTo func(string)) *dispatcher {
 	d := &dispatcher{
 		feed:          e.NewFeed(),
 		reportTo:      reportTo,
-		done:          make(chan struct{}, 1),
+		done:          make(chan struct{}, maxHeldBatches+1),
 		producersDone: make(chan struct{}),
 		exited:        make(chan struct{}),
 	}
@@ -87,9 +90,18 @@ func (d *dispatcher) setCallback(cb C.il_event_cb, user unsafe.Pointer) error {
 	defer d.cbMu.Unlock()
 	d.cb, d.cbUser = cb, user
 	d.hasCb.Store(cb != nil)
-	d.batchDone() // a batch held by the previous callback will never be done
+	d.cbChanged.Store(true) // batches held by the previous callback will never be done
+	d.batchDone()
 	return nil
 }
+
+// maxHeldBatches is how many batches a consumer may hold at once. Two,
+// not one: a batch made while the consumer has not yet started on the
+// previous one is handed over at once, so it is delivered in the same turn
+// of the consumer's loop instead of waiting a whole turn for the previous
+// one's done (a pause raised right after an answer's events were sent).
+// Beyond that, events wait and deltas merge.
+const maxHeldBatches = 2
 
 // batchDone ends a hold (see dispatcher): il_engine_events_done.
 func (d *dispatcher) batchDone() {
@@ -161,16 +173,36 @@ func (d *dispatcher) deliverBatch(items []engine.FeedItem) {
 	if b == nil {
 		return
 	}
-	select { // a done left over from a callback change is not for this batch
-	case <-d.done:
-	default:
+	if d.cbChanged.Swap(false) { // the holds were the previous callback's
+		d.held = 0
+		d.takeDones()
 	}
-	if d.deliver(b) != C.IL_EVENTS_HELD {
-		return
+	if d.deliver(b) == C.IL_EVENTS_HELD {
+		d.held++
 	}
-	select {
-	case <-d.done:
-	case <-d.producersDone: // closing: the closer may be the consumer's thread
+	d.takeDones()
+	for d.held >= maxHeldBatches {
+		select {
+		case <-d.done:
+			d.held--
+		case <-d.producersDone: // closing: the closer may be the consumer's thread
+			d.held = 0
+		}
+		if d.cbChanged.Load() {
+			d.held = 0
+		}
+	}
+}
+
+// takeDones counts the holds ended so far, without waiting.
+func (d *dispatcher) takeDones() {
+	for {
+		select {
+		case <-d.done:
+			d.held = max(d.held-1, 0)
+		default:
+			return
+		}
 	}
 }
 

@@ -96,9 +96,10 @@ enum {
  * il_engine_set_event_callback or il_engine_close (that would deadlock:
  * both wait for a call in progress).
  *
- * Return 0 when done with the batch. Return IL_EVENTS_HELD to take the next
- * batch only after il_engine_events_done (e.g. once a Node thread-safe
- * function has delivered this one on the JS thread): meanwhile events queue
+ * Return 0 when done with the batch. Return IL_EVENTS_HELD to hold it until
+ * il_engine_events_done (e.g. once a Node thread-safe function has
+ * delivered it on the JS thread; one done per held batch): while two batches
+ * are held the next one waits, and meanwhile events queue
  * in the library, where a session's text and tool-progress deltas are
  * merged ("coalesced": how many were merged into the one delivered) and
  * nothing else is dropped, so a slow consumer costs bounded memory. While

@@ -28,13 +28,13 @@ static int run_finished;
 static int events;
 static pthread_t registering_thread;
 static int called_on_registering_thread;
-static int held; /* a batch waits for il_engine_events_done */
-static int calls_while_held;
+static int held; /* batches waiting for il_engine_events_done */
+static int calls_while_held; /* calls while two were held: the library waits then */
 
 static int on_event(void *user, const char *json, size_t len) {
   pthread_mutex_lock(&mu);
-  if (held) calls_while_held++;
-  held = 1;
+  if (held >= 2) calls_while_held++;
+  held++;
   events++;
   if (pthread_equal(pthread_self(), registering_thread)) called_on_registering_thread = 1;
   if (json[len] == '\0' && strstr(json, "\"type\":\"run_finished\"") &&
@@ -45,13 +45,13 @@ static int on_event(void *user, const char *json, size_t len) {
   return IL_EVENTS_HELD;
 }
 
-/* The main thread is done with a held batch: the next may come. */
+/* The main thread is done with the held batches: more may come. */
 static void release_batch(il_handle eng) {
   pthread_mutex_lock(&mu);
   int was_held = held;
   held = 0;
   pthread_mutex_unlock(&mu);
-  if (was_held) CHECK(il_engine_events_done(eng) == IL_OK);
+  for (int i = 0; i < was_held; i++) CHECK(il_engine_events_done(eng) == IL_OK);
 }
 
 static void sleep_ms(int ms) {

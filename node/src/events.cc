@@ -58,10 +58,10 @@ Sink* FindSink(il_handle engine) {
   return it == sinks.end() ? nullptr : it->second;
 }
 
-// Library thread: copy and queue one batch, and hold the next until the JS
-// thread has delivered this one (CallJs calls il_engine_events_done), so
-// at most one batch waits in the function's queue and the library merges
-// deltas meanwhile. Never blocks.
+// Library thread: copy and queue one batch and hold it until the JS thread
+// has delivered it (CallJs calls il_engine_events_done): the library holds
+// back the next while two are held, so at most two wait in the function's
+// queue and the library merges deltas meanwhile. Never blocks.
 int OnEvent(void* user, const char* json, size_t len) {
   auto* sink = static_cast<Sink*>(user);
   std::lock_guard<std::mutex> lock(sink->mu);
