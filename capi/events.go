@@ -243,6 +243,11 @@ func (d *dispatcher) encode(items []engine.FeedItem) []byte {
 	return buf.Bytes()
 }
 
+// wireEvent is a session event encoded field by field: Event's own
+// MarshalJSON (which also covers task-loop events) makes encoding/json
+// re-read and compact its whole output.
+type wireEvent engine.Event
+
 // encodeRecords writes IL_EVENTS_RECORDS: one line per item, "<type> <json>\n"
 // for a session event with camelCase keys (the JS surface: the consumer
 // parses only the types it has listeners for, and renames nothing), and
@@ -262,7 +267,11 @@ func (d *dispatcher) encodeRecords(items []engine.FeedItem) []byte {
 			continue
 		}
 		tmp.Reset()
-		if err := enc.Encode(&it.Event); err != nil {
+		var v any = (*wireEvent)(&it.Event)
+		if it.Event.Loop != nil {
+			v = it.Event.Loop
+		}
+		if err := enc.Encode(v); err != nil {
 			d.reportTo(fmt.Sprintf("event callback: encoding a %s event of session %s as JSON: %v (event dropped)", it.Event.Type, it.Event.Session, err))
 			continue
 		}
