@@ -619,10 +619,13 @@ int main(int argc, char **argv) {
 			req.mode = v, i++;
 		} else if (v && strcmp(a, "--network") == 0) {
 			req.network = v, i++;
-		} else if (v && strcmp(a, "--read") == 0 && req.nread < MAX_PATHS) {
-			req.read[req.nread++] = v, i++;
-		} else if (v && strcmp(a, "--write") == 0 && req.nwrite < MAX_PATHS) {
-			req.write[req.nwrite++] = v, i++;
+		} else if (v && (strcmp(a, "--read") == 0 || strcmp(a, "--write") == 0)) {
+			int *n = a[2] == 'r' ? &req.nread : &req.nwrite;
+			if (*n == MAX_PATHS) {
+				fprintf(stderr, "interlock-run: more than %d %s paths\n", MAX_PATHS, a + 2);
+				return usage();
+			}
+			(a[2] == 'r' ? req.read : req.write)[(*n)++] = v, i++;
 		} else {
 			fprintf(stderr, "interlock-run: unknown or incomplete argument %s\n", a);
 			return usage();

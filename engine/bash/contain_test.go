@@ -278,6 +278,7 @@ func TestPolicyValidate(t *testing.T) {
 		{"relative writable", contain.Policy{Writable: []string{"build"}}, `bash.sandbox.writable[0] is "build": use an absolute path`, true},
 		{"missing writable", contain.Policy{Writable: []string{"/nonexistent/x"}}, `bash.sandbox.writable[0] is "/nonexistent/x"`, true},
 		{"missing readable", contain.Policy{Readable: []string{"/", "/nonexistent/y"}}, `bash.sandbox.readable[1]`, true},
+		{"too many writable", contain.Policy{Writable: slices.Repeat([]string{"/tmp"}, contain.MaxPolicyPaths+1)}, `bash.sandbox.writable has 201 paths; at most 200`, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -588,4 +589,17 @@ func readFile(t *testing.T, name string) string {
 	b, err := os.ReadFile(name)
 	require.NoError(t, err)
 	return string(b)
+}
+
+// TestLargestCommand: a command of MaxCommandBytes reaches the shell whole
+// through the supervisor's arguments.
+func TestLargestCommand(t *testing.T) {
+	t.Parallel()
+	prefix, suffix := ": ", "; echo ok"
+	cmd := prefix + strings.Repeat("x", MaxCommandBytes-len(prefix)-len(suffix)) + suffix
+	require.Len(t, cmd, MaxCommandBytes)
+	require.NoError(t, validate(cmd))
+	o, err := testRunner(DefaultGrace, 0).run(t.Context(), cmd, "", os.Environ(), time.Minute, contain.Policy{}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, "ok\n", o.output)
 }

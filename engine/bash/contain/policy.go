@@ -55,6 +55,10 @@ type Policy struct {
 // need to start.
 var DefaultReadable = []string{"/bin", "/sbin", "/usr", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/proc", "/sys", "/dev", "/run", "/var/lib", "/nix"}
 
+// MaxPolicyPaths is the most writable (and readable) paths a Policy may
+// list: the supervisor takes at most 256 of each, with the system's own.
+const MaxPolicyPaths = 200
+
 // DeviceFiles are writable in every sandboxed mode: shells and tools
 // redirect to them.
 var DeviceFiles = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
@@ -87,6 +91,9 @@ func (p Policy) Validate(field string) error {
 		return fmt.Errorf("%w: %s.required is true but %s.mode is %q: a sandbox that is off cannot be required; drop one of them", ErrInvalidPolicy, field, field, p.Mode)
 	}
 	for name, paths := range map[string][]string{"writable": p.Writable, "readable": p.Readable} {
+		if len(paths) > MaxPolicyPaths {
+			return fmt.Errorf("%w: %s.%s has %d paths; at most %d: list parent directories instead", ErrInvalidPolicy, field, name, len(paths), MaxPolicyPaths)
+		}
 		for i, path := range paths {
 			if !filepath.IsAbs(path) {
 				return fmt.Errorf("%w: %s.%s[%d] is %q: use an absolute path", ErrInvalidPolicy, field, name, i, path)
