@@ -266,17 +266,24 @@ static int write_file(const char *path, const char *s) {
 }
 
 /* enter_namespaces makes new user and PID (and network) namespaces with
- * this process's own ids mapped; the next child is the PID namespace's 1. */
-static int enter_namespaces(int net) {
+ * this process's own ids mapped; the next child is the PID namespace's 1.
+ * It returns -1 when the kernel refused the namespaces (nothing changed),
+ * and -2 with *what set when they were made but the id maps could not be
+ * written (an LSM that allows unshare but no capability in the new
+ * namespace): this process is then in a user namespace it cannot use. */
+static int enter_namespaces(int net, const char **what) {
 	uid_t uid = geteuid();
 	gid_t gid = getegid();
 	if (unshare(CLONE_NEWUSER | CLONE_NEWPID | (net ? CLONE_NEWNET : 0)) < 0) return -1;
 	char m[64];
 	snprintf(m, sizeof m, "%u %u 1\n", uid, uid);
-	if (write_file("/proc/self/uid_map", m) < 0) return -1;
-	if (write_file("/proc/self/setgroups", "deny") < 0 && errno != ENOENT) return -1;
+	*what = "/proc/self/uid_map";
+	if (write_file(*what, m) < 0) return -2;
+	*what = "/proc/self/setgroups";
+	if (write_file(*what, "deny") < 0 && errno != ENOENT) return -2;
 	snprintf(m, sizeof m, "%u %u 1\n", gid, gid);
-	return write_file("/proc/self/gid_map", m);
+	*what = "/proc/self/gid_map";
+	return write_file(*what, m) < 0 ? -2 : 0;
 }
 
 static long now_ms(void) {
@@ -576,7 +583,8 @@ static int probe(void) {
 	int abi = landlock_abi(), ns = 0;
 	pid_t pid = fork();
 	if (pid == 0) {
-		if (enter_namespaces(0) < 0) _exit(1);
+		const char *what;
+		if (enter_namespaces(0, &what) < 0) _exit(1);
 		pid_t c = fork();
 		if (c < 0) _exit(1);
 		if (c == 0) _exit(getpid() == 1 ? 0 : 1);
@@ -658,7 +666,15 @@ int main(int argc, char **argv) {
 	signal(SIGPIPE, SIG_IGN);
 
 	if (req.ns) {
-		if (enter_namespaces(req.net_ns) < 0) {
+		const char *what = "";
+		int ns = enter_namespaces(req.net_ns, &what);
+		if (ns == -2) {
+			rep.namespaces_refused = 1;
+			fail("interlock-run: made a user namespace but could not write %s: %s (an LSM such as AppArmor's restrict_unprivileged_userns?): the command was not run; the next one runs without namespaces", what, strerror(errno));
+			write_report();
+			return 0;
+		}
+		if (ns == -1) {
 			rep.namespaces_refused = 1; /* keep the tree as a subreaper instead */
 		} else {
 			pid_t init = fork();

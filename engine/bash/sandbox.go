@@ -299,6 +299,9 @@ func (t *Tool) features() (contain.Features, error) {
 		if t.run.noLandlock {
 			t.probe.features.LandlockABI = 0
 		}
+		if t.probe.err == nil && !t.probe.features.PIDNamespace {
+			t.run.kernel.refuseNamespaces() // commands don't ask for what the probe was refused
+		}
 	})
 	f := t.probe.features
 	f.PIDNamespace = f.PIDNamespace && t.run.kernel.namespaces()
