@@ -443,8 +443,7 @@ static void signal_tree(int sig1, int sig2) {
 }
 
 /* kill_tree ends the tree: SIGTERM, then after the grace SIGKILL until no
- * process is left. A stop message or the host's death during the grace
- * cuts it short. */
+ * process is left. The host's death during the grace cuts it short. */
 static void kill_tree(long grace_ms) {
 	reap();
 	if (all_gone) return;
