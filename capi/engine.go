@@ -70,6 +70,14 @@ type engineEntry struct {
 	openMu sync.RWMutex
 	closed bool
 	bg     sync.WaitGroup
+
+	// The script of the last session created with one, and its provider
+	// (see sessionScript).
+	scriptMu   sync.Mutex
+	lastScript struct {
+		raw string
+		p   engine.Provider
+	}
 }
 
 // whileOpen runs fn unless the engine is closed. Close waits for fn, and

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -54,4 +55,21 @@ func TestSetEventFormatRejectsUnknown(t *testing.T) {
 	assert.Contains(t, msg, "event format 7 is unknown")
 	st, msg = driveSetEventFormat(e, 1)
 	assert.Equal(t, ilOK, st, msg)
+}
+
+// Sessions made one after another with the same script share its parsed
+// provider; a different script is never served from that cache.
+func TestSessionScriptIsSharedOnlyWhenEqual(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t, `{}`)
+	texts := []string{"one", "one", "two", "one"}
+	for i, text := range texts {
+		s := newSession(t, e, fmt.Sprintf(`{"id": "sc%d", "script": [{"text": %q}]}`, i, text))
+		_, st, msg := drivePrompt(s, "go")
+		require.Equal(t, ilOK, st, msg)
+		waitStatus(t, s, statusIdle)
+		hist, st, msg := driveHistory(s)
+		require.Equal(t, ilOK, st, msg)
+		assert.Contains(t, hist, fmt.Sprintf(`"text":%q`, text), "session %d plays its own script", i)
+	}
 }

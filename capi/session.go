@@ -52,6 +52,23 @@ func scriptProvider(field string, raw json.RawMessage) (engine.Provider, error) 
 	return engine.NewScriptedProvider(turns), nil
 }
 
+// sessionScript is scriptProvider for session options, sharing one
+// provider between sessions created one after another with the same script
+// (a scripted provider holds no per-session state): many sessions from one
+// script parse it once and hold one copy.
+func (ee *engineEntry) sessionScript(raw json.RawMessage) (engine.Provider, error) {
+	ee.scriptMu.Lock()
+	defer ee.scriptMu.Unlock()
+	if ee.lastScript.p != nil && string(raw) == ee.lastScript.raw {
+		return ee.lastScript.p, nil
+	}
+	p, err := scriptProvider("session options: script", raw)
+	if err == nil && p != nil {
+		ee.lastScript.raw, ee.lastScript.p = string(raw), p
+	}
+	return p, err
+}
+
 // newSession creates a session and its handle. Call it inside whileOpen.
 func (ee *engineEntry) newSession(o engine.SessionOptions) (*sessionEntry, C.il_handle, error) {
 	s, err := ee.e.NewSession(o)
@@ -76,7 +93,7 @@ func il_session_create(h C.il_handle, optsJSON *C.char, out *C.il_handle) C.il_s
 		if strings.ContainsRune(o.ID, 0) || !utf8.ValidString(o.ID) || strings.ContainsRune(o.ID, utf8.RuneError) {
 			return errorf(C.IL_ERR_INVALID_ARGUMENT, "session options: id %q has a NUL or is not valid UTF-8 (a lone surrogate arrives as U+FFFD): choose an id of printable text", o.ID)
 		}
-		p, err := scriptProvider("session options: script", o.Script)
+		p, err := ee.sessionScript(o.Script)
 		if err != nil {
 			return err
 		}

@@ -6,6 +6,10 @@ import "runtime/metrics"
 type Stats struct {
 	// HeapBytes is the Go heap in use by live and not yet swept objects.
 	HeapBytes uint64 `json:"heap_bytes"`
+	// LiveHeapBytes is the Go heap the last garbage collection found live.
+	LiveHeapBytes uint64 `json:"live_heap_bytes"`
+	// StackBytes is the memory of goroutine stacks.
+	StackBytes uint64 `json:"stack_bytes"`
 	// Goroutines is the number of goroutines of the whole library.
 	Goroutines uint64 `json:"goroutines"`
 	// Sessions counts the open sessions by status name (every status is present).
@@ -18,7 +22,7 @@ type Stats struct {
 	EventsCoalesced uint64 `json:"events_coalesced"`
 }
 
-var statsSamples = []string{"/memory/classes/heap/objects:bytes", "/sched/goroutines:goroutines"}
+var statsSamples = []string{"/memory/classes/heap/objects:bytes", "/sched/goroutines:goroutines", "/gc/heap/live:bytes", "/memory/classes/heap/stacks:bytes"}
 
 // Stats reads the runtime metrics (no stop-the-world) and counts sessions
 // and queued events.
@@ -34,6 +38,12 @@ func (e *Engine) Stats() Stats {
 	}
 	if v := samples[1].Value; v.Kind() == metrics.KindUint64 {
 		st.Goroutines = v.Uint64()
+	}
+	if v := samples[2].Value; v.Kind() == metrics.KindUint64 {
+		st.LiveHeapBytes = v.Uint64()
+	}
+	if v := samples[3].Value; v.Kind() == metrics.KindUint64 {
+		st.StackBytes = v.Uint64()
 	}
 	for s := StatusIdle; s <= StatusClosed; s++ {
 		st.Sessions[s.String()] = 0

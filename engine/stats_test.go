@@ -25,6 +25,7 @@ func TestStats(t *testing.T) {
 	st := e.Stats()
 	assert.Equal(t, map[string]int{"idle": 1, "running": 0, "interrupted": 0, "paused": 1, "stopping": 0, "closed": 0}, st.Sessions)
 	assert.Positive(t, st.HeapBytes)
+	assert.Positive(t, st.StackBytes, "the parked run's goroutine has a stack")
 	assert.Positive(t, st.Goroutines)
 	assert.Positive(t, st.EventsQueued, "the unread feed holds run_started and paused")
 

@@ -537,8 +537,12 @@ export declare class TaskLoop {
 }
 
 export interface EngineStats {
-  /** Go heap in use, bytes. */
+  /** Go heap in use, bytes (garbage not yet collected included). */
   heapBytes: number;
+  /** Go heap the last garbage collection found live, bytes. */
+  liveHeapBytes: number;
+  /** Goroutine stacks, bytes. */
+  stackBytes: number;
   /** Goroutines of the library. */
   goroutines: number;
   /** Open sessions by status (every status present). */

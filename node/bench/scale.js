@@ -20,6 +20,11 @@
 //   js_*_cpu_ms                  CPU time of the whole process (every
 //                                thread: JS, Go, libuv) for the same step:
 //                                steadier than wall time on a shared machine
+//   js_parked_*_per_session      where the RSS of a parked session goes
+//                                (after GC on both sides): the Go heap
+//                                (objects, garbage included, and live at
+//                                the last Go GC), goroutine stacks,
+//                                goroutines, the JS heap
 //   plain_*                      the same, plain JS
 //   *_vs_plain_ratio             Interlock / plain JS
 //
@@ -110,9 +115,17 @@ function medianMs(fn) {
   return summary(ms).p50;
 }
 
+/** What the process holds: RSS, the JS heap and, with an engine, the Go side. */
+function memory(engine) {
+  const m = process.memoryUsage();
+  const st = engine?.stats();
+  return { rss: m.rss, jsHeap: m.heapUsed, external: m.external, goHeap: st?.heapBytes, goLive: st?.liveHeapBytes, goStacks: st?.stackBytes, goroutines: st?.goroutines };
+}
+
 /** Parks n sessions made by create(); measures time and RSS; lists them (list); approves all. */
-async function parkAndApprove(create, list) {
+async function parkAndApprove(create, list, engine) {
   const rss0 = await settledRss();
+  const mem0 = memory(engine);
   const c0 = process.cpuUsage();
   const t0 = now();
   const sessions = new Array(N);
@@ -133,6 +146,8 @@ async function parkAndApprove(create, list) {
   const parkMs = Number(now() - t0) / 1e6;
   const parkCpu = cpuMs(process.cpuUsage(c0));
   const rss = await settledRss();
+  const mem1 = memory(engine);
+  const breakdown = Object.fromEntries(Object.keys(mem0).map((k) => [k, (mem1[k] - mem0[k]) / N]));
   const listMs = medianMs(() => {
     if (list(sessions).length !== N) throw new Error('the list lacks sessions');
   });
@@ -144,7 +159,7 @@ async function parkAndApprove(create, list) {
   const approveCpu = cpuMs(process.cpuUsage(c1));
   if (!res.every((r) => r.status === 'idle')) throw new Error(`a run did not finish: ${JSON.stringify(res.find((r) => r.status !== 'idle'))}`);
   for (const s of sessions) s.close();
-  return { parkMs, approveMs, parkCpu, approveCpu, listMs, bytes: (rss - rss0) / N };
+  return { parkMs, approveMs, parkCpu, approveCpu, listMs, bytes: (rss - rss0) / N, breakdown };
 }
 
 /** One session answers `pauses` confirm pauses in a row from its listener. */
@@ -225,7 +240,7 @@ const askConfirm = JSON.stringify([{ tool_calls: [{ name: 'ask', args: { kind: '
 const plainSnapshot = (s) => ({ id: s.id, status: 'paused', version: s.version, pause: { id: 'p1', kind: 'confirm', message: 'ok?' } });
 const plain = await parkAndApprove(() => new PlainSession(), (sessions) => sessions.map(plainSnapshot));
 const engine = new Engine({ work_dir: tempDir('interlock-scale-') });
-const il = await parkAndApprove(() => engine.createSession({ script: askConfirm }), () => engine.sessions());
+const il = await parkAndApprove(() => engine.createSession({ script: askConfirm }), () => engine.sessions(), engine);
 
 const askMany = JSON.stringify([
   ...Array.from({ length: PAUSES }, () => ({ tool_calls: [{ name: 'ask', args: { kind: 'confirm', message: 'ok?' } }] })),
@@ -250,6 +265,16 @@ pair(`approve_all_${k}_ms`, il.approveMs, plain.approveMs, 'ms');
 pair(`park_all_${k}_cpu_ms`, il.parkCpu, plain.parkCpu, 'ms');
 pair(`sessions_list_${k}_ms`, il.listMs, plain.listMs, 'ms');
 pair(`approve_all_${k}_cpu_ms`, il.approveCpu, plain.approveCpu, 'ms');
+{
+  const b = il.breakdown;
+  put('js_parked_go_heap_bytes_per_session', b.goHeap, 'bytes');
+  put('js_parked_go_live_heap_bytes_per_session', b.goLive, 'bytes');
+  put('js_parked_go_stack_bytes_per_session', b.goStacks, 'bytes');
+  put('js_parked_goroutines_per_session', b.goroutines, 'goroutines');
+  put('js_parked_js_heap_bytes_per_session', b.jsHeap, 'bytes');
+  put('plain_parked_js_heap_bytes_per_session', plain.breakdown.jsHeap, 'bytes');
+  console.log(`a parked session: RSS ${fmt(il.bytes)} B = Go heap ${fmt(b.goHeap)} (live at the last Go GC ${fmt(b.goLive)}) + Go stacks ${fmt(b.goStacks)} (${fmt(b.goroutines)} goroutines) + JS heap ${fmt(b.jsHeap)} + the rest; plain JS heap ${fmt(plain.breakdown.jsHeap)} B`);
+}
 if (!noLatency) {
   pair('pause_notify_p50_us', ilLat.notify.p50, plainLat.notify.p50, 'us');
   pair('pause_notify_p99_us', ilLat.notify.p99, plainLat.notify.p99, 'us');
