@@ -65,7 +65,7 @@ test('task-loop state, events and results have camelCase keys', async () => {
   loop.session.close();
 });
 
-test('engine.stats(): Go heap, goroutines, sessions by status, events queued, coalesced and dropped', async () => {
+test('engine.stats(): Go heap (and live, and stacks), goroutines, sessions by status, events queued, coalesced and dropped', async () => {
   const e = new Engine({ workDir });
   const paused = e.createSession({ script: askConfirm });
   const idle = e.createSession();
@@ -73,9 +73,10 @@ test('engine.stats(): Go heap, goroutines, sessions by status, events queued, co
   const run = paused.prompt('go');
   await isPaused;
   const st = e.stats();
-  assert.deepEqual(Object.keys(st).sort(), ['eventsCoalesced', 'eventsDropped', 'eventsQueued', 'goroutines', 'heapBytes', 'sessions']);
+  assert.deepEqual(Object.keys(st).sort(), ['eventsCoalesced', 'eventsDropped', 'eventsQueued', 'goroutines', 'heapBytes', 'liveHeapBytes', 'sessions', 'stackBytes']);
   assert.deepEqual(st.sessions, { idle: 1, running: 0, interrupted: 0, paused: 1, stopping: 0, closed: 0 });
-  assert.ok(st.heapBytes > 0 && st.goroutines > 0);
+  assert.ok(st.heapBytes > 0 && st.goroutines > 0 && st.stackBytes > 0);
+  assert.ok(Number.isInteger(st.liveHeapBytes) && st.liveHeapBytes >= 0);
   for (const k of ['eventsQueued', 'eventsCoalesced', 'eventsDropped']) assert.ok(Number.isInteger(st[k]) && st[k] >= 0, k);
   paused.confirm(true);
   await run;
