@@ -234,7 +234,10 @@ func (st *Store) release() error {
 		errs = append(errs, st.db.Close())
 	}
 	if st.lock != nil {
-		errs = append(errs, st.lock.Close()) // closing the file drops the flock
+		// Unlock first: a child forked elsewhere in the process shares the
+		// open file until it execs, and closing alone would leave the lock
+		// held with it for that moment (a reopen then saw "in use").
+		errs = append(errs, unix.Flock(int(st.lock.Fd()), unix.LOCK_UN), st.lock.Close())
 	}
 	return errors.Join(errs...)
 }
