@@ -17,6 +17,7 @@ before(async () => {
 });
 after(async () => {
   engine?.close();
+  await engine?.closed; // close() returns at once; handles are released once `closed` settles
   await server?.close();
   assert.equal(internals.counters().openHandles, 0, 'the library handle table is empty');
   const c = await settledCounters();
