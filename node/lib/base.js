@@ -59,8 +59,11 @@ export class EngineObject {
   #closed = false;
   #listeners;
   #runs = new Map(); // run number -> resolve
-  #unwound; // promise: everything of this object has unwound
-  #resolveUnwound;
+  // Everything of this object has unwound: a promise made only when asked
+  // for (10,000 parked sessions need none).
+  #unwound = null;
+  #resolveUnwound = null;
+  #isUnwound = false;
   #closeTracked = false; // close() counts as a pending run (keeps the process alive) until unwound
 
   /**
@@ -82,9 +85,6 @@ export class EngineObject {
     this.#instead = instead;
     this.#closeNative = closeNative;
     this.#listeners = new Listeners(types, owner, engine[kInternal].wanted);
-    this.#unwound = new Promise((resolve) => {
-      this.#resolveUnwound = resolve;
-    });
   }
 
   get id() {
@@ -124,6 +124,11 @@ export class EngineObject {
    * is emitted as a process warning.
    */
   get closed() {
+    this.#unwound ??= this.#isUnwound
+      ? Promise.resolve()
+      : new Promise((resolve) => {
+          this.#resolveUnwound = resolve;
+        });
     return this.#unwound;
   }
 
@@ -133,7 +138,8 @@ export class EngineObject {
       this.#closeTracked = false;
       this.#engine[kInternal].runEnded();
     }
-    this.#resolveUnwound();
+    this.#isUnwound = true;
+    this.#resolveUnwound?.();
   }
 
   [kEnded]() {

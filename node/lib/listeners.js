@@ -13,10 +13,12 @@ export function wants(wanted, type) {
   return wanted[type] > 0 || wanted.event > 0;
 }
 
+const itself = (type) => [type];
+
 /** Listeners by event type; 'event' receives every type. A throwing listener
  *  becomes an uncaught exception without stopping the others. */
 export class Listeners {
-  #byType = new Map();
+  #byType = null; // type -> Set of listeners, made at the first on()
   #types;
   #owner;
   #wanted;
@@ -30,7 +32,7 @@ export class Listeners {
    * @param {(type: string) => string[]} [streamTypes] the stream event types a
    *   listener type needs (default: itself)
    */
-  constructor(types, owner, wanted, streamTypes = (type) => [type]) {
+  constructor(types, owner, wanted, streamTypes = itself) {
     this.#types = types;
     this.#owner = owner;
     this.#wanted = wanted;
@@ -39,6 +41,7 @@ export class Listeners {
 
   add(type, fn) {
     listenerArgs(this.#types, type, fn, `${this.#owner}.on(type, fn)`);
+    this.#byType ??= new Map();
     let set = this.#byType.get(type);
     if (!set) this.#byType.set(type, (set = new Set()));
     if (set.has(fn)) return;
@@ -48,13 +51,14 @@ export class Listeners {
 
   remove(type, fn) {
     listenerArgs(this.#types, type, fn, `${this.#owner}.off(type, fn)`);
-    if (this.#byType.get(type)?.delete(fn)) this.#count(type, -1);
+    if (this.#byType?.get(type)?.delete(fn)) this.#count(type, -1);
   }
 
   /** Forgets every listener (uncounting them): the object gets no more events. */
   release() {
+    if (!this.#byType) return;
     for (const [type, set] of this.#byType) this.#count(type, -set.size);
-    this.#byType.clear();
+    this.#byType = null;
   }
 
   #count(type, delta) {
@@ -63,6 +67,7 @@ export class Listeners {
   }
 
   emit(ev) {
+    if (!this.#byType) return;
     for (const type of [ev.type, 'event']) {
       const set = this.#byType.get(type);
       if (!set) continue;

@@ -32,10 +32,11 @@ export class Session extends EngineObject {
 
   #closedEventSeen = false;
   #controller;
-  #resolveClosedEvent;
-  #closedEvent = new Promise((resolve) => {
-    this.#resolveClosedEvent = resolve;
-  });
+  // The 'closed' event was delivered (or the stream ended): a promise made
+  // only when close() waits for it.
+  #closedEvent = null;
+  #resolveClosedEvent = null;
+  #closedEventDone = false;
   #engine;
 
   constructor(token, engine, handle) {
@@ -150,24 +151,34 @@ export class Session extends EngineObject {
     this.#controller?.[kEmit](ev);
     if (ev.type === 'closed') {
       // Go emits it once the session's close has finished: all unwound.
-      this.#resolveClosedEvent();
+      this.#settleClosedEvent();
       this[kEnded]();
     }
   }
 
   /** close() is done once the 'closed' event was delivered (or the stream ended). */
   [kEndSeen]() {
+    this.#closedEvent ??= this.#closedEventDone
+      ? Promise.resolve()
+      : new Promise((resolve) => {
+          this.#resolveClosedEvent = resolve;
+        });
     return this.#closedEvent;
   }
 
   [kEnd](why) {
-    this.#resolveClosedEvent();
+    this.#settleClosedEvent();
     super[kEnd](why);
   }
 
   [kRelease]() {
     super[kRelease]();
     this.#controller?.release();
+  }
+
+  #settleClosedEvent() {
+    this.#closedEventDone = true;
+    this.#resolveClosedEvent?.();
   }
 
   /** No more events for it: closed, 'closed' delivered, no run pending. */
