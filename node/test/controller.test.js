@@ -56,9 +56,11 @@ test('pause parks at the next step boundary; onPause carries the 0-based index o
 test('a pause withdrawn before it took effect is an onResume; cancel is an onCancel with the reason', async () => {
   const s = engine.createSession({ script: hang });
   const seen = record(s.controller);
-  const started = nextEvent(s, 'run_started');
+  // The model turn's text: step 1 has begun (run_started comes before it
+  // does, and a cancel then could land at step 0).
+  const thinking = nextEvent(s, 'text');
   const run = s.prompt('go');
-  await started;
+  await thinking;
   s.controller.signal('pause'); // the model turn hangs: no boundary comes
   s.controller.signal('resume');
   s.controller.signal('cancel');
