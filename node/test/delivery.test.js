@@ -169,3 +169,28 @@ test('only listened-to types are parsed, and a listener added mid-run gets every
   s.close();
   other.close();
 });
+
+test('2,000 sessions parked, approved and closed: goroutines, stacks and open sessions are back to where they were', async () => {
+  const open = () => Object.values(engine.stats().sessions).reduce((a, b) => a + b, 0);
+  const round = async (n) => {
+    const { sessions, runs } = await parkAll(n);
+    const parked = engine.stats();
+    for (const s of sessions) s.confirm(true);
+    assert.ok((await Promise.all(runs)).every((r) => r.status === 'idle'));
+    for (const s of sessions) s.close();
+    await Promise.all(sessions.map((s) => s.closed));
+    return parked;
+  };
+  await round(200); // the Go runtime starts its GC workers at the first collection
+  const before = engine.stats();
+  const openBefore = open();
+  const n = 2000;
+  const parked = await round(n);
+  assert.ok(parked.goroutines >= before.goroutines + n, `a parked run holds its goroutine: ${before.goroutines} -> ${parked.goroutines}`);
+  assert.equal(parked.sessions.paused, n + before.sessions.paused);
+  const after = engine.stats();
+  assert.equal(open(), openBefore, 'every session closed');
+  assert.ok(after.goroutines <= before.goroutines + 2, `goroutines ${before.goroutines} -> ${parked.goroutines} -> ${after.goroutines}`);
+  // Freed stacks stay cached by the Go runtime for a while: most must be gone.
+  assert.ok(after.stackBytes - before.stackBytes < (parked.stackBytes - before.stackBytes) / 2, `stacks ${before.stackBytes} -> ${parked.stackBytes} -> ${after.stackBytes}`);
+});
