@@ -39,6 +39,7 @@ func TestMetrics(t *testing.T) {
 	m["engine_answer_all_10k_ms"] = benchmetrics.Millis(answerAll)
 
 	m["engine_event_deliveries_per_s"] = benchmetrics.Metric{Value: math.Round(eventDeliveries(t, 100, 100_000)), Unit: "deliveries/s"}
+	storeMetrics(t, m)
 	m.Write(t, dir, "engine.json")
 }
 
@@ -70,7 +71,7 @@ func interruptLatencies(t *testing.T, n int) []time.Duration {
 
 // pauseLatencies: a tool calls Pause -> an observer has the paused event
 // (notify); the observer answers -> Pause returns in the tool (answer).
-func pauseLatencies(t *testing.T, n int) (notify, answer []time.Duration) {
+func pauseLatencies(t *testing.T, n int, opts ...engine.Option) (notify, answer []time.Duration) {
 	raised := make([]time.Time, n)
 	answered := make([]time.Time, n)
 	returned := make([]time.Time, n)
@@ -86,7 +87,7 @@ func pauseLatencies(t *testing.T, n int) (notify, answer []time.Duration) {
 	for k := range turns {
 		turns[k] = engine.ScriptTurn{ToolCalls: []engine.ScriptCall{call("probe", nil)}}
 	}
-	_, s := newEngine(t, turns, engine.WithTool("probe", probe))
+	_, s := newEngine(t, turns, append(opts, engine.WithTool("probe", probe))...)
 	sub := s.Subscribe()
 	defer sub.Close()
 	done := start(t, s, "go")

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/interlock-dev/interlock/engine"
 	"github.com/interlock-dev/interlock/engine/store"
+	_ "modernc.org/sqlite"
 )
 
 // crashChildEnv makes the test binary a store owner that a test kills.
@@ -273,4 +275,65 @@ func TestRecoveryAfterTheOwnerIsKilled(t *testing.T) {
 	rep := e.ResumeAll(t.Context())
 	assert.ElementsMatch(t, []string{"stopped", "running"}, rep.Resumed)
 	assert.Equal(t, engine.NotEligibleTaskLoop, rep.Skipped["looping"])
+}
+
+// The attack on "durable before reported": an observer that, at each event,
+// reads the store file through a connection of its own must already find
+// what the event reports (a pause pending, its answer in the audit log, the
+// run's start and end).
+func TestEveryReportedTransitionIsAlreadyStored(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "s.db")
+	e := openStore(t, path, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{ask(engine.PauseConfirm, "sure?")}}, {Text: "done"}})
+	s, err := e.NewSession(engine.SessionOptions{ID: "a"})
+	require.NoError(t, err)
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	require.NoError(t, err)
+	defer db.Close()
+	count := func(q string, args ...any) int {
+		var n int
+		require.NoError(t, db.QueryRow(q, args...).Scan(&n))
+		return n
+	}
+	sub := s.Subscribe()
+	defer sub.Close()
+	out := start(t, s, "go")
+	checked := map[engine.EventType]bool{}
+	for {
+		ev, err := sub.Next(t.Context())
+		require.NoError(t, err)
+		switch ev.Type {
+		case engine.EventRunStarted:
+			assert.Equal(t, 1, count(`SELECT count(*) FROM sessions WHERE id = 'a' AND state = 'proceeding' AND run = ?`, ev.Run))
+		case engine.EventPaused:
+			assert.Equal(t, 1, count(`SELECT count(*) FROM pauses WHERE session = 'a' AND id = ?`, ev.Pause.ID))
+			assert.Equal(t, 1, count(`SELECT count(*) FROM audit WHERE session = 'a' AND pause = ? AND event = 'raised'`, ev.Pause.ID))
+			require.NoError(t, s.Confirm(ev.Pause.ID, false, engine.WithReason("no"), engine.AnsweredBy("webui")))
+		case engine.EventPauseAnswered:
+			assert.Equal(t, 0, count(`SELECT count(*) FROM pauses WHERE session = 'a'`))
+			assert.Equal(t, 1, count(`SELECT count(*) FROM audit WHERE session = 'a' AND pause = ? AND event = 'answered' AND answer = 'denied' AND reason = 'no' AND by = 'webui'`, ev.Answered.ID))
+		case engine.EventRunFinished:
+			assert.Equal(t, 1, count(`SELECT count(*) FROM sessions WHERE id = 'a' AND state = 'ended'`))
+			assert.Equal(t, len(s.History()), count(`SELECT count(*) FROM history WHERE session = 'a'`), "the history is stored")
+		}
+		checked[ev.Type] = true
+		if ev.Type.Terminal() {
+			break
+		}
+	}
+	<-out
+	for _, tp := range []engine.EventType{engine.EventRunStarted, engine.EventPaused, engine.EventPauseAnswered, engine.EventRunFinished} {
+		assert.True(t, checked[tp], "saw %s", tp)
+	}
+}
+
+// A store that cannot be opened is an error from Open, never a panic or a
+// half-made engine.
+func TestOpenReportsAStoreThatCannotBeOpened(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "s.db")
+	require.NoError(t, os.WriteFile(path, []byte("definitely not sqlite, but long enough to have a header........................................................................"), 0o600))
+	_, err := engine.Open(t.Context(), engine.WithStore(path))
+	require.ErrorIs(t, err, store.ErrCorrupt)
+	assert.Panics(t, func() { engine.New(engine.WithStore(path)) })
 }

@@ -11,6 +11,8 @@
 //   js_pause_roundtrip_*_us  ask tool raises a confirm pause -> JS 'paused'
 //                            listener -> confirm(true) -> the tool has returned
 //                            (Go timestamps: pause.at -> tool_finished.at)
+//   js_pause_roundtrip_store_*_us  the same with the engine's file store on
+//                            (every pause and answer written before it is reported)
 //   js_tool_call_overhead_*_us  a tool written in JS that returns at once:
 //                            Go hands the call to JS and gets the result back
 //                            (Go timestamps: tool_started -> tool_finished)
@@ -124,10 +126,12 @@ function epochNs(rfc3339) {
   return BigInt(Date.parse(m[1] + m[3])) * 1_000_000n + BigInt(frac);
 }
 
-{
+for (const store of [undefined, path.join(tempDir('interlock-bench-store-'), 'bench.db')]) {
+  const eng = store ? new Engine({ store }) : engine;
+  const suffix = store ? '_store' : '';
   const pauses = quick ? 100 : 1000;
   const ask = { toolCalls: [{ name: 'ask', args: { kind: 'confirm', message: 'ok?' } }] };
-  const s = engine.createSession({ script: [...Array.from({ length: pauses }, () => ask), { text: 'done' }] });
+  const s = eng.createSession({ script: [...Array.from({ length: pauses }, () => ask), { text: 'done' }] });
   const raisedAt = new Map(); // call id -> pause.at
   const samples = [];
   s.on('paused', (ev) => {
@@ -141,10 +145,14 @@ function epochNs(rfc3339) {
   const res = await s.prompt('ask me');
   if (res.status !== 'idle') throw new Error(`pause loop ended ${JSON.stringify(res)}`);
   const r = summary(samples.slice(10));
-  put('js_pause_roundtrip_p50_us', r.p50, 'us');
-  put('js_pause_roundtrip_p99_us', r.p99, 'us');
-  console.log(`pause roundtrip  p50 ${fmt(r.p50)} us  p99 ${fmt(r.p99)} us  (${r.n} pauses)`);
+  put(`js_pause_roundtrip${suffix}_p50_us`, r.p50, 'us');
+  put(`js_pause_roundtrip${suffix}_p99_us`, r.p99, 'us');
+  console.log(`pause roundtrip${store ? ' (store)' : ''}  p50 ${fmt(r.p50)} us  p99 ${fmt(r.p99)} us  (${r.n} pauses)`);
   s.close();
+  if (store) {
+    eng.close();
+    await eng.closed;
+  }
 }
 
 // ---- a JS tool that returns at once: Go -> JS -> Go --------------------------
