@@ -120,13 +120,13 @@ doctor: build
 	$(NODE) node/doctor.js
 
 demo: build
-	$(NODE) --import tsx tui/demo/main.tsx $(if $(PROVIDER),--provider '$(PROVIDER)' --base-url '$(BASE_URL)' --model '$(MODEL)' --api-key-env '$(API_KEY_ENV)',--sessions)
+	$(NODE) --import tsx tui/demo/main.tsx --keep $(if $(PROVIDER),--provider '$(PROVIDER)' --base-url '$(BASE_URL)' --model '$(MODEL)' --api-key-env '$(API_KEY_ENV)',--sessions)
 
 demo-chat: build
-	$(NODE) --import tsx tui/demo/main.tsx $(if $(PROVIDER),--provider '$(PROVIDER)' --base-url '$(BASE_URL)' --model '$(MODEL)' --api-key-env '$(API_KEY_ENV)')
+	$(NODE) --import tsx tui/demo/main.tsx --keep $(if $(PROVIDER),--provider '$(PROVIDER)' --base-url '$(BASE_URL)' --model '$(MODEL)' --api-key-env '$(API_KEY_ENV)')
 
 demo-tasks: build
-	$(NODE) --import tsx tui/demo/main.tsx --tasks
+	$(NODE) --import tsx tui/demo/main.tsx --keep --tasks
 
 clean:
 	rm -rf lib build prebuilds tui/dist bench/out node_modules

@@ -11,6 +11,10 @@
 //                                                  with --sessions, loop adds a fourth, host-driven session
 //
 // Options: --settle-ms N (quiet period: a key answers only after N ms without keys; default 250).
+// --keep keeps the sessions in $XDG_STATE_HOME/interlock/demo.db (~/.local/state/interlock/demo.db;
+// make demo passes it): kill the demo while an agent works and start it again to see them come
+// back "Interrupted by server restart". --store PATH keeps them in another file. A store another
+// demo has open is left to it (this one then keeps nothing and says so).
 // A real model instead of the script (an OpenAI-compatible server):
 //   --provider openai --base-url http://127.0.0.1:11434/v1 --model qwen2.5 [--api-key-env OPENAI_API_KEY]
 // (make demo PROVIDER=openai BASE_URL=... MODEL=... [API_KEY_ENV=...]).
@@ -19,7 +23,7 @@
 
 import { render } from 'ink';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Engine } from '../../node/index.js';
@@ -43,6 +47,8 @@ const { values: opts } = parseArgs({
     script: { type: 'string' },
     'quick-tasks': { type: 'string' },
     host: { type: 'string' },
+    store: { type: 'string' },
+    keep: { type: 'boolean', default: false },
   },
 });
 const host = opts.host as HostMode | undefined;
@@ -63,7 +69,27 @@ const makeScratch = () => {
 makeScratch();
 
 const server = await startPageServer();
-const engine = new Engine({ workDir, defaultPauseMode: opts.pause });
+/** The demo's store: --store PATH, or with --keep the file under the XDG state directory. */
+function storePath(): string | undefined {
+  if (opts.store) return opts.store;
+  if (!opts.keep) return undefined;
+  const state = process.env.XDG_STATE_HOME || join(homedir(), '.local', 'state');
+  mkdirSync(join(state, 'interlock'), { recursive: true });
+  return join(state, 'interlock', 'demo.db');
+}
+
+function openEngine(): { engine: Engine; storeNote: string } {
+  const store = storePath();
+  const config = { workDir, defaultPauseMode: opts.pause };
+  if (!store) return { engine: new Engine(config), storeNote: '' };
+  try {
+    return { engine: new Engine({ ...config, store }), storeNote: ` Sessions kept in ${store}.` };
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'ERR_STORE') throw err;
+    return { engine: new Engine(config), storeNote: ` Sessions not kept: ${(err as Error).message}` };
+  }
+}
+const { engine, storeNote } = openEngine();
 const closers: (() => void)[] = [];
 
 // Ink batches renders to maxFps (default 30): at 60 the stopped screen can
@@ -74,22 +100,24 @@ let app;
 if (opts.sessions) {
   const web = engine.serve();
   closers.push(() => web.close());
+  const kept = new Set(engine.sessions().map((s) => s.id));
   for (const { id, prompt, script } of sessionsScripts()) {
+    if (kept.has(id)) continue; // brought back by the store: shown as it was left
     const session = engine.createSession({ id, dir: workDir, script });
     closers.push(() => session.close());
     session.prompt(prompt).catch(() => {}); // the views show how it goes
   }
-  if (host === 'loop') {
+  if (host === 'loop' && !kept.has('host')) {
     const session = engine.createSession({ id: 'host', dir: workDir });
     closers.push(() => session.close());
     hostLoop(session, () => {}).catch(() => {});
   }
-  const intro = [`Interlock sessions demo in ${workDir}: three agents at once.`, `Web UI: ${web.url}`];
+  const intro = [`Interlock sessions demo in ${workDir}: three agents at once.${storeNote}`, `Web UI: ${web.url}`];
   app = render(<SessionsApp engine={engine} intro={intro} settleMs={settleMs} />);
 } else if (opts.tasks) {
   const loop = engine.createTaskLoop({ tasks: opts['quick-tasks'] ? quickTasks(Number(opts['quick-tasks'])) : demoTasks(), pauseMode: opts.pause });
   closers.push(() => loop.close(), () => loop.session.close());
-  const intro = `Interlock task demo in ${workDir}. ${opts.pause ? 'Pause mode is on.' : 'Press p for pause mode.'}`;
+  const intro = `Interlock task demo in ${workDir}. ${opts.pause ? 'Pause mode is on.' : 'Press p for pause mode.'}${storeNote}`;
   app = render(<TasksApp loop={loop} intro={intro} settleMs={settleMs} />, inkOptions);
 } else {
   if (host === 'js-tool') registerDeployTool(engine);
@@ -99,7 +127,7 @@ if (opts.sessions) {
   const session = engine.createSession({ dir: workDir, ...model });
   closers.push(() => session.close());
   const who = host === 'loop' ? "the demo's own agent loop" : opts.provider ? `model ${opts.model} at ${opts['base-url'] || 'api.openai.com'}` : 'a scripted agent';
-  const intro = `Interlock demo: ${who} working in ${workDir}.`;
+  const intro = `Interlock demo: ${who} working in ${workDir}.${storeNote}`;
   const run = host === 'loop' ? (_text: string, say: (text: string) => void) => hostLoop(session, say) : undefined;
   app = render(<ChatApp session={session} intro={intro} beforePrompt={makeScratch} settleMs={settleMs} run={run} />, inkOptions);
 }
