@@ -158,29 +158,20 @@ Napi::Value EngineRef(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
-Napi::Value EngineSessions(const Napi::CallbackInfo& info) {
-  Args args(info, "engine.sessions()", 0, 0);
+// EngineJSON calls fn, an engine call without arguments that returns JSON.
+static Napi::Value EngineJSON(const Napi::CallbackInfo& info, const char* usage, il_status (*fn)(il_handle, char**)) {
+  Args args(info, usage, 0, 0);
   il_handle engine = args.Handle();
   char* json = nullptr;
-  Check(info.Env(), il_engine_sessions(engine, &json), engine);
+  Check(info.Env(), fn(engine, &json), engine);
   return TakeString(info.Env(), json);
 }
 
-Napi::Value EngineInfo(const Napi::CallbackInfo& info) {
-  Args args(info, "engine.info()", 0, 0);
-  il_handle engine = args.Handle();
-  char* json = nullptr;
-  Check(info.Env(), il_engine_info(engine, &json), engine);
-  return TakeString(info.Env(), json);
-}
+Napi::Value EngineSessions(const Napi::CallbackInfo& info) { return EngineJSON(info, "engine.sessions()", il_engine_sessions); }
 
-Napi::Value EngineCounts(const Napi::CallbackInfo& info) {
-  Args args(info, "engine.counts()", 0, 0);
-  il_handle engine = args.Handle();
-  char* json = nullptr;
-  Check(info.Env(), il_engine_counts(engine, &json), engine);
-  return TakeString(info.Env(), json);
-}
+Napi::Value EngineInfo(const Napi::CallbackInfo& info) { return EngineJSON(info, "engine.info()", il_engine_info); }
+
+Napi::Value EngineCounts(const Napi::CallbackInfo& info) { return EngineJSON(info, "engine.counts()", il_engine_counts); }
 
 Napi::Value EngineAuditLog(const Napi::CallbackInfo& info) {
   Args args(info, "engine.auditLog(session?: string)", 0, 1);
@@ -191,13 +182,7 @@ Napi::Value EngineAuditLog(const Napi::CallbackInfo& info) {
   return TakeString(info.Env(), json);
 }
 
-Napi::Value EngineCheckStore(const Napi::CallbackInfo& info) {
-  Args args(info, "engine.checkStore()", 0, 0);
-  il_handle engine = args.Handle();
-  char* json = nullptr;
-  Check(info.Env(), il_engine_check_store(engine, &json), engine);
-  return TakeString(info.Env(), json);
-}
+Napi::Value EngineCheckStore(const Napi::CallbackInfo& info) { return EngineJSON(info, "engine.checkStore()", il_engine_check_store); }
 
 Napi::Value EngineSessionHandle(const Napi::CallbackInfo& info) {
   Args args(info, "engineSessionHandle(engine, id: string)", 1, 1);
@@ -208,21 +193,9 @@ Napi::Value EngineSessionHandle(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), static_cast<double>(session));
 }
 
-Napi::Value EngineStats(const Napi::CallbackInfo& info) {
-  Args args(info, "engine.stats()", 0, 0);
-  il_handle engine = args.Handle();
-  char* json = nullptr;
-  Check(info.Env(), il_engine_stats(engine, &json), engine);
-  return TakeString(info.Env(), json);
-}
+Napi::Value EngineStats(const Napi::CallbackInfo& info) { return EngineJSON(info, "engine.stats()", il_engine_stats); }
 
-Napi::Value EngineResumeAll(const Napi::CallbackInfo& info) {
-  Args args(info, "engine.resumeAll()", 0, 0);
-  il_handle engine = args.Handle();
-  char* json = nullptr;
-  Check(info.Env(), il_engine_resume_all(engine, &json), engine);
-  return TakeString(info.Env(), json);
-}
+Napi::Value EngineResumeAll(const Napi::CallbackInfo& info) { return EngineJSON(info, "engine.resumeAll()", il_engine_resume_all); }
 
 // Returns [server handle, url].
 Napi::Value EngineServe(const Napi::CallbackInfo& info) {
