@@ -981,3 +981,60 @@ func TestEngineInfo(t *testing.T) {
 	assert.Equal(t, ilInvalidArgument, st)
 	assert.Contains(t, msg, `session options: sandbox.writable[0] is "rel"`)
 }
+
+// il_sessions_confirm answers many pauses in one call, each as
+// il_session_pause_confirm would; a failed answer is reported in its own
+// entry and does not stop the others.
+func TestSessionsConfirmAnswersEachEntry(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t, "")
+	other := newEngine(t, "")
+	ev := listen(t, e, 0)
+	var sessions []uint64
+	for range 4 {
+		s := newSession(t, e, askConfirmScript)
+		_, st, msg := drivePrompt(s, "go")
+		require.Equal(t, ilOK, st, msg)
+		sessions = append(sessions, s)
+	}
+	for _, s := range sessions {
+		waitStatus(t, s, statusPaused)
+	}
+	foreign := newSession(t, other, askConfirmScript)
+	statuses, msgs, st, msg := driveSessionsConfirm(e, []confirmEntry{
+		{session: sessions[0], approved: true},                                         // the current pause
+		{session: sessions[1], pauseID: ptr("p1"), approved: false, reason: ptr("no")}, // by id, denied
+		{session: sessions[2], pauseID: ptr("p99"), approved: true},                    // unknown pause
+		{session: sessions[3], approved: true, remember: ptr("forever")},               // bad scope
+		{session: foreign, approved: true},                                             // another engine's
+		{session: 0, approved: true},                                                   // never valid
+		{session: sessions[0], approved: true},                                         // answered just above
+	})
+	require.Equal(t, ilOK, st, msg)
+	assert.Equal(t, []status{ilOK, ilOK, ilUnknownPause, ilInvalidArgument, ilInvalidHandle, ilInvalidHandle, ilNotPaused}, statuses)
+	assert.Empty(t, msgs[0])
+	assert.Empty(t, msgs[1])
+	assert.Contains(t, msgs[2], `"p99"`)
+	assert.Contains(t, msgs[3], `"forever"`)
+	assert.Contains(t, msgs[4], "another engine")
+	assert.Contains(t, msgs[5], "handle 0")
+	assert.Contains(t, msgs[6], "not paused")
+	for _, m := range msgs[2:] {
+		assert.True(t, strings.HasPrefix(m, "il_sessions_confirm: "), m)
+	}
+	done, _ := ev.waitRunEnd("s1", 1)
+	assert.Equal(t, "run_finished", done["type"])
+	answered, _ := ev.waitFor(map[string]any{"type": "pause_answered", "session": "s2"})
+	assert.Equal(t, "denied", answered["answer"])
+	assert.Equal(t, "no", answered["answer_reason"])
+	for _, s := range sessions[2:] {
+		code, _ := driveStatus(s)
+		assert.Equal(t, statusPaused, code, "a failed answer changes nothing")
+	}
+	// Nothing to answer is no error; NULL arrays with entries are.
+	_, _, st, msg = driveSessionsConfirm(e, nil)
+	assert.Equal(t, ilOK, st, msg)
+	st, msg = driveSessionsConfirmNull(e, 2)
+	assert.Equal(t, ilInvalidArgument, st)
+	assert.Contains(t, msg, "NULL")
+}

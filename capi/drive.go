@@ -451,3 +451,52 @@ func openHandles() int {
 func driveSetEventFormat(h uint64, format int32) (status, string) {
 	return lastErrorFor(h, il_engine_set_event_format(C.il_handle(h), C.int32_t(format)))
 }
+
+// confirmEntry is one answer for driveSessionsConfirm.
+type confirmEntry struct {
+	session          uint64
+	pauseID          *string
+	approved         bool
+	reason, remember *string
+}
+
+// driveSessionsConfirm calls il_sessions_confirm with entries in C memory
+// and returns each answer's status and message.
+func driveSessionsConfirm(h uint64, entries []confirmEntry) (statuses []status, msgs []string, st status, msg string) {
+	n := len(entries)
+	if n == 0 {
+		st, msg = lastErrorFor(h, il_sessions_confirm(C.il_handle(h), nil, 0, nil, nil))
+		return nil, nil, st, msg
+	}
+	in := (*C.il_confirm)(C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof(C.il_confirm{}))))
+	defer C.free(unsafe.Pointer(in))
+	outSt := (*C.il_status)(C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof(C.il_status(0)))))
+	defer C.free(unsafe.Pointer(outSt))
+	outErr := (**C.char)(C.calloc(C.size_t(n), C.size_t(unsafe.Sizeof((*C.char)(nil)))))
+	defer C.free(unsafe.Pointer(outErr))
+	cs := unsafe.Slice(in, n)
+	for i, e := range entries {
+		cs[i] = C.il_confirm{session: C.il_handle(e.session), pause_id: cstr(e.pauseID), reason: cstr(e.reason), remember: cstr(e.remember)}
+		if e.approved {
+			cs[i].approved = 1
+		}
+	}
+	defer func() {
+		for i := range cs {
+			freeC(cs[i].pause_id)
+			freeC(cs[i].reason)
+			freeC(cs[i].remember)
+		}
+	}()
+	st, msg = lastErrorFor(h, il_sessions_confirm(C.il_handle(h), in, C.size_t(n), outSt, outErr))
+	for i, s := range unsafe.Slice(outSt, n) {
+		statuses = append(statuses, status(s))
+		msgs = append(msgs, takeString(unsafe.Slice(outErr, n)[i]))
+	}
+	return statuses, msgs, st, msg
+}
+
+// driveSessionsConfirmNull calls il_sessions_confirm with NULL arrays.
+func driveSessionsConfirmNull(h uint64, n int) (status, string) {
+	return lastErrorFor(h, il_sessions_confirm(C.il_handle(h), nil, C.size_t(n), nil, nil))
+}

@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -248,9 +249,12 @@ func (d *dispatcher) encode(items []engine.FeedItem) []byte {
 // re-read and compact its whole output.
 type wireEvent engine.Event
 
-// encodeRecords writes IL_EVENTS_RECORDS: one line per item, "<type> <json>\n"
-// for a session event with camelCase keys (the JS surface: the consumer
-// parses only the types it has listeners for, and renames nothing), and
+// encodeRecords writes IL_EVENTS_RECORDS: one line per item, "<type>
+// <pause> <json>\n" for a session event with camelCase keys (the JS
+// surface: the consumer parses only the types it has listeners for, and
+// renames nothing; <pause> is the session's current pause, see
+// writePauseToken, so that it knows which pause an answer is for without
+// parsing), and
 // "* <json>\n" in the library's snake_case for anything else (task-loop
 // events, host messages). JSON never holds a raw newline.
 func (d *dispatcher) encodeRecords(items []engine.FeedItem) []byte {
@@ -282,6 +286,8 @@ func (d *dispatcher) encodeRecords(items []engine.FeedItem) []byte {
 		} else {
 			buf.WriteString(string(it.Event.Type))
 			buf.WriteByte(' ')
+			writePauseToken(buf, it.Event.Pause)
+			buf.WriteByte(' ')
 			buf.Write(appendCamelJSON(buf.AvailableBuffer(), js))
 		}
 		buf.WriteByte('\n')
@@ -294,6 +300,22 @@ func (d *dispatcher) encodeRecords(items []engine.FeedItem) []byte {
 		*tmp = bytes.Buffer{}
 	}
 	return buf.Bytes()
+}
+
+// writePauseToken writes the session's current pause after an event as a
+// record's second field: "<kind>/<id>", "-" when none, "?" when the id
+// holds a space or a newline (engine ids never do: "p3").
+func writePauseToken(buf *bytes.Buffer, p *engine.Pause) {
+	switch {
+	case p == nil:
+		buf.WriteByte('-')
+	case strings.ContainsAny(p.ID, " \n") || p.ID == "":
+		buf.WriteByte('?')
+	default:
+		buf.WriteString(string(p.Kind))
+		buf.WriteByte('/')
+		buf.WriteString(p.ID)
+	}
 }
 
 // deliver calls the callback, if one is registered, holding cbMu, and

@@ -110,6 +110,15 @@ typedef int (*il_event_cb)(void *user, const char *json, size_t len);
 /* What an event callback returns to hold the next batch (see il_event_cb). */
 #define IL_EVENTS_HELD 1
 
+/* One answer of il_sessions_confirm: the fields of il_session_pause_confirm. */
+typedef struct il_confirm {
+  il_handle session;
+  const char *pause_id; /* NULL or "" = the current one */
+  int32_t approved;
+  const char *reason;   /* may be NULL */
+  const char *remember; /* NULL, "once", "session" or "project" */
+} il_confirm;
+
 /*
  * The host callback (optional, see il_engine_set_host_callback): one
  * message about work the host does under the engine's control (a call of a
@@ -289,9 +298,12 @@ il_status il_engine_set_event_callback(il_handle engine, il_event_cb cb, void *u
  * Chooses what the event callback gets (default IL_EVENTS_JSON_ARRAY, the
  * shapes above). IL_EVENTS_RECORDS, for a consumer that parses only the
  * types it has listeners for: one line per event, each ending in "\n",
- * "<type> <json>" for a session event with every key in camelCase
+ * "<type> <pause> <json>" for a session event with every key in camelCase
  * ("call_id" -> "callId", "mono_ns" -> "monoNs"; the values of "args",
- * "skipped" and "headers" untouched), "* <json>" for anything else
+ * "skipped" and "headers" untouched), its JSON starting with the
+ * "session" key, and <pause> the session's current pause after it:
+ * "<kind>/<id>" ("confirm/p3"), "-" when none is pending, "?" when its id
+ * has a space or newline; "* <json>" for anything else
  * (task-loop events, host messages) in the shapes above. JSON never holds a
  * raw newline. Takes effect from the next batch.
  */
@@ -382,6 +394,20 @@ il_status il_session_pause_resume(il_handle session, const char *pause_id);
  * reason may be NULL; remember is NULL, "once", "session" or "project". */
 il_status il_session_pause_confirm(il_handle session, const char *pause_id, int32_t approved,
                                    const char *reason, const char *remember);
+
+/*
+ * Answers n confirm pauses of engine's sessions in one call (one crossing
+ * for a host that answers many at once), in order, each exactly as
+ * il_session_pause_confirm would. out_statuses (n entries) receives each
+ * answer's status; out_errors (n entries, may be NULL) receives, for each
+ * answer that failed, its message (free with il_free), NULL for the others;
+ * a failed answer (IL_ERR_INVALID_HANDLE for a session handle that is not
+ * open or not engine's) does not stop the ones after it and sets no last
+ * error. The call itself fails, answering nothing, for a bad engine handle
+ * or NULL arrays with n > 0.
+ */
+il_status il_sessions_confirm(il_handle engine, const il_confirm *entries, size_t n, il_status *out_statuses,
+                              char **out_errors);
 
 /* Stops the run in flight at once. reason NULL = "user_stop"; else one of
  * user_stop, emergency_stop, server_restart, system_stop, timeout. */

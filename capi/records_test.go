@@ -25,6 +25,8 @@ func TestRecordsFormat(t *testing.T) {
 		{Event: engine.Event{Session: "s 1\n", Version: 3, Type: engine.EventPaused, Status: engine.StatusPaused, Step: 1, At: at, MonoNS: 42,
 			Pause: &engine.Pause{ID: "p1", Kind: engine.PauseConfirm, Source: engine.SourceTool, Message: "line1\nline2", At: at}}},
 		{Event: engine.Event{Session: "s", Type: engine.EventToolFinished, CallID: "c_1", At: at}},
+		{Event: engine.Event{Session: "s", Type: engine.EventPauseAnswered, Pause: &engine.Pause{ID: "odd id", Kind: engine.PauseContinue}}},
+		{Event: engine.Event{Session: "s", Type: engine.EventText, Pause: &engine.Pause{ID: "p7", Kind: engine.PauseContinue}}},
 		{Extra: json.RawMessage(`{"type":"tool_call","call_id":"c","args":{"work_dir":"x"}}`)},
 		{Event: engine.Event{Loop: &engine.TaskEvent{Loop: "l1", Type: "task_begin"}}},
 	}
@@ -32,18 +34,23 @@ func TestRecordsFormat(t *testing.T) {
 	require.NotNil(t, out)
 	require.Equal(t, byte(0), out[len(out)-1], "NUL-terminated")
 	lines := strings.Split(strings.TrimSuffix(string(out[:len(out)-1]), "\n"), "\n")
-	require.Len(t, lines, 4, "one line per item: %q", out)
-	typ, body, _ := strings.Cut(lines[0], " ")
+	require.Len(t, lines, 6, "one line per item: %q", out)
+	typ, rest, _ := strings.Cut(lines[0], " ")
 	assert.Equal(t, "paused", typ)
+	pause, body, _ := strings.Cut(rest, " ")
+	assert.Equal(t, "confirm/p1", pause, "the current pause, without parsing")
+	assert.True(t, strings.HasPrefix(body, `{"session":"s 1\n",`), "the JSON starts with the session: %s", body)
 	var ev map[string]any
 	require.NoError(t, json.Unmarshal([]byte(body), &ev))
 	assert.Equal(t, "s 1\n", ev["session"])
 	assert.Equal(t, "42", ev["monoNs"])
 	assert.Equal(t, "line1\nline2", ev["pause"].(map[string]any)["message"])
 	assert.NotContains(t, body, "_", "every key renamed")
-	assert.Equal(t, `tool_finished {"session":"s","version":0,"type":"tool_finished","status":"idle","step":0,"at":"2026-11-23T20:00:00Z","monoNs":"0","callId":"c_1"}`, lines[1])
-	assert.Equal(t, `* {"type":"tool_call","call_id":"c","args":{"work_dir":"x"}}`, lines[2], "host messages as the library writes them")
-	assert.True(t, strings.HasPrefix(lines[3], `* {"loop":"l1"`), lines[3])
+	assert.Equal(t, `tool_finished - {"session":"s","version":0,"type":"tool_finished","status":"idle","step":0,"at":"2026-11-23T20:00:00Z","monoNs":"0","callId":"c_1"}`, lines[1])
+	assert.True(t, strings.HasPrefix(lines[2], `pause_answered ? {`), "an id the token cannot hold: %s", lines[2])
+	assert.True(t, strings.HasPrefix(lines[3], `text continue/p7 {`), lines[3])
+	assert.Equal(t, `* {"type":"tool_call","call_id":"c","args":{"work_dir":"x"}}`, lines[4], "host messages as the library writes them")
+	assert.True(t, strings.HasPrefix(lines[5], `* {"loop":"l1"`), lines[5])
 	assert.Empty(t, reported)
 }
 

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/interlock-dev/interlock/engine"
 	"github.com/interlock-dev/interlock/engine/bash"
@@ -296,4 +297,53 @@ func il_session_continue(h C.il_handle, out *C.uint64_t) C.il_status {
 			return err
 		})
 	})
+}
+
+//export il_sessions_confirm
+func il_sessions_confirm(h C.il_handle, entries *C.il_confirm, n C.size_t, outStatuses *C.il_status, outErrors **C.char) C.il_status {
+	return call("il_sessions_confirm", h, func(ee *engineEntry) error {
+		if n == 0 {
+			return nil
+		}
+		if entries == nil || outStatuses == nil {
+			return errorf(C.IL_ERR_INVALID_ARGUMENT, "entries or out_statuses is NULL with n = %d: pass arrays of n entries", uint64(n))
+		}
+		in := unsafe.Slice(entries, int(n))
+		statuses := unsafe.Slice(outStatuses, int(n))
+		var errs []*C.char
+		if outErrors != nil {
+			errs = unsafe.Slice(outErrors, int(n))
+		}
+		for i := range in {
+			err := ee.confirmOne(&in[i])
+			statuses[i] = C.IL_OK
+			if errs != nil {
+				errs[i] = nil
+			}
+			if err != nil {
+				statuses[i] = statusOf(err)
+				if errs != nil {
+					errs[i] = C.CString("il_sessions_confirm: " + err.Error())
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// confirmOne applies one entry of il_sessions_confirm.
+func (ee *engineEntry) confirmOne(c *C.il_confirm) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = errorf(C.IL_ERR_PANIC, "session handle %d: internal error (panic: %v); the answer was not applied. This is a bug in libinterlock %s: please report it", uint64(c.session), p, version)
+		}
+	}()
+	se, err := resolve[*sessionEntry](c.session)
+	if err != nil {
+		return err
+	}
+	if se.eng != ee {
+		return errorf(C.IL_ERR_INVALID_HANDLE, "session handle %d belongs to another engine: answer it through its own engine", uint64(c.session))
+	}
+	return se.s.Confirm(goString(c.pause_id), c.approved != 0, engine.WithReason(goString(c.reason)), engine.Remember(goString(c.remember)))
 }

@@ -467,7 +467,18 @@ export declare class Session {
   continue(): Promise<RunResult>;
   /** Answers a continue pause (the current one, or pauseId). */
   resume(pauseId?: string): void;
-  /** Answers a confirm pause (the current one, or pauseId). */
+  /**
+   * Answers a confirm pause (the current one, or pauseId). Answers given in
+   * one tick are applied together in one call into the engine, at the end
+   * of the tick or before any later call on the engine or its sessions
+   * (a read included), in the order given. Every error JS can know is
+   * thrown at once: bad arguments, ERR_CLOSED, ERR_NOT_PAUSED,
+   * ERR_UNKNOWN_PAUSE, ERR_WRONG_PAUSE_KIND, ERR_INVALID_ARGUMENT. One only
+   * the engine can find when it applies the answer (the pause was
+   * interrupted, timed out or answered elsewhere meanwhile) is emitted as a
+   * process warning (an InterlockError with its code), as close() reports
+   * its late failures.
+   */
   confirm(approved: boolean, reason?: string, pauseId?: string, remember?: RememberScope): void;
   interrupt(reason?: Reason): void;
   signal(sig: ControlSignal): void;

@@ -13,8 +13,9 @@ export interface Native {
   version(): string;
 
   /** Creates the engine and its event stream: onEvent gets one string per batch of events
-   *  (engine order) in the library's IL_EVENTS_RECORDS format — a line "<type> <camelCase json>"
-   *  per session event, "* <snake_case json>" per other item — then once with no argument when
+   *  (engine order) in the library's IL_EVENTS_RECORDS format — a line "<type> <pause> <camelCase json>"
+   *  per session event (<pause>: the session's current pause, "confirm/p3" or "-"), "* <snake_case
+   *  json>" per other item — then once with no argument when
    *  the stream has ended. */
   engineCreate(configJson: string | undefined, onEvent: (records?: string) => void): Handle;
   /** il_engine_close, then ends the event stream (queued events are still delivered). Blocks: for process exit only. */
@@ -62,6 +63,13 @@ export interface Native {
   sessionEligibility(session: Handle): string;
   sessionResume(session: Handle, pauseId?: string | null): void;
   sessionConfirm(session: Handle, approved: boolean, reason?: string | null, pauseId?: string | null, remember?: string | null): void;
+  /**
+   * il_sessions_confirm: many confirm answers in one call. nums: per answer the session handle
+   * and flags (1 approved, 2 reason given, 4 remember given, 8 pause id given); texts: per answer
+   * the pause id, reason and remember scope, each followed by "\0" ("" when not given). Returns
+   * undefined when all were applied, else [index, error] for each answer refused.
+   */
+  sessionsConfirm(engine: Handle, nums: Float64Array, texts: string): [number, Error][] | undefined;
   sessionInterrupt(session: Handle, reason?: string | null): void;
   sessionSignal(session: Handle, sig: string): void;
   /** Returns the engine's run id; the run ends with a terminal session event carrying it. */

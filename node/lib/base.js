@@ -22,8 +22,12 @@ export const kClosed = Symbol('interlock.closed');
 export const kRetired = Symbol('interlock.retired');
 /** The handle of an open object; ERR_CLOSED after close. */
 export const kHandle = Symbol('interlock.handle');
-/** The handle, also after close. */
+/** The handle, also after close, once queued answers are applied (for reads). */
+export const kReadHandle = Symbol('interlock.readHandle');
+/** The handle, also after close, nothing flushed. */
 export const kRawHandle = Symbol('interlock.rawHandle');
+/** A session record's current-pause token (Session only). */
+export const kPauseSeen = Symbol('interlock.pauseSeen');
 /** Whether the object is closed. */
 export const kIsClosed = Symbol('interlock.isClosed');
 /** Tracks a run number: a promise settled by its end event. */
@@ -108,6 +112,7 @@ export class EngineObject {
    */
   close() {
     if (this.#closed) return;
+    this.#engine[kInternal].flushAnswers(); // answers given before close() are applied first
     this.#closed = true;
     this.#closeTracked = true;
     this.#engine[kInternal].runStarted(); // keeps the process alive until unwound
@@ -157,6 +162,12 @@ export class EngineObject {
   }
 
   /** The handle, even after close (for getters that report 'closed' themselves). */
+  get [kReadHandle]() {
+    this.#engine[kInternal].flushAnswers(); // a read sees every answer given before it
+    return this.#h;
+  }
+
+  /** The handle, for what queues a call rather than making it. */
   get [kRawHandle]() {
     return this.#h;
   }
@@ -164,6 +175,7 @@ export class EngineObject {
   /** The handle of an open object; ERR_CLOSED after close. */
   [kHandle]() {
     if (this.#closed) throw closedError(this.#what, this.#instead);
+    this.#engine[kInternal].flushAnswers(); // answers queued before this call go first
     return this.#h;
   }
 

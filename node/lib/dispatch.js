@@ -5,20 +5,40 @@
 // both carrying the engine's run id.
 //
 // A batch is one line per event (the library's IL_EVENTS_RECORDS): "<type>
-// <json>" for a session event, already in camelCase, or "* <json>" in the
-// library's snake_case for the rest (task-loop events, host messages). A
-// session event is parsed only if something needs it: a listener of its
-// type or of every event (on any session, controller or the engine), or
-// this module (run ends, 'closed'). The others cost a scan for the newline.
+// <pause> <json>" for a session event, already in camelCase, its JSON
+// starting with the "session" key, or "* <json>" in the library's
+// snake_case for the rest (task-loop events, host messages). A session
+// event is parsed only if something needs it: a listener of its type or of
+// every event (on any session, controller or the engine), or this module
+// (run ends, 'closed'). The others cost a scan for the newline, and those
+// that change a session's pauses a look at its id: <pause>, its current
+// pause ("confirm/p3", "-"), is what Session.confirm checks an answer with.
 
 import { fromNative } from './convert.js';
 import { wants } from './listeners.js';
-import { kEmit, kEnd, kRelease, kRetired, kSettle } from './base.js';
+import { kEmit, kEnd, kPauseSeen, kRelease, kRetired, kSettle } from './base.js';
 
 // Terminal run events: they carry the run id and its result.
 const RUN_END_EVENTS = new Set(['interrupted', 'run_finished', 'run_failed']);
 // Session events this module acts on, listened to or not.
 const NEEDED = new Set([...RUN_END_EVENTS, 'closed']);
+// Session events after which the current pause may be another.
+const PAUSE_CHANGES = new Set(['paused', 'pause_answered']);
+// How a session event's JSON starts (capi's encoding: the session first).
+const SESSION_PREFIX = '{"session":"';
+
+/**
+ * The session id of the session event whose JSON spans records[json, end),
+ * read off its start without parsing; undefined when it holds an escape.
+ */
+function sessionIdAt(records, json, end) {
+  if (!records.startsWith(SESSION_PREFIX, json)) return undefined;
+  const from = json + SESSION_PREFIX.length;
+  const quote = records.indexOf('"', from);
+  if (quote < 0 || quote > end) return undefined;
+  const id = records.slice(from, quote);
+  return id.includes('\\') ? undefined : id;
+}
 
 /** The routing table of one engine: its sessions and task loops by id. */
 export class Dispatcher {
@@ -77,16 +97,27 @@ export class Dispatcher {
     const wanted = this.#wanted;
     for (let at = 0; at < records.length; ) {
       const space = records.indexOf(' ', at);
-      let end = records.indexOf('\n', space);
-      if (end < 0) end = records.length;
       const type = records.slice(at, space);
       if (type === '*') {
+        let end = records.indexOf('\n', space);
+        if (end < 0) end = records.length;
         this.#route(fromNative(records.slice(space + 1, end)));
-      } else if (NEEDED.has(type) || wants(wanted, type)) {
-        const ev = JSON.parse(records.slice(space + 1, end));
-        ev.monoNs = BigInt(ev.monoNs);
-        this.#route(ev);
+        at = end + 1;
+        continue;
       }
+      const json = records.indexOf(' ', space + 1) + 1;
+      let end = records.indexOf('\n', json);
+      if (end < 0) end = records.length;
+      let ev;
+      if (NEEDED.has(type) || wants(wanted, type)) {
+        ev = JSON.parse(records.slice(json, end));
+        ev.monoNs = BigInt(ev.monoNs);
+      }
+      if (PAUSE_CHANGES.has(type)) {
+        const id = ev?.session ?? sessionIdAt(records, json, end) ?? JSON.parse(records.slice(json, end)).session;
+        this.#sessions.get(id)?.[kPauseSeen](records.slice(space + 1, json - 1));
+      }
+      if (ev) this.#route(ev);
       at = end + 1;
     }
   }

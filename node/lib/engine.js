@@ -66,6 +66,9 @@ export class Engine {
   #closedPromise = new Promise((resolve) => {
     this.#resolveClosed = resolve;
   });
+  // confirm() answers of this tick (see Session.confirm), applied in one
+  // library call at the end of the tick or before any other call.
+  #answers = [];
 
   constructor(config, ...extra) {
     const usage = 'new Engine(config?: EngineConfig | string)';
@@ -97,6 +100,11 @@ export class Engine {
         },
         host: this.#host,
         wanted: this.#wanted,
+        queueConfirm: (answer) => {
+          if (this.#answers.length === 0) queueMicrotask(this.#flushAnswers);
+          this.#answers.push(answer);
+        },
+        flushAnswers: this.#flushAnswers,
       }),
     });
     // Sessions a store brought back get their wrappers, as created ones do.
@@ -250,6 +258,7 @@ export class Engine {
    */
   close() {
     if (this.#closed) return;
+    this.#flushAnswers(); // answers given before close() are applied first
     this.#closed = true;
     this.#closing = true;
     openEngines.delete(this);
@@ -267,6 +276,7 @@ export class Engine {
   /** Process exit: close and wait on this thread (no promise can settle). */
   [kCloseSync]() {
     if (this.#closed) return;
+    this.#flushAnswers();
     this.#closed = true;
     openEngines.delete(this);
     for (const o of this.#dispatch.objects()) o[kClosed]();
@@ -275,8 +285,42 @@ export class Engine {
 
   #handle() {
     if (this.#closed) throw closedError('engine', 'create a new Engine');
+    this.#flushAnswers();
     return this.#h;
   }
+
+  /**
+   * Applies the queued confirm() answers in one library call, in the order
+   * given. An answer the engine refuses now (the pause was interrupted or
+   * timed out meanwhile: what confirm() could not know when it returned) is
+   * emitted as a process warning, the way failures after a call returned
+   * are reported (close()): never dropped silently.
+   */
+  #flushAnswers = () => {
+    const answers = this.#answers;
+    if (answers.length === 0) return;
+    this.#answers = [];
+    const nums = new Float64Array(answers.length * 2);
+    let texts = '';
+    for (let i = 0; i < answers.length; i++) {
+      const a = answers[i];
+      nums[2 * i] = a.handle;
+      nums[2 * i + 1] = (a.approved ? 1 : 0) | (a.reason != null ? 2 : 0) | (a.remember != null ? 4 : 0) | 8;
+      texts += `${a.pauseId}\0${a.reason ?? ''}\0${a.remember ?? ''}\0`;
+    }
+    let failed;
+    try {
+      failed = native.sessionsConfirm(this.#h, nums, texts);
+    } catch (err) {
+      failed = answers.map((_, i) => [i, err]); // the engine closed meanwhile
+    }
+    if (failed === undefined) return;
+    for (const [i, err] of failed) {
+      const a = answers[i];
+      const what = `session.confirm(${a.approved}) of pause ${a.pauseId} of session ${JSON.stringify(a.session.id)}`;
+      process.emitWarning(new InterlockError(`${what} was refused when applied at the end of the tick: ${err.message}`, err.code));
+    }
+  };
 
   #updateRef() {
     const ref = this.#closing || (!this.#closed && (this.#refMode === 'ref' || (this.#refMode === 'auto' && this.#pendingRuns > 0)));

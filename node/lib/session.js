@@ -6,7 +6,7 @@ import { noExtra } from './args.js';
 import { SessionController } from './controller.js';
 import { fromNative, toNativeJSON } from './convert.js';
 import { argError } from './errors.js';
-import { EngineObject, kClosed, kEmit, kEnd, kEndResult, kEndSeen, kEnded, kHandle, kInternal, kIsClosed, kPendingRuns, kRawHandle, kRelease, kRetired, kRunResult, kTrack } from './base.js';
+import { EngineObject, kClosed, kEmit, kEnd, kEndResult, kEndSeen, kEnded, kHandle, kInternal, kIsClosed, kPauseSeen, kPendingRuns, kRawHandle, kReadHandle, kRelease, kRetired, kRunResult, kTrack } from './base.js';
 import { native } from './native.js';
 import { fixSignalsBeforeRun } from './signal-guard.js';
 
@@ -38,6 +38,12 @@ export class Session extends EngineObject {
   #resolveClosedEvent = null;
   #closedEventDone = false;
   #engine;
+  // The session's current pause as the last event about pauses said
+  // ("confirm/p3", "-" for none, see the dispatcher), and the id of the
+  // last pause this object answered: what confirm() checks without asking
+  // the engine.
+  #pause = '-';
+  #answered = '';
 
   constructor(token, engine, handle) {
     if (token !== kInternal) throw argError('Session objects come from engine.createSession(opts)', 'ERR_ILLEGAL_CONSTRUCTOR');
@@ -51,11 +57,11 @@ export class Session extends EngineObject {
 
   /** The status: one addon call returning the C enum, mapped to a cached name. */
   get status() {
-    return this[kIsClosed] ? 'closed' : STATUS_NAMES[native.sessionStatus(this[kRawHandle])];
+    return this[kIsClosed] ? 'closed' : STATUS_NAMES[native.sessionStatus(this[kReadHandle])];
   }
 
   get statusCode() {
-    return this[kIsClosed] ? CLOSED : native.sessionStatus(this[kRawHandle]);
+    return this[kIsClosed] ? CLOSED : native.sessionStatus(this[kReadHandle]);
   }
 
   get version() {
@@ -63,7 +69,7 @@ export class Session extends EngineObject {
   }
 
   get pauseState() {
-    return this[kIsClosed] ? null : fromNative(native.sessionPauseState(this[kRawHandle]));
+    return this[kIsClosed] ? null : fromNative(native.sessionPauseState(this[kReadHandle]));
   }
 
   /** The signal controller: signal() and onPause / onResume / onCancel / onError. */
@@ -74,13 +80,13 @@ export class Session extends EngineObject {
 
   /** 'idle' | 'proceeding' | 'interrupted' | 'blocked' | 'terminal' (seed 003). */
   get runState() {
-    return this[kIsClosed] ? 'terminal' : native.sessionRunState(this[kRawHandle]);
+    return this[kIsClosed] ? 'terminal' : native.sessionRunState(this[kReadHandle]);
   }
 
   /** Whether continue() would resume it: {eligible, reason?, repeatsSideEffect?}. */
   get eligibility() {
     if (this[kIsClosed]) return { eligible: false, reason: 'Session is closed' };
-    return fromNative(native.sessionEligibility(this[kRawHandle]));
+    return fromNative(native.sessionEligibility(this[kReadHandle]));
   }
 
   snapshot() {
@@ -127,11 +133,46 @@ export class Session extends EngineObject {
   }
 
   resume(...args) {
+    const current = this.#pause;
     native.sessionResume(this[kHandle](), ...args);
+    this.#answered = args[0] ?? current.slice(current.indexOf('/') + 1);
   }
 
+  /**
+   * Answers a confirm pause. When the last event said which confirm pause
+   * is current and the arguments are plain, the answer is queued and all
+   * answers of the tick are applied in one library call (at the end of the
+   * tick, or before any other call of this engine's objects): every error
+   * this object can know of (closed, bad arguments, no confirm pause, not
+   * the current pause, answered already) is thrown at once through the
+   * direct call, as before; one that only the engine can find then (the
+   * pause was interrupted meanwhile) becomes a process warning.
+   */
   confirm(...args) {
+    if (this.#queueConfirm(args)) return;
+    const current = this.#pause;
     native.sessionConfirm(this[kHandle](), ...args);
+    this.#answered = args[2] ?? current.slice(current.indexOf('/') + 1);
+  }
+
+  #queueConfirm(args) {
+    const n = args.length;
+    if (n < 1 || n > 4 || typeof args[0] !== 'boolean' || this[kIsClosed]) return false;
+    const pause = this.#pause;
+    if (!pause.startsWith('confirm/')) return false;
+    const id = pause.slice(8);
+    const [approved, reason, pauseId, remember] = args;
+    if (id === this.#answered || (pauseId != null && pauseId !== id)) return false;
+    if (reason != null && (typeof reason !== 'string' || reason.includes('\0'))) return false;
+    if (remember != null && remember !== 'once' && remember !== 'session' && remember !== 'project') return false;
+    this.#answered = id;
+    this.#engine[kInternal].queueConfirm({ session: this, handle: this[kRawHandle], pauseId: id, approved, reason, remember });
+    return true;
+  }
+
+  /** The current pause after an event (the record's token). */
+  [kPauseSeen](token) {
+    this.#pause = token;
   }
 
   interrupt(...args) {

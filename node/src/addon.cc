@@ -66,18 +66,20 @@ Napi::Value DebugCounters(const Napi::CallbackInfo& info) {
 
 }  // namespace
 
-void ThrowStatus(Napi::Env env, il_status status, il_handle h) {
-  std::string message = LastError(h);
+Napi::Object MakeError(Napi::Env env, il_status status, std::string message) {
   const char* code = il_status_name(status);
   if (message.empty()) message = std::string(code) + " (the library gave no details)";
   AddonData* data = env.GetInstanceData<AddonData>();
   if (data != nullptr && !data->error_class.IsEmpty()) {
-    Napi::Object err = data->error_class.New({Napi::String::New(env, message), Napi::String::New(env, code)});
-    throw Napi::Error(env, err);
+    return data->error_class.New({Napi::String::New(env, message), Napi::String::New(env, code)});
   }
   Napi::Error err = Napi::Error::New(env, message);
   err.Set("code", Napi::String::New(env, code));
-  throw err;
+  return err.Value();
+}
+
+void ThrowStatus(Napi::Env env, il_status status, il_handle h) {
+  throw Napi::Error(env, MakeError(env, status, LastError(h)));
 }
 
 Args::Args(const Napi::CallbackInfo& info, const char* usage, size_t min, size_t max, bool has_handle)

@@ -26,6 +26,10 @@ struct AddonData {
 // library's last error message for h.
 [[noreturn]] void ThrowStatus(Napi::Env env, il_status status, il_handle h);
 
+// MakeError is the error ThrowStatus throws, for a status and message
+// (empty: the code says it).
+Napi::Object MakeError(Napi::Env env, il_status status, std::string message);
+
 // Check calls ThrowStatus unless status is IL_OK.
 inline void Check(Napi::Env env, il_status status, il_handle h) {
   if (status != IL_OK) ThrowStatus(env, status, h);

@@ -5,8 +5,10 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <cstring>
 #include <mutex>
 #include <unordered_set>
+#include <vector>
 
 #include "addon.h"
 #include "events.h"
@@ -334,6 +336,62 @@ Napi::Value SessionConfirm(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+// sessionsConfirm(engine, nums: Float64Array, texts: string): answers many
+// confirm pauses in one library call (il_sessions_confirm). nums holds two
+// numbers per answer, the session handle and flags (kConfirm*); texts holds
+// three strings per answer, each ended by a NUL: the pause id, the reason
+// and the remember scope ("" when its flag is off). Returns undefined when
+// every answer was applied, else [[index, error], ...] for those that failed.
+constexpr int kConfirmApproved = 1, kConfirmReason = 2, kConfirmRemember = 4, kConfirmPauseId = 8;
+
+Napi::Value SessionsConfirm(const Napi::CallbackInfo& info) {
+  Args args(info, "sessionsConfirm(nums: Float64Array, texts: string)", 2, 2);
+  il_handle engine = args.Handle();
+  Napi::Env env = info.Env();
+  if (!info[1].IsTypedArray() || info[1].As<Napi::TypedArray>().TypedArrayType() != napi_float64_array) {
+    args.Fail("nums must be a Float64Array");
+  }
+  Napi::Float64Array nums = info[1].As<Napi::Float64Array>();
+  if (!info[2].IsString()) args.Fail("texts must be a string");
+  std::string texts = info[2].As<Napi::String>().Utf8Value();  // NULs separate the strings
+  size_t n = nums.ElementLength() / 2;
+  std::vector<il_confirm> entries(n);
+  std::vector<il_status> statuses(n, IL_OK);
+  std::vector<char*> errors(n, nullptr);
+  size_t at = 0;
+  auto next = [&](bool present) -> const char* {
+    if (at >= texts.size()) args.Fail("texts has fewer strings than the answers need", kArgValue);
+    const char* s = texts.c_str() + at;
+    at += std::strlen(s) + 1;
+    return present ? s : nullptr;
+  };
+  for (size_t i = 0; i < n; i++) {
+    double h = nums[2 * i];
+    int flags = static_cast<int>(nums[2 * i + 1]);
+    entries[i].session = h > 0 ? static_cast<il_handle>(h) : 0;
+    entries[i].approved = (flags & kConfirmApproved) != 0 ? 1 : 0;
+    entries[i].pause_id = next((flags & kConfirmPauseId) != 0);
+    entries[i].reason = next((flags & kConfirmReason) != 0);
+    entries[i].remember = next((flags & kConfirmRemember) != 0);
+  }
+  Check(env, il_sessions_confirm(engine, entries.data(), n, statuses.data(), errors.data()), engine);
+  Napi::Array failed;
+  uint32_t nfailed = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (statuses[i] == IL_OK) continue;
+    struct Freer {
+      char* p;
+      ~Freer() { il_free(p); }
+    } freer{errors[i]};
+    if (failed.IsEmpty()) failed = Napi::Array::New(env);
+    Napi::Array pair = Napi::Array::New(env, 2);
+    pair.Set(0u, Napi::Number::New(env, static_cast<double>(i)));
+    pair.Set(1u, MakeError(env, statuses[i], errors[i] != nullptr ? errors[i] : ""));
+    failed.Set(nfailed++, pair);
+  }
+  return failed.IsEmpty() ? env.Undefined() : Napi::Value(failed);
+}
+
 Napi::Value SessionInterrupt(const Napi::CallbackInfo& info) {
   Args args(info, "session.interrupt(reason?: Reason)", 0, 1);
   il_handle session = args.Handle();
@@ -550,6 +608,7 @@ void RegisterCalls(Napi::Env env, Napi::Object exports) {
       {"sessionEligibility", SessionEligibility},
       {"sessionResume", SessionResume},
       {"sessionConfirm", SessionConfirm},
+      {"sessionsConfirm", SessionsConfirm},
       {"sessionInterrupt", SessionInterrupt},
       {"sessionSignal", SessionSignal},
       {"sessionPrompt", SessionPrompt},
