@@ -244,11 +244,6 @@ func (d *dispatcher) encode(items []engine.FeedItem) []byte {
 	return buf.Bytes()
 }
 
-// wireEvent is a session event encoded field by field: Event's own
-// MarshalJSON (which also covers task-loop events) makes encoding/json
-// re-read and compact its whole output.
-type wireEvent engine.Event
-
 // encodeRecords writes IL_EVENTS_RECORDS: one line per item, "<type>
 // <pause> <json>\n" for a session event with camelCase keys (the JS
 // surface: the consumer parses only the types it has listeners for, and
@@ -264,31 +259,24 @@ func (d *dispatcher) encodeRecords(items []engine.FeedItem) []byte {
 	enc.SetEscapeHTML(false)
 	for i := range items {
 		it := &items[i]
-		if raw, ok := it.Extra.(json.RawMessage); ok {
+		switch raw, ok := it.Extra.(json.RawMessage); {
+		case ok:
 			buf.WriteString("* ")
 			buf.Write(raw)
-			buf.WriteByte('\n')
-			continue
-		}
-		tmp.Reset()
-		var v any = (*wireEvent)(&it.Event)
-		if it.Event.Loop != nil {
-			v = it.Event.Loop
-		}
-		if err := enc.Encode(v); err != nil {
-			d.reportTo(fmt.Sprintf("event callback: encoding a %s event of session %s as JSON: %v (event dropped)", it.Event.Type, it.Event.Session, err))
-			continue
-		}
-		js := tmp.Bytes()[:tmp.Len()-1] // Encode's newline
-		if it.Event.Loop != nil {
+		case it.Event.Loop != nil:
+			tmp.Reset()
+			if err := enc.Encode(it.Event.Loop); err != nil {
+				d.reportTo(fmt.Sprintf("event callback: encoding a %s event of task loop %s as JSON: %v (event dropped)", it.Event.Loop.Type, it.Event.Loop.Loop, err))
+				continue
+			}
 			buf.WriteString("* ")
-			buf.Write(js)
-		} else {
+			buf.Write(tmp.Bytes()[:tmp.Len()-1]) // Encode's newline
+		default:
 			buf.WriteString(string(it.Event.Type))
 			buf.WriteByte(' ')
 			writePauseToken(buf, it.Event.Pause)
 			buf.WriteByte(' ')
-			buf.Write(appendCamelJSON(buf.AvailableBuffer(), js))
+			buf.Write(appendEventJSON(buf.AvailableBuffer(), &it.Event))
 		}
 		buf.WriteByte('\n')
 	}

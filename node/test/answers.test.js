@@ -9,7 +9,7 @@ import { after, test } from 'node:test';
 import { Engine, internals } from '../index.js';
 import { kRawHandle } from '../lib/base.js';
 import { native } from '../lib/native.js';
-import { askConfirm, askContinue, nextEvent, settledCounters, tempDir } from './helpers.js';
+import { askConfirm, askContinue, call, hang, nextEvent, settledCounters, tempDir } from './helpers.js';
 
 const engine = new Engine({ workDir: tempDir() });
 after(async () => {
@@ -121,12 +121,13 @@ test('a queued answer is applied before any later call of the engine\'s objects'
     s.close();
   });
   await t.test('an interrupt right after it comes after it', async () => {
-    const { s, run } = await parked();
+    // The model's next turn hangs: the run is still there to interrupt.
+    const { s, run } = await parked([call('ask', { kind: 'confirm', message: 'Allow?' }), ...hang]);
     const answered = nextEvent(s, 'pause_answered');
     s.confirm(true);
     s.interrupt();
     assert.equal((await answered).answer, 'approved', 'the answer went first, not "interrupted"');
-    await run;
+    assert.equal((await run).status, 'interrupted');
     s.close();
   });
   await t.test('close() right after it', async () => {

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"encoding/json"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/interlock-dev/interlock/engine"
+)
+
+// appendEventJSON appends a session event as IL_EVENTS_RECORDS carries it:
+// the JSON encoding/json writes for engine.Event (HTML not escaped), keys
+// renamed to camelCase as appendCamelJSON would, written field by field
+// without reflection or a second pass (every event to JS goes through
+// here: 10,000 sessions parked and approved are ~80,000). A field added to
+// Event, Pause or RunResult must be added here too: TestEventJSONKnowsEveryField
+// fails until it is, and TestEventJSONMatchesEncodingJSON checks the bytes.
+func appendEventJSON(b []byte, ev *engine.Event) []byte {
+	b = append(b, `{"session":`...)
+	b = appendJSONString(b, ev.Session)
+	b = append(b, `,"version":`...)
+	b = strconv.AppendUint(b, ev.Version, 10)
+	b = append(b, `,"type":`...)
+	b = appendJSONString(b, string(ev.Type))
+	b = append(b, `,"status":`...)
+	b = appendJSONString(b, ev.Status.String())
+	if ev.Run != 0 {
+		b = append(b, `,"run":`...)
+		b = strconv.AppendUint(b, ev.Run, 10)
+	}
+	if ev.Result != nil {
+		b = append(b, `,"result":`...)
+		b = appendRunResultJSON(b, ev.Result)
+	}
+	if ev.Pause != nil {
+		b = append(b, `,"pause":`...)
+		b = appendPauseJSON(b, ev.Pause)
+	}
+	if ev.Answered != nil {
+		b = append(b, `,"answered":`...)
+		b = appendPauseJSON(b, ev.Answered)
+	}
+	b = appendOptString(b, `,"answer":`, string(ev.Answer))
+	b = appendOptString(b, `,"answerReason":`, ev.AnswerReason)
+	b = appendOptString(b, `,"remember":`, ev.Remember)
+	b = appendOptString(b, `,"by":`, ev.By)
+	b = appendOptString(b, `,"reason":`, string(ev.Reason))
+	b = append(b, `,"step":`...)
+	b = strconv.AppendInt(b, int64(ev.Step), 10)
+	b = append(b, `,"at":`...)
+	b = appendJSONTime(b, ev.At)
+	b = append(b, `,"monoNs":"`...)
+	b = strconv.AppendInt(b, ev.MonoNS, 10)
+	b = append(b, '"')
+	b = appendOptString(b, `,"tool":`, ev.Tool)
+	b = appendOptString(b, `,"callId":`, ev.CallID)
+	b = appendOptString(b, `,"text":`, ev.Text)
+	if ev.Coalesced != 0 {
+		b = append(b, `,"coalesced":`...)
+		b = strconv.AppendInt(b, int64(ev.Coalesced), 10)
+	}
+	b = appendOptString(b, `,"code":`, ev.Code)
+	return append(b, '}')
+}
+
+func appendPauseJSON(b []byte, p *engine.Pause) []byte {
+	b = append(b, `{"id":`...)
+	b = appendJSONString(b, p.ID)
+	b = append(b, `,"kind":`...)
+	b = appendJSONString(b, string(p.Kind))
+	b = append(b, `,"source":`...)
+	b = appendJSONString(b, string(p.Source))
+	b = appendOptString(b, `,"tool":`, p.Tool)
+	b = append(b, `,"message":`...)
+	b = appendJSONString(b, p.Message)
+	b = appendOptString(b, `,"details":`, p.Details)
+	if len(p.Reasons) > 0 {
+		b = append(b, `,"reasons":[`...)
+		for i, r := range p.Reasons {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, r)
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"step":`...)
+	b = strconv.AppendInt(b, int64(p.Step), 10)
+	if p.Task != 0 {
+		b = append(b, `,"task":`...)
+		b = strconv.AppendInt(b, int64(p.Task), 10)
+	}
+	b = append(b, `,"at":`...)
+	b = appendJSONTime(b, p.At)
+	b = append(b, `,"version":`...)
+	b = strconv.AppendUint(b, p.Version, 10)
+	return append(b, '}')
+}
+
+func appendRunResultJSON(b []byte, r *engine.RunResult) []byte {
+	b = append(b, `{"run":`...)
+	b = strconv.AppendUint(b, r.Run, 10)
+	b = append(b, `,"status":`...)
+	b = appendJSONString(b, r.Status.String())
+	if r.Interruption != nil { // rare (interrupted runs): the generic path
+		js, err := json.Marshal(r.Interruption)
+		if err == nil {
+			b = append(b, `,"interruption":`...)
+			b = appendCamelJSON(b, js)
+		}
+	}
+	b = appendOptString(b, `,"error":`, r.Error)
+	b = appendOptString(b, `,"errorCode":`, r.ErrorCode)
+	return append(b, '}')
+}
+
+// appendOptString appends key and s unless s is empty (omitempty).
+func appendOptString(b []byte, key, s string) []byte {
+	if s == "" {
+		return b
+	}
+	return appendJSONString(append(b, key...), s)
+}
+
+// appendJSONTime appends t as time.Time's MarshalJSON does (RFC 3339 with
+// nanoseconds, quoted).
+func appendJSONTime(b []byte, t time.Time) []byte {
+	b = append(b, '"')
+	b = t.AppendFormat(b, time.RFC3339Nano)
+	return append(b, '"')
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString appends s quoted as encoding/json does with HTML
+// escaping off: '"', '\\' and control characters escaped, invalid UTF-8 as
+// U+FFFD, U+2028 and U+2029 escaped (JSONP-safe, as encoding/json).
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}

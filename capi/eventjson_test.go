@@ -1,0 +1,73 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/interlock-dev/interlock/engine"
+)
+
+// plainEvent encodes an engine.Event with encoding/json's reflection,
+// without Event's own MarshalJSON: the reference appendEventJSON matches.
+type plainEvent engine.Event
+
+func referenceEventJSON(t *testing.T, ev *engine.Event) string {
+	t.Helper()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	require.NoError(t, enc.Encode((*plainEvent)(ev)))
+	return string(appendCamelJSON(nil, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))))
+}
+
+func TestEventJSONMatchesEncodingJSON(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 23, 20, 0, 0, 123456789, time.FixedZone("x", 3600))
+	odd := "quote \" backslash \\ nl \n cr \r tab \t bs \b ff \f nul \x00 esc \x1b del \x7f <html> & é 日本 \u2028 \u2029 bad \xff\xfe end"
+	pause := &engine.Pause{ID: "p3", Kind: engine.PauseConfirm, Source: engine.SourceTool, Tool: "bash", Message: odd, Details: "rm -rf build", Reasons: []string{"a", odd}, Step: 4, Task: 2, At: at, Version: 9}
+	events := []engine.Event{
+		{},
+		{Session: "s1", Version: 1, Type: engine.EventRunStarted, Status: engine.StatusRunning, Run: 7, Step: 0, At: at, MonoNS: 123456789012345},
+		{Session: odd, Version: 3, Type: engine.EventPaused, Status: engine.StatusPaused, Pause: pause, Step: 4, At: at, MonoNS: -1, Tool: "bash", CallID: "c_1"},
+		{Session: "s", Type: engine.EventPauseAnswered, Answered: &engine.Pause{ID: "p1"}, Answer: engine.AnswerDenied, AnswerReason: odd, Remember: "session", By: "tui"},
+		{Session: "s", Type: engine.EventText, Text: odd, Coalesced: 12},
+		{Session: "s", Type: engine.EventRunFinished, Run: 2, Result: &engine.RunResult{Run: 2, Status: engine.StatusIdle}},
+		{Session: "s", Type: engine.EventRunFailed, Run: 2, Code: "rate_limited", Text: "429", Result: &engine.RunResult{Run: 2, Status: engine.StatusIdle, Error: odd, ErrorCode: "rate_limited"}},
+		{Session: "s", Type: engine.EventInterrupted, Reason: engine.ReasonUserStop, Result: &engine.RunResult{Run: 1, Status: engine.StatusInterrupted,
+			Interruption: &engine.Interruption{Reason: engine.ReasonUserStop, Label: "Stopped by you", At: at, Resumable: true, SideEffectCut: true}}},
+		{Session: "s", Type: engine.EventWarning, Status: engine.Status(42), Tool: "bash", Text: "sandbox"},
+	}
+	for i := range events {
+		ev := &events[i]
+		want := referenceEventJSON(t, ev)
+		got := string(appendEventJSON(nil, ev))
+		assert.Equal(t, want, got, "event %d (%s)", i, ev.Type)
+		assert.True(t, json.Valid([]byte(got)), got)
+	}
+}
+
+// Every JSON field of Event, Pause and RunResult is one appendEventJSON
+// writes: a new field must be added there (and to this list).
+func TestEventJSONKnowsEveryField(t *testing.T) {
+	t.Parallel()
+	known := map[reflect.Type][]string{
+		reflect.TypeFor[engine.Event]():     {"session", "version", "type", "status", "run", "result", "pause", "answered", "answer", "answer_reason", "remember", "by", "reason", "step", "at", "mono_ns", "tool", "call_id", "text", "coalesced", "code", "-"},
+		reflect.TypeFor[engine.Pause]():     {"id", "kind", "source", "tool", "message", "details", "reasons", "step", "task", "at", "version"},
+		reflect.TypeFor[engine.RunResult](): {"run", "status", "interruption", "error", "error_code"},
+	}
+	for typ, names := range known {
+		var tags []string
+		for f := range typ.Fields() {
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			tags = append(tags, name)
+		}
+		assert.Equal(t, names, tags, "%s gained or lost a field: update appendEventJSON (capi/eventjson.go) and this list", typ)
+	}
+}
