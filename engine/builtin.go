@@ -50,10 +50,11 @@ func askTool(ctx context.Context, call ToolCall, env *Env) (Result, error) {
 	if err := json.Unmarshal(orEmpty(call.Args), &args); err != nil || !args.Kind.valid() {
 		return Result{IsError: true, Output: fmt.Sprintf(`ask: args must be {"kind": "continue"|"confirm", "message": "..."}, got %s`, call.Args)}, nil
 	}
-	res, err := env.Pause(ctx, PauseRequest{Kind: args.Kind, Tool: "Ask", Message: args.Message, Details: args.Details})
-	if err != nil {
-		return Result{}, err
-	}
+	return env.Ask(ctx, PauseRequest{Kind: args.Kind, Tool: "Ask", Message: args.Message, Details: args.Details}, askAnswer)
+}
+
+// askAnswer is the ask tool's result: the answer, and the user's reason.
+func askAnswer(_ context.Context, res PauseResult) (Result, error) {
 	out := string(res.Answer)
 	if res.Reason != "" {
 		out += ": " + res.Reason

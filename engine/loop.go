@@ -15,18 +15,22 @@ import (
 // it from its own goroutine and control it from others. On interrupt it
 // returns the result and an error wrapping ErrInterrupted.
 func (s *Session) Prompt(ctx context.Context, text string) (RunResult, error) {
-	r, err := s.beginPrompt(ctx, text)
+	r, err := s.beginPrompt(ctx, text, false)
 	if err != nil {
 		return RunResult{Status: s.Status()}, err
 	}
 	return s.end(r, s.turns(r))
 }
 
-func (s *Session) beginPrompt(ctx context.Context, text string) (*run, error) {
+func (s *Session) beginPrompt(ctx context.Context, text string, background bool) (*run, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, err := s.beginLocked(ctx)
 	if err == nil {
+		r.parkable = background
+		if background {
+			r.outcome = make(chan Outcome, 1)
+		}
 		s.appendHistoryLocked(Message{Role: RoleUser, Text: text})
 	}
 	return r, err
@@ -42,22 +46,25 @@ type Outcome struct {
 // the run's events carry (the terminal one with the result). What prevents
 // the run (a closed session, a run already in flight) is returned at once;
 // the outcome arrives on the channel, which has room for it, so nobody has
-// to read it.
+// to read it. While the run waits at a tool's question asked with Env.Ask,
+// no goroutine of it is left: the answer carries it on.
 func (s *Session) Start(ctx context.Context, text string) (runID uint64, done <-chan Outcome, err error) {
-	r, err := s.beginPrompt(ctx, text)
+	r, err := s.beginPrompt(ctx, text, true)
 	if err != nil {
 		return 0, nil, err
 	}
-	return r.id, background(func() (RunResult, error) { return s.end(r, s.turns(r)) }), nil
+	go func() { s.settle(r, s.turns(r)) }()
+	return r.id, r.outcome, nil
 }
 
-func background(run func() (RunResult, error)) <-chan Outcome {
-	out := make(chan Outcome, 1)
-	go func() {
-		res, err := run()
-		out <- Outcome{res, err}
-	}()
-	return out
+// settle ends background run r with err, unless the run parked at a
+// question (errParked): then whoever ends the pause carries the run on.
+func (s *Session) settle(r *run, err error) {
+	if err == errParked {
+		return
+	}
+	res, err := s.end(r, err)
+	r.outcome <- Outcome{res, err} // room for one; only the run's end sends
 }
 
 // Continue resumes an interrupted run: the model gets the history, the cut
@@ -70,11 +77,11 @@ func background(run func() (RunResult, error)) <-chan Outcome {
 // own gate. Continue on a session that is not eligible returns an error
 // wrapping ErrNotResumable with the reason.
 func (s *Session) Continue(ctx context.Context) (RunResult, error) {
-	r, in, err := s.beginContinue(ctx, false)
+	r, in, err := s.beginContinue(ctx, false, false)
 	if err != nil {
 		return RunResult{Status: s.Status()}, err
 	}
-	return s.continueRun(r, in)
+	return s.end(r, s.continueRun(r, in))
 }
 
 // StartContinue begins a Continue in the background, as Start does a Prompt.
@@ -85,11 +92,12 @@ func (s *Session) StartContinue(ctx context.Context) (runID uint64, done <-chan 
 // startContinue checks eligibility and begins the run in one step; with
 // eligibleOnly, a blocked session is skipped too (ResumeAll).
 func (s *Session) startContinue(ctx context.Context, eligibleOnly bool) (uint64, <-chan Outcome, error) {
-	r, in, err := s.beginContinue(ctx, eligibleOnly)
+	r, in, err := s.beginContinue(ctx, eligibleOnly, true)
 	if err != nil {
 		return 0, nil, err
 	}
-	return r.id, background(func() (RunResult, error) { return s.continueRun(r, in) }), nil
+	go func() { s.settle(r, s.continueRun(r, in)) }()
+	return r.id, r.outcome, nil
 }
 
 // notEligibleError says why a session cannot be continued.
@@ -110,7 +118,7 @@ type resumption struct {
 	signalPause   bool       // a signal pause cut by a restart: parked again
 }
 
-func (s *Session) beginContinue(ctx context.Context, eligibleOnly bool) (*run, resumption, error) {
+func (s *Session) beginContinue(ctx context.Context, eligibleOnly, background bool) (*run, resumption, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing {
@@ -136,6 +144,10 @@ func (s *Session) beginContinue(ctx context.Context, eligibleOnly bool) (*run, r
 		return nil, resumption{}, err
 	}
 	r.resumed = true
+	r.parkable = background
+	if background {
+		r.outcome = make(chan Outcome, 1)
+	}
 	s.needsInput = nil
 	return r, res, nil
 }
@@ -165,7 +177,9 @@ func (s *Session) rerunCallsLocked() []ToolCall {
 	return nil
 }
 
-func (s *Session) continueRun(r *run, res resumption) (RunResult, error) {
+// continueRun drives a Continue's run; the error is the run's end (or
+// errParked).
+func (s *Session) continueRun(r *run, res resumption) error {
 	if res.sideEffectCut {
 		// Source tool: it is a confirm gate like a tool's, not a signal
 		// pause, so Signal(pause) and Signal(resume) act as they do on one.
@@ -174,7 +188,7 @@ func (s *Session) continueRun(r *run, res resumption) (RunResult, error) {
 			Details: lastToolCall(s.History()),
 		}, SourceTool, s.Snapshot().Step, 0)
 		if err != nil {
-			return s.end(r, err)
+			return err
 		}
 		if !ans.Approved() {
 			text := "Resume denied"
@@ -185,7 +199,7 @@ func (s *Session) continueRun(r *run, res resumption) (RunResult, error) {
 				text += ": " + ans.Reason
 			}
 			s.record(Message{Role: RoleMarker, Text: text})
-			return s.end(r, nil)
+			return nil
 		}
 	}
 	if res.signalPause {
@@ -196,13 +210,13 @@ func (s *Session) continueRun(r *run, res resumption) (RunResult, error) {
 	if len(res.rerun) > 0 {
 		s.markResumed(r)
 		if err := s.boundary(r); err != nil {
-			return s.end(r, err)
+			return err
 		}
 		if err := s.runTools(r, res.rerun); err != nil {
-			return s.end(r, err)
+			return err
 		}
 	}
-	return s.end(r, s.turns(r))
+	return s.turns(r)
 }
 
 // markResumed records the "Resumed" marker of a Continue, once, when the
@@ -345,7 +359,7 @@ func (s *Session) boundaryCtx(ctx context.Context, r *run) error {
 		return nil
 	}
 	s.pauseRequested = false
-	p, err := s.raisePauseLocked(ctx, r, PauseRequest{Kind: PauseContinue, Message: fmt.Sprintf("Paused at step %d", s.step)}, SourceSignal, s.step, 0)
+	p, err := s.raisePauseLocked(ctx, r, PauseRequest{Kind: PauseContinue, Message: fmt.Sprintf("Paused at step %d", s.step)}, SourceSignal, s.step, 0, nil)
 	s.mu.Unlock()
 	if err != nil {
 		return err
@@ -479,19 +493,31 @@ func interruptedResult(c ToolCall) Message {
 }
 
 // runTools runs one turn's tool calls, in parallel when there are several,
-// and records their results in call order.
+// and records their results in call order. A lone call of a parkable run
+// may park it at a question (Env.Ask): then it returns errParked and the
+// answer carries the run on (continueParked).
 func (s *Session) runTools(r *run, calls []ToolCall) error {
 	results := make([]Message, len(calls))
 	if len(calls) == 1 {
-		results[0] = s.runTool(r, calls[0], s.nextStep())
+		env, msg := s.runTool(r, calls[0], s.nextStep(), r.parkable)
+		if env.then != nil {
+			return s.park(env)
+		}
+		results[0] = msg
 	} else {
 		var wg sync.WaitGroup
 		for i, c := range calls {
 			step := s.nextStep()
-			wg.Go(func() { results[i] = s.runTool(r, c, step) })
+			wg.Go(func() { _, results[i] = s.runTool(r, c, step, false) })
 		}
 		wg.Wait()
 	}
+	return s.recordResults(r, results...)
+}
+
+// recordResults records a turn's tool results; the run goes on unless it
+// was interrupted.
+func (s *Session) recordResults(r *run, results ...Message) error {
 	s.record(results...)
 	if r.ctx.Err() != nil {
 		return interruptErr(r.ctx)
@@ -499,28 +525,33 @@ func (s *Session) runTools(r *run, calls []ToolCall) error {
 	return nil
 }
 
-func (s *Session) runTool(r *run, c ToolCall, step int) (msg Message) {
+// runTool runs one call and returns its result, or, when the call parked
+// at a question (env.then set), nothing yet: park raises it.
+func (s *Session) runTool(r *run, c ToolCall, step int, canPark bool) (*Env, Message) {
 	s.mu.Lock()
 	s.emitLocked(Event{Type: EventToolStarted, Tool: c.Name, CallID: c.ID, Step: step})
 	s.mu.Unlock()
-	var status string
-	defer func() {
-		if msg.IsError {
-			status = "error"
-		}
-		s.mu.Lock()
-		s.emitLocked(Event{Type: EventToolFinished, Tool: c.Name, CallID: c.ID, Step: step, Text: status})
-		s.mu.Unlock()
-	}()
+	env := &Env{session: s, run: r, call: c, step: step}
 	tool, err := s.eng.tools.Lookup(c.Name)
 	if err != nil {
-		return Message{Role: RoleTool, ToolCallID: c.ID, Text: err.Error(), IsError: true}
+		return env, s.finishTool(env, Message{Role: RoleTool, ToolCallID: c.ID, Text: err.Error(), IsError: true})
 	}
-	env := &Env{session: s, run: r, call: c, step: step}
+	env.tool, env.canPark = tool, canPark
 	res, err := protect("tool "+c.Name, func() (Result, error) { return tool.Run(r.ctx, c, env) })
+	env.canPark = false
+	if errors.Is(err, errParked) && env.then != nil {
+		return env, Message{}
+	}
+	env.then = nil
+	return env, s.finishTool(env, s.toolResult(env, res, err))
+}
+
+// toolResult is what the model sees of a call that returned (res, err).
+func (s *Session) toolResult(env *Env, res Result, err error) Message {
+	r, c := env.run, env.call
 	if r.ctx.Err() != nil {
 		// Cut while waiting for the user's permission: nothing had started.
-		if se, ok := tool.(SideEffecter); ok && se.HasSideEffects(c) && !env.cutAtPause.Load() {
+		if se, ok := env.tool.(SideEffecter); ok && se.HasSideEffects(c) && !env.cutAtPause.Load() {
 			s.mu.Lock()
 			r.sideEffectCut = true
 			s.mu.Unlock()
@@ -531,6 +562,62 @@ func (s *Session) runTool(r *run, c ToolCall, step int) (msg Message) {
 		return Message{Role: RoleTool, ToolCallID: c.ID, Text: err.Error(), IsError: true}
 	}
 	return Message{Role: RoleTool, ToolCallID: c.ID, Text: res.Output, IsError: res.IsError}
+}
+
+// finishTool emits the call's tool_finished and returns its result.
+func (s *Session) finishTool(env *Env, msg Message) Message {
+	var status string
+	if msg.IsError {
+		status = "error"
+	}
+	s.mu.Lock()
+	s.emitLocked(Event{Type: EventToolFinished, Tool: env.call.Name, CallID: env.call.ID, Step: env.step, Text: status})
+	s.mu.Unlock()
+	return msg
+}
+
+// park raises the question env's call asked with Ask and leaves the run
+// parked on it: the run's goroutine returns (errParked) and nothing of the
+// run is left but its facts. The answer, an interrupt or Close continues
+// the call on a fresh goroutine (continueParked). Interrupted before the
+// question was raised, the call ends here as Pause would have ended it.
+func (s *Session) park(env *Env) error {
+	r := env.run
+	s.mu.Lock()
+	_, err := s.raisePauseLocked(r.ctx, r, *env.ask, SourceTool, env.step, 0, env)
+	s.mu.Unlock()
+	if err == nil {
+		return errParked
+	}
+	return s.finishParked(env, Result{}, err, true)
+}
+
+// continueParked carries a parked run on once its question has ended:
+// answered (res) or interrupted (pauseErr). It finishes the call with the
+// tool's AskFunc, then drives the run as its first goroutine would have.
+func (s *Session) continueParked(env *Env, res PauseResult, pauseErr error) {
+	var out Result
+	err := pauseErr
+	if err == nil {
+		then := env.then
+		out, err = protect("tool "+env.call.Name, func() (Result, error) { return then(env.run.ctx, res) })
+	}
+	err = s.finishParked(env, out, err, pauseErr != nil)
+	if err == nil {
+		err = s.turns(env.run)
+	}
+	s.settle(env.run, err)
+}
+
+// finishParked ends a call that had parked (or was about to) with the
+// outcome of its question, and records its result. atPause: err is the
+// question's own (an interrupt), not the tool's.
+func (s *Session) finishParked(env *Env, res Result, err error, atPause bool) error {
+	env.ask, env.then = nil, nil
+	if atPause && env.run.ctx.Err() != nil {
+		env.cutAtPause.Store(true) // cut at the question: the action it guards had not started
+	}
+	return s.recordResults(env.run, s.finishTool(env, s.toolResult(env, res, err)))
 }
 
 // protect runs f and turns its panic into an error: a bad tool, provider or

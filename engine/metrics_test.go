@@ -34,9 +34,11 @@ func TestMetrics(t *testing.T) {
 	m["engine_pause_answer_p50_us"] = us(answer, 50)
 	m["engine_pause_answer_p99_us"] = us(answer, 99)
 
-	bytes, answerAll := parkedSessions(t, 10_000)
-	m["engine_parked_session_bytes"] = benchmetrics.Metric{Value: math.Round(bytes), Unit: "bytes"}
-	m["engine_answer_all_10k_ms"] = benchmetrics.Millis(answerAll)
+	park := parkedSessions(t, 10_000)
+	m["engine_parked_session_bytes"] = benchmetrics.Metric{Value: math.Round(park.bytes), Unit: "bytes"}
+	m["engine_parked_session_goroutines"] = benchmetrics.Metric{Value: park.goroutines, Unit: "goroutines"}
+	m["engine_park_all_10k_ms"] = benchmetrics.Millis(park.parkAll)
+	m["engine_answer_all_10k_ms"] = benchmetrics.Millis(park.answerAll)
 
 	m["engine_event_deliveries_per_s"] = benchmetrics.Metric{Value: math.Round(eventDeliveries(t, 100, 100_000)), Unit: "deliveries/s"}
 	storeMetrics(t, m)
@@ -105,17 +107,27 @@ func pauseLatencies(t *testing.T, n int, opts ...engine.Option) (notify, answer 
 	return notify, answer
 }
 
-// parkedSessions parks n sessions at a confirm pause and returns the heap
-// and stack bytes each costs, then approves them all and returns how long
-// it took until every run had finished.
-func parkedSessions(t *testing.T, n int) (float64, time.Duration) {
+type parkMetrics struct {
+	bytes      float64       // heap and stack per parked session, after GC
+	goroutines float64       // goroutines per parked session
+	parkAll    time.Duration // create, start and reach the pause, n sessions
+	answerAll  time.Duration // approve all until every run has finished
+}
+
+// parkedSessions parks n sessions at a confirm pause (the ask tool) and
+// measures what each costs and how long parking and approving them all
+// takes.
+func parkedSessions(t *testing.T, n int) parkMetrics {
 	e := engine.New(engine.WithProvider(engine.NewScriptedProvider([]engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{ask(engine.PauseConfirm, "ok?")}}})))
 	defer e.Close()
+	var m parkMetrics
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
+	g0 := runtime.NumGoroutine()
 	sessions := make([]*engine.Session, n)
 	outs := make([]<-chan engine.Outcome, n)
+	t0 := time.Now()
 	for k := range sessions {
 		s, err := e.NewSession(engine.SessionOptions{})
 		require.NoError(t, err)
@@ -126,18 +138,25 @@ func parkedSessions(t *testing.T, n int) (float64, time.Duration) {
 			runtime.Gosched()
 		}
 	}
+	m.parkAll = time.Since(t0)
 	runtime.GC()
 	runtime.ReadMemStats(&after)
-	perSession := float64(after.HeapAlloc+after.StackInuse-before.HeapAlloc-before.StackInuse) / float64(n)
+	m.bytes = float64(after.HeapAlloc+after.StackInuse-before.HeapAlloc-before.StackInuse) / float64(n)
+	// The runs' first goroutines return right after raising the pause.
+	for k := 0; runtime.NumGoroutine() > g0 && k < 1000; k++ {
+		runtime.Gosched()
+	}
+	m.goroutines = float64(runtime.NumGoroutine()-g0) / float64(n)
 
-	t0 := time.Now()
+	t0 = time.Now()
 	for _, s := range sessions {
 		require.NoError(t, s.Confirm("", true))
 	}
 	for _, o := range outs {
 		require.NoError(t, (<-o).Err)
 	}
-	return perSession, time.Since(t0)
+	m.answerAll = time.Since(t0)
+	return m
 }
 
 // eventDeliveries: one session emits events (tool progress), subs

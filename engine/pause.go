@@ -94,11 +94,15 @@ func (k PauseKind) fits(a Answer) bool {
 
 func (k PauseKind) valid() bool { return k == PauseContinue || k == PauseConfirm }
 
-// pending is a pause waiting for its answer. answered has room for exactly
-// one answer and is never reused, so a stale answer can't release a later pause.
+// pending is a pause waiting for its answer: a goroutine blocked on
+// answered, or a parked tool call (parked) that the answer continues. answered
+// has room for exactly one answer and is never reused, and a parked call is
+// taken off the pause by the one answer or interrupt that ends it, so a
+// stale answer can't release a later pause.
 type pending struct {
 	Pause
-	answered chan PauseResult
+	answered chan PauseResult // the waiter's (nil when parked)
+	parked   *Env             // the parked call (nil when a goroutine waits)
 }
 
 func (p *pending) String() string { return fmt.Sprintf("pause %s (%s)", p.ID, p.Kind) }

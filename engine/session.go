@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -77,7 +78,11 @@ type run struct {
 	stopReason    Reason      // set by Interrupt; the run is stopping
 	sideEffectCut bool        // a tool with side effects was cut off
 	storedKind    string      // the kind the store has for the run
-	done          chan struct{}
+	// parkable: a lone tool call's Env.Ask parks the run instead of
+	// blocking its goroutine (a background run of the engine's own loop).
+	parkable bool
+	outcome  chan Outcome // Start's: gets how the run ended (nil: nobody asked)
+	done     chan struct{}
 }
 
 // Snapshot is a consistent copy of a session's state.
@@ -299,10 +304,13 @@ func (s *Session) pauseFor(ctx context.Context, r *run, req PauseRequest, src Pa
 func (s *Session) raisePause(ctx context.Context, r *run, req PauseRequest, src PauseSource, step, task int) (*pending, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.raisePauseLocked(ctx, r, req, src, step, task)
+	return s.raisePauseLocked(ctx, r, req, src, step, task, nil)
 }
 
-func (s *Session) raisePauseLocked(ctx context.Context, r *run, req PauseRequest, src PauseSource, step, task int) (*pending, error) {
+// raisePauseLocked makes the pause pending: a goroutine waits for it with
+// waitPause, or, when parked is set, that parked tool call is continued by
+// the answer (see park).
+func (s *Session) raisePauseLocked(ctx context.Context, r *run, req PauseRequest, src PauseSource, step, task int, parked *Env) (*pending, error) {
 	if !req.Kind.valid() {
 		return nil, fmt.Errorf("%w: pause kind %q (want %q or %q)", ErrInvalidArgument, req.Kind, PauseContinue, PauseConfirm)
 	}
@@ -322,11 +330,14 @@ func (s *Session) raisePauseLocked(ctx context.Context, r *run, req PauseRequest
 	s.pauseSeq++
 	p := &pending{
 		Pause: Pause{
-			ID: fmt.Sprintf("p%d", s.pauseSeq), Kind: req.Kind, Source: src, Tool: req.Tool,
+			ID: "p" + strconv.FormatUint(s.pauseSeq, 10), Kind: req.Kind, Source: src, Tool: req.Tool,
 			Message: req.Message, Details: req.Details, Reasons: req.Reasons, Step: step, Task: task, At: time.Now(),
 			Version: s.version.Load() + 1, // the version emitLocked gives the paused event
 		},
-		answered: make(chan PauseResult, 1),
+		parked: parked,
+	}
+	if parked == nil {
+		p.answered = make(chan PauseResult, 1)
 	}
 	s.pauses = append(s.pauses, p)
 	s.emitLocked(Event{Type: EventPaused, Tool: req.Tool})
@@ -443,8 +454,13 @@ func (s *Session) answer(pauseID string, a Answer, opts ...AnswerOption) error {
 		return fmt.Errorf("session %s: %s is a %s pause, cannot answer %s: %w; %s", s.id, p.ID, p.Kind, a, ErrWrongPauseKind, want)
 	}
 	s.pauses = slices.Delete(s.pauses, i, i+1)
-	p.answered <- res // room for exactly one; only ever sent here, under the lock
+	if p.answered != nil {
+		p.answered <- res // room for exactly one; only ever sent here, under the lock
+	}
 	s.emitLocked(Event{Type: EventPauseAnswered, Answered: &p.Pause, Answer: a, AnswerReason: res.Reason, Remember: res.Remember, By: res.By})
+	if p.parked != nil { // the pause is off the list: nothing else can take the call
+		go s.continueParked(p.parked, res, nil)
+	}
 	return nil
 }
 
@@ -483,6 +499,13 @@ func (s *Session) stopLocked(reason Reason) {
 		s.emitLocked(Event{Type: EventPauseAnswered, Answered: &p.Pause, Answer: AnswerInterrupted})
 	}
 	s.emitLocked(Event{Type: EventStopping, Reason: reason})
+	// A parked call has no goroutine to see the cancelled context: the
+	// run unwinds on a fresh one, as a waiter's would.
+	for _, p := range pending {
+		if p.parked != nil {
+			go s.continueParked(p.parked, PauseResult{Answer: AnswerInterrupted}, interruptErr(r.ctx))
+		}
+	}
 }
 
 // Close interrupts a run in flight (system_stop), waits until it has

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -145,7 +146,22 @@ type Env struct {
 	// cutAtPause: the run was interrupted while the call waited on a pause
 	// (a confirm gate): the action it guards had not started.
 	cutAtPause atomic.Bool
+	tool       Tool
+	// canPark: Ask may park the run (a lone call of a background run,
+	// while Run is in progress).
+	canPark bool
+	// What Ask parked on: the question and what finishes the call.
+	ask  *PauseRequest
+	then AskFunc
 }
+
+// AskFunc finishes a tool call with the user's answer to its question (see
+// Env.Ask). ctx is the call's context.
+type AskFunc func(ctx context.Context, answer PauseResult) (Result, error)
+
+// errParked is what Ask returns when the call parks on its question: Run
+// returns it and the run's goroutine ends; the answer continues the call.
+var errParked = errors.New("engine: the tool call is parked on a question (return Env.Ask's result from Run)")
 
 // SessionID is the id of the session running the tool.
 func (e *Env) SessionID() string { return e.session.id }
@@ -172,6 +188,32 @@ func (e *Env) Pause(ctx context.Context, req PauseRequest) (PauseResult, error) 
 		e.cutAtPause.Store(true)
 	}
 	return res, err
+}
+
+// Ask asks the user req and finishes the call with then's result: the same
+// as Pause followed by then (an interrupt, or ctx ending, returns the
+// error without calling then), but while the user has not answered, the
+// run holds no goroutine. A tool calls it last in Run, with the ctx Run
+// got, and returns what it returns:
+//
+//	return env.Ask(ctx, req, func(ctx context.Context, ans engine.PauseResult) (engine.Result, error) { ... })
+//
+// Then the run parks on the question; the answer (or an interrupt, or the
+// session closing) carries the call on, on another goroutine, with then
+// called after Run has returned. Where the run cannot park (parallel tool
+// calls, a task loop, a host's run, a blocking Prompt, a timeout on the
+// question, a ctx of the tool's own making) Ask blocks as Pause does and
+// calls then itself.
+func (e *Env) Ask(ctx context.Context, req PauseRequest, then AskFunc) (Result, error) {
+	if e.canPark && e.then == nil && req.Timeout <= 0 && ctx == e.run.ctx && req.Kind.valid() {
+		e.ask, e.then = &req, then
+		return Result{}, errParked
+	}
+	res, err := e.Pause(ctx, req)
+	if err != nil {
+		return Result{}, err
+	}
+	return then(ctx, res)
 }
 
 // Progress streams a chunk of output (stdout, status lines) to observers.

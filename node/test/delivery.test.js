@@ -170,7 +170,7 @@ test('only listened-to types are parsed, and a listener added mid-run gets every
   other.close();
 });
 
-test('2,000 sessions parked, approved and closed: goroutines and open sessions are back to where they were (stacks are freed lazily by the Go runtime: not asserted)', async () => {
+test('2,000 sessions parked hold no goroutine; approved and closed, goroutines and open sessions are back to where they were (stacks are freed lazily by the Go runtime: not asserted)', async () => {
   const open = () => Object.values(engine.stats().sessions).reduce((a, b) => a + b, 0);
   const round = async (n) => {
     const { sessions, runs } = await parkAll(n);
@@ -186,7 +186,9 @@ test('2,000 sessions parked, approved and closed: goroutines and open sessions a
   const openBefore = open();
   const n = 2000;
   const parked = await round(n);
-  assert.ok(parked.goroutines >= before.goroutines + n, `a parked run holds its goroutine: ${before.goroutines} -> ${parked.goroutines}`);
+  // A run parked at the ask tool's question holds no goroutine (the last
+  // few may still be returning from raising it: a tenth is slack).
+  assert.ok(parked.goroutines < before.goroutines + n / 10, `a parked run holds no goroutine: ${before.goroutines} -> ${parked.goroutines}`);
   assert.equal(parked.sessions.paused, n + before.sessions.paused);
   const after = engine.stats();
   assert.equal(open(), openBefore, 'every session closed');
