@@ -223,7 +223,7 @@ func (e *Engine) restore(row store.Session) (*Session, error) {
 	if err := json.Unmarshal(row.Options, &opts); err != nil {
 		return nil, fmt.Errorf("options: %w", err)
 	}
-	s := &Session{id: row.ID, eng: e, provider: e.provider, dir: opts.Dir, log: eventLog[Event]{max: 256},
+	s := &Session{id: row.ID, eng: e, provider: e.provider, dir: opts.Dir,
 		lastEnd: runEnd(row.LastEnd), lastError: row.LastError, step: row.Step, pauseSeq: row.PauseSeq,
 		tokens: Usage{Input: row.TokensIn, Output: row.TokensOut}}
 	if s.dir == "" {

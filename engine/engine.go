@@ -123,7 +123,7 @@ func (e *Engine) NewSession(o SessionOptions) (*Session, error) {
 	if dir == "" {
 		dir = e.workDir
 	}
-	s := &Session{id: id, eng: e, provider: p, dir: dir, environ: slices.Clone(o.Environ), log: eventLog[Event]{max: 256}}
+	s := &Session{id: id, eng: e, provider: p, dir: dir, environ: slices.Clone(o.Environ)}
 	if err := e.persistNewSession(s, e.seq, o); err != nil {
 		return nil, fmt.Errorf("session %q: %w", id, err)
 	}

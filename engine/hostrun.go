@@ -50,14 +50,17 @@ func (s *Session) Begin(ctx context.Context, opts ...HostRunOption) (*HostRun, e
 		o(h)
 	}
 	// Once interrupted, the host has the grace to call End. (The watch
-	// also runs when End cancels the ctx; r.done ends it then.)
+	// also runs when End cancels the ctx; the run's end ends it then.)
 	context.AfterFunc(r.ctx, func() {
+		s.mu.Lock()
+		done := r.doneLocked()
+		s.mu.Unlock()
 		t := time.NewTimer(h.grace)
 		defer t.Stop()
 		select {
 		case <-t.C:
 			h.finish(interruptErr(r.ctx))
-		case <-r.done:
+		case <-done:
 		}
 	})
 	return h, nil

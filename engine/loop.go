@@ -256,16 +256,18 @@ func (s *Session) beginLocked(ctx context.Context) (*run, error) {
 		return nil, fmt.Errorf("session %s (%s): %w", s.id, s.deriveLocked(), ErrRunning)
 	}
 	rctx, cancel := context.WithCancelCause(ctx)
-	r := &run{id: s.eng.runSeq.Add(1), ctx: rctx, provider: s.provider, cancel: cancel, done: make(chan struct{})}
+	r := &run{id: s.eng.runSeq.Add(1), base: ctx, ctx: rctx, provider: s.provider, cancel: cancel}
 	// The caller's ctx ending is a stop request like Interrupt(system_stop):
 	// the status is stopping until the run has unwound.
-	r.stopOnDone = context.AfterFunc(ctx, func() {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if s.run == r {
-			s.stopLocked(ReasonSystemStop)
-		}
-	})
+	if ctx.Done() != nil {
+		r.stopOnDone = context.AfterFunc(ctx, func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if s.run == r {
+				s.stopLocked(ReasonSystemStop)
+			}
+		})
+	}
 	s.run = r
 	s.lastEnd = endNone
 	s.lastError = ""
@@ -276,11 +278,13 @@ func (s *Session) beginLocked(ctx context.Context) (*run, error) {
 // end records how the run ended and emits the terminal event, which
 // carries the run id and the result.
 func (s *Session) end(r *run, err error) (RunResult, error) {
-	r.stopOnDone()
+	if r.stopOnDone != nil {
+		r.stopOnDone()
+	}
 	defer r.cancel(nil)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	defer close(r.done)
+	defer r.endedLocked()
 	s.run = nil
 	s.pauses = nil
 	reason, interrupted := r.stopReason, r.stopReason != ""
@@ -392,7 +396,9 @@ func (s *Session) modelTurn(r *run) ([]ToolCall, error) {
 	if r.provider == nil {
 		return nil, fmt.Errorf("session %s: %w: no model provider configured (engine.WithProvider or SessionOptions.Provider)", s.id, ErrInvalidArgument)
 	}
-	stream, err := protect("Stream", func() (Stream, error) { return r.provider.Stream(r.ctx, req) })
+	ctx, idle, end := s.beginTurn(r)
+	defer end()
+	stream, err := protect("Stream", func() (Stream, error) { return r.provider.Stream(ctx, req) })
 	if err != nil {
 		if r.ctx.Err() != nil {
 			return nil, interruptErr(r.ctx)
@@ -404,7 +410,7 @@ func (s *Session) modelTurn(r *run) ([]ToolCall, error) {
 	var calls []ToolCall
 	var usage *Usage
 	for {
-		chunk, err := s.recv(r.ctx, stream)
+		chunk, err := idle.recv(ctx, r.ctx, stream)
 		if err == nil || err == io.EOF {
 			s.markResumed(r) // the model answered: the resumed run has started
 		}
@@ -445,21 +451,59 @@ func (s *Session) modelTurn(r *run) ([]ToolCall, error) {
 	return calls, nil
 }
 
-// recv reads one chunk, failing with a timeout interruption when the stream
-// stays silent longer than the idle timeout.
-func (s *Session) recv(ctx context.Context, st Stream) (Chunk, error) {
-	read := func(ctx context.Context) (Chunk, error) {
+// beginTurn returns the context of a model turn, which the stream's idle
+// timeout may end with its own cause, and what ends the turn. It is
+// derived from the caller's context, not from the run's, and the run's
+// stop (stopLocked) ends it too: so the run's context, which a parked run
+// keeps, gathers nothing from the turns (a context's set of children keeps
+// its room once made).
+func (s *Session) beginTurn(r *run) (context.Context, *idleWatch, func()) {
+	ctx, cancel := context.WithCancelCause(r.base)
+	s.mu.Lock()
+	if r.ctx.Err() != nil {
+		cancel(context.Cause(r.ctx))
+	} else {
+		r.turnCancel = cancel
+	}
+	s.mu.Unlock()
+	idle := &idleWatch{timeout: s.eng.idleTimeout, cancel: cancel}
+	return ctx, idle, func() {
+		if idle.timer != nil {
+			idle.timer.Stop()
+		}
+		s.mu.Lock()
+		r.turnCancel = nil
+		s.mu.Unlock()
+		cancel(nil)
+	}
+}
+
+// idleWatch ends a model turn whose stream stays silent longer than the
+// idle timeout: one timer per turn, armed for each read.
+type idleWatch struct {
+	timeout time.Duration
+	cancel  context.CancelCauseFunc // the turn's
+	timer   *time.Timer
+	cause   *interruptCause // what the timer ends the turn with
+}
+
+// recv reads one chunk from the turn's stream (ctx is the turn's, run the
+// run's), failing with a timeout interruption when the stream stays silent
+// longer than the idle timeout.
+func (w *idleWatch) recv(ctx, run context.Context, st Stream) (Chunk, error) {
+	if w.timeout <= 0 {
 		return protect("model stream", func() (Chunk, error) { return st.Recv(ctx) })
 	}
-	if s.eng.idleTimeout <= 0 {
-		return read(ctx)
+	if w.timer == nil {
+		w.cause = &interruptCause{reason: ReasonTimeout}
+		w.timer = time.AfterFunc(w.timeout, func() { w.cancel(w.cause) })
+	} else {
+		w.timer.Reset(w.timeout)
 	}
-	idle := &interruptCause{reason: ReasonTimeout}
-	rctx, cancel := context.WithTimeoutCause(ctx, s.eng.idleTimeout, idle)
-	defer cancel()
-	c, err := read(rctx)
-	if err != nil && ctx.Err() == nil && context.Cause(rctx) == idle {
-		return c, fmt.Errorf("%w after %s: %w", ErrIdleTimeout, s.eng.idleTimeout, idle)
+	c, err := protect("model stream", func() (Chunk, error) { return st.Recv(ctx) })
+	w.timer.Stop()
+	if err != nil && run.Err() == nil && context.Cause(ctx) == w.cause {
+		return c, fmt.Errorf("%w after %s: %w", ErrIdleTimeout, w.timeout, w.cause)
 	}
 	return c, err
 }
@@ -585,6 +629,7 @@ func (s *Session) park(env *Env) error {
 	r := env.run
 	s.mu.Lock()
 	_, err := s.raisePauseLocked(r.ctx, r, *env.ask, SourceTool, env.step, 0, env)
+	env.ask = nil // the pause holds what the user is asked
 	s.mu.Unlock()
 	if err == nil {
 		return errParked

@@ -131,7 +131,10 @@ func parkedSessions(t *testing.T, n int) parkMetrics {
 	for k := range sessions {
 		s, err := e.NewSession(engine.SessionOptions{})
 		require.NoError(t, err)
-		sessions[k], outs[k] = s, start(t, s, "go")
+		// As the addon starts runs: with a context that never ends.
+		_, out, err := s.Start(context.Background(), "go")
+		require.NoError(t, err)
+		sessions[k], outs[k] = s, out
 	}
 	for _, s := range sessions {
 		for s.Status() != engine.StatusPaused {

@@ -302,3 +302,59 @@ func TestAskBlocksWhereARunCannotPark(t *testing.T) {
 	}
 	require.Equal(t, []string{"call_1_1 resumed", "call_1_2 resumed", "call_4_1 timed_out"}, results)
 }
+
+// A model turn's context is its own (the run's gathers nothing from it),
+// yet everything that ends the run ends the turn: an interrupt, the
+// caller's context; and the stream's idle timeout ends only the turn, so a
+// task loop fails that task and goes on with the next.
+func TestModelTurnEndsWithItsRun(t *testing.T) {
+	t.Parallel()
+	stall := []engine.ScriptTurn{{Text: "stall", Hang: true}}
+	t.Run("interrupt", func(t *testing.T) {
+		t.Parallel()
+		_, s := newEngine(t, stall)
+		sub := s.Subscribe()
+		defer sub.Close()
+		out := start(t, s, "go")
+		waitEvent(t, sub, isType(engine.EventText))
+		require.NoError(t, s.Interrupt(engine.ReasonUserStop))
+		o := <-out
+		require.ErrorIs(t, o.Err, engine.ErrInterrupted)
+		require.Equal(t, engine.ReasonUserStop, o.Result.Interruption.Reason)
+	})
+	t.Run("the caller's context", func(t *testing.T) {
+		t.Parallel()
+		_, s := newEngine(t, stall)
+		sub := s.Subscribe()
+		defer sub.Close()
+		ctx, cancel := context.WithCancel(t.Context())
+		_, out, err := s.Start(ctx, "go")
+		require.NoError(t, err)
+		waitEvent(t, sub, isType(engine.EventText))
+		cancel()
+		o := <-out
+		require.ErrorIs(t, o.Err, engine.ErrInterrupted)
+		require.Equal(t, engine.ReasonSystemStop, o.Result.Interruption.Reason)
+	})
+	t.Run("idle timeout in a task loop", func(t *testing.T) {
+		t.Parallel()
+		synctest.Test(t, func(t *testing.T) {
+			e := engine.New(engine.WithStreamIdleTimeout(time.Minute), engine.WithProvider(engine.NewScriptedProvider(stall)))
+			defer e.Close()
+			s, err := e.NewSession(engine.SessionOptions{})
+			require.NoError(t, err)
+			ran := false
+			tl, err := s.NewTaskLoop([]engine.Task{
+				{Title: "stalls", Prompt: "go"},
+				{Title: "next", Func: func(context.Context, *engine.Session) error { ran = true; return nil }},
+			})
+			require.NoError(t, err)
+			require.NoError(t, tl.Run(t.Context()))
+			st := tl.State()
+			require.Equal(t, engine.TaskFailed, st.Tasks[0].Status)
+			require.Contains(t, st.Tasks[0].Error, "idle timeout")
+			require.True(t, ran, "the loop went on after the stalled task")
+			require.Equal(t, engine.StatusIdle, s.Status())
+		})
+	})
+}

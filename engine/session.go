@@ -52,7 +52,10 @@ type Session struct {
 	tokens     Usage
 	history    []Message
 	locals     map[any]any
-	log        eventLog[Event]
+	// log is the session's own event stream, made at the first Subscribe:
+	// a session nobody subscribes to (most, under a UI that reads the
+	// engine's feed) does without.
+	log *eventLog[Event]
 }
 
 // runEnd is how a session's last run ended.
@@ -67,7 +70,8 @@ const (
 
 // run is one Prompt or Continue (or a whole task loop) in flight.
 type run struct {
-	id            uint64 // unique in the engine; in the run's events
+	id            uint64          // unique in the engine; in the run's events
+	base          context.Context // the caller's: model turns derive from it (see modelTurn)
 	loop          *TaskLoop
 	hostOwned     bool // the host's own loop (Begin): only the host can resume it
 	resumed       bool // a Continue: "Resumed" is recorded once the model answers
@@ -82,7 +86,34 @@ type run struct {
 	// blocking its goroutine (a background run of the engine's own loop).
 	parkable bool
 	outcome  chan Outcome // Start's: gets how the run ended (nil: nobody asked)
-	done     chan struct{}
+	// turnCancel ends the model turn in flight (nil between turns).
+	turnCancel context.CancelCauseFunc
+	// done is closed when the run has ended; made by the first waiter
+	// (doneLocked), as most runs end without one.
+	done  chan struct{}
+	ended bool
+}
+
+// closedChan is a channel that is always closed.
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+// doneLocked returns a channel closed when run r has ended.
+func (r *run) doneLocked() <-chan struct{} {
+	switch {
+	case r.ended:
+		return closedChan
+	case r.done == nil:
+		r.done = make(chan struct{})
+	}
+	return r.done
+}
+
+// endedLocked marks run r ended and wakes its waiters.
+func (r *run) endedLocked() {
+	r.ended = true
+	if r.done != nil {
+		close(r.done)
+	}
 }
 
 // Snapshot is a consistent copy of a session's state.
@@ -203,7 +234,15 @@ func (s *Session) History() []Message {
 }
 
 // Subscribe returns a reader of this session's events from now on.
-func (s *Session) Subscribe() *Subscription[Event] { return s.log.subscribe() }
+func (s *Session) Subscribe() *Subscription[Event] {
+	s.mu.Lock()
+	if s.log == nil {
+		s.log = &eventLog[Event]{max: 256, closed: s.closed}
+	}
+	l := s.log
+	s.mu.Unlock()
+	return l.subscribe()
+}
 
 // Events streams this session's events until ctx ends or the session closes.
 func (s *Session) Events(ctx context.Context) <-chan Event { return s.Subscribe().channel(ctx) }
@@ -276,7 +315,9 @@ func (s *Session) emitLocked(ev Event) {
 	}
 	ev.At = time.Now()
 	ev.MonoNS = MonoNanos(ev.At)
-	s.log.append(ev)
+	if s.log != nil {
+		s.log.append(ev)
+	}
 	s.eng.log.append(ev)
 	s.eng.publishFeeds(ev)
 }
@@ -493,7 +534,11 @@ func (s *Session) stopLocked(reason Reason) {
 	pending := s.pauses
 	s.pauses = nil // their waiters see the cancelled context
 	s.pauseRequested = false
-	r.cancel(&interruptCause{reason: reason})
+	cause := &interruptCause{reason: reason}
+	r.cancel(cause)
+	if r.turnCancel != nil {
+		r.turnCancel(cause)
+	}
 	// Every pause the interrupt ends is answered "interrupted", oldest first.
 	for _, p := range pending {
 		s.emitLocked(Event{Type: EventPauseAnswered, Answered: &p.Pause, Answer: AnswerInterrupted})
@@ -523,14 +568,15 @@ func (s *Session) Close() error {
 	s.closing = true
 	s.closeDone = make(chan struct{})
 	defer close(s.closeDone)
-	r := s.run
-	if r != nil {
+	var runDone <-chan struct{}
+	if r := s.run; r != nil {
 		s.stopLocked(ReasonSystemStop)
+		runDone = r.doneLocked()
 	}
 	loops := s.loops
 	s.mu.Unlock()
-	if r != nil {
-		<-r.done
+	if runDone != nil {
+		<-runDone
 	}
 	for _, tl := range loops {
 		tl.Close()
@@ -541,7 +587,9 @@ func (s *Session) Close() error {
 	locals := s.locals
 	s.locals = nil
 	s.emitLocked(Event{Type: EventClosed})
-	s.log.close()
+	if s.log != nil {
+		s.log.close()
+	}
 	s.mu.Unlock()
 	var errs []error
 	for _, v := range locals {
