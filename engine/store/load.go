@@ -9,6 +9,8 @@ import (
 // Load reads every stored session, in creation order, with its history,
 // pending pauses and task loops.
 func (st *Store) Load(ctx context.Context) ([]Session, error) {
+	st.conn.Lock()
+	defer st.conn.Unlock()
 	rows, err := st.db.QueryContext(ctx, `SELECT id, seq, created_at, options, state, run, run_kind, pause_seq, last_end, interruption,
 		tokens_in, tokens_out, step, last_error, needs_input FROM sessions ORDER BY seq`)
 	if err != nil {
@@ -42,7 +44,7 @@ func (st *Store) Load(ctx context.Context) ([]Session, error) {
 	if err := rows.Err(); err != nil {
 		return nil, st.fail("read sessions", err)
 	}
-	err = st.each(ctx, "read history", `SELECT session, message FROM history ORDER BY session, idx`, func(r *sql.Rows) error {
+	err = st.eachLocked(ctx, "read history", `SELECT session, message FROM history ORDER BY session, idx`, func(r *sql.Rows) error {
 		var id, msg string
 		if err := r.Scan(&id, &msg); err != nil {
 			return err
@@ -55,7 +57,7 @@ func (st *Store) Load(ctx context.Context) ([]Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = st.each(ctx, "read pauses", `SELECT p.session, p.id, p.run, p.pause FROM pauses p ORDER BY p.session, CAST(substr(p.id, 2) AS INTEGER)`, func(r *sql.Rows) error {
+	err = st.eachLocked(ctx, "read pauses", `SELECT p.session, p.id, p.run, p.pause FROM pauses p ORDER BY p.session, CAST(substr(p.id, 2) AS INTEGER)`, func(r *sql.Rows) error {
 		var id string
 		var p Pause
 		var pause string
@@ -72,7 +74,7 @@ func (st *Store) Load(ctx context.Context) ([]Session, error) {
 		return nil, err
 	}
 	loops := map[[2]string]*Loop{}
-	err = st.each(ctx, "read task loops", `SELECT session, loop, state FROM task_loops ORDER BY session, loop`, func(r *sql.Rows) error {
+	err = st.eachLocked(ctx, "read task loops", `SELECT session, loop, state FROM task_loops ORDER BY session, loop`, func(r *sql.Rows) error {
 		var id, loop, state string
 		if err := r.Scan(&id, &loop, &state); err != nil {
 			return err
@@ -90,7 +92,7 @@ func (st *Store) Load(ctx context.Context) ([]Session, error) {
 			loops[[2]string{out[i].ID, out[i].Loops[j].ID}] = &out[i].Loops[j]
 		}
 	}
-	err = st.each(ctx, "read task states", `SELECT session, loop, idx, title, status, error FROM task_states ORDER BY session, loop, idx`, func(r *sql.Rows) error {
+	err = st.eachLocked(ctx, "read task states", `SELECT session, loop, idx, title, status, error FROM task_states ORDER BY session, loop, idx`, func(r *sql.Rows) error {
 		var id, loop string
 		var t TaskState
 		if err := r.Scan(&id, &loop, &t.Index, &t.Title, &t.Status, &t.Error); err != nil {
@@ -155,7 +157,14 @@ func (st *Store) Grants(ctx context.Context) ([]Grant, error) {
 	return out, err
 }
 
+// each runs query and fn for each row, holding the connection.
 func (st *Store) each(ctx context.Context, what, query string, fn func(*sql.Rows) error, args ...any) error {
+	st.conn.Lock()
+	defer st.conn.Unlock()
+	return st.eachLocked(ctx, what, query, fn, args...)
+}
+
+func (st *Store) eachLocked(ctx context.Context, what, query string, fn func(*sql.Rows) error, args ...any) error {
 	rows, err := st.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return st.fail(what, err)

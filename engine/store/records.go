@@ -108,13 +108,15 @@ type RunEnd struct {
 // Tx is one transaction: the writes of one transition, committed together.
 type Tx struct {
 	st  *Store
-	tx  *sql.Tx
 	ctx context.Context
 	err error
 }
 
 // statements prepared once per store, by name.
 var statements = map[string]string{
+	"begin":         `BEGIN IMMEDIATE`,
+	"commit":        `COMMIT`,
+	"rollback":      `ROLLBACK`,
 	"createSession": `INSERT INTO sessions (id, seq, created_at, options, state) VALUES (?, ?, ?, ?, 'idle')`,
 	"deleteSession": `DELETE FROM sessions WHERE id = ?`,
 	"deleteHistory": `DELETE FROM history WHERE session = ?`,
@@ -152,6 +154,9 @@ func (st *Store) prepare(ctx context.Context) error {
 // Update runs fn's writes in one transaction and commits it: with WAL and
 // synchronous=NORMAL the commit is an append to the WAL in the OS's page
 // cache, which survives the process being killed (not a power loss).
+// Every statement, BEGIN and COMMIT included, is prepared once (Open) and
+// run on the store's one connection: no parsing and no per-call wrapper on
+// the path.
 func (st *Store) Update(ctx context.Context, fn func(*Tx)) error {
 	st.mu.Lock()
 	closed := st.closed
@@ -159,18 +164,23 @@ func (st *Store) Update(ctx context.Context, fn func(*Tx)) error {
 	if closed {
 		return fmt.Errorf("store %s: %w", st.path, ErrClosed)
 	}
-	sqlTx, err := st.db.BeginTx(ctx, nil)
-	if err != nil {
-		return st.fail("begin", err)
-	}
-	tx := &Tx{st: st, tx: sqlTx, ctx: ctx}
-	fn(tx)
-	if tx.err != nil {
-		sqlTx.Rollback()
+	st.conn.Lock()
+	defer st.conn.Unlock()
+	tx := &Tx{st: st, ctx: ctx}
+	if tx.exec("begin"); tx.err != nil {
 		return tx.err
 	}
-	if err := sqlTx.Commit(); err != nil {
-		return st.fail("commit", err)
+	fn(tx)
+	if tx.err != nil {
+		st.stmts["rollback"].ExecContext(context.Background())
+		return tx.err
+	}
+	if tx.exec("commit"); tx.err != nil {
+		st.stmts["rollback"].ExecContext(context.Background())
+		return tx.err
+	}
+	if st.walSync != nil {
+		st.walSync.committed()
 	}
 	return nil
 }
@@ -179,7 +189,7 @@ func (tx *Tx) exec(name string, args ...any) {
 	if tx.err != nil {
 		return
 	}
-	if _, err := tx.tx.StmtContext(tx.ctx, tx.st.stmts[name]).ExecContext(tx.ctx, args...); err != nil {
+	if _, err := tx.st.stmts[name].ExecContext(tx.ctx, args...); err != nil {
 		tx.err = tx.st.fail(name, err)
 	}
 }

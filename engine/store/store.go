@@ -24,11 +24,15 @@ const Memory = ":memory:"
 
 // Store is one open store file, owned by this process until Close.
 type Store struct {
-	path string
-	db   *sql.DB
-	lock *os.File // flock held for the Store's lifetime; nil in memory
+	path    string
+	db      *sql.DB
+	lock    *os.File   // flock held for the Store's lifetime; nil in memory
+	walSync *walSyncer // nil in memory
 
-	mu     sync.Mutex // guards closed
+	mu sync.Mutex // guards closed
+	// conn is held while the store's one connection is in use: by each
+	// Update from BEGIN to COMMIT, and by each read.
+	conn   sync.Mutex
 	closed bool
 	stmts  map[string]*sql.Stmt
 }
@@ -159,7 +163,13 @@ func (st *Store) open(ctx context.Context) error {
 			return err
 		}
 	}
-	return st.prepare(ctx)
+	if err := st.prepare(ctx); err != nil {
+		return err
+	}
+	if st.path != Memory {
+		st.walSync = newWALSyncer(st.path)
+	}
+	return nil
 }
 
 func (st *Store) userVersion(ctx context.Context) (int, error) {
@@ -222,11 +232,16 @@ func (st *Store) Close() error {
 		return nil
 	}
 	st.closed = true
+	st.conn.Lock() // after an Update in progress
+	defer st.conn.Unlock()
 	return st.release()
 }
 
 func (st *Store) release() error {
 	var errs []error
+	if st.walSync != nil {
+		errs = append(errs, st.walSync.close())
+	}
 	for _, s := range st.stmts {
 		errs = append(errs, s.Close())
 	}
@@ -245,6 +260,8 @@ func (st *Store) release() error {
 // IntegrityCheck runs PRAGMA integrity_check and returns its report ("ok"
 // when the file is sound).
 func (st *Store) IntegrityCheck(ctx context.Context) (string, error) {
+	st.conn.Lock()
+	defer st.conn.Unlock()
 	rows, err := st.db.QueryContext(ctx, "PRAGMA integrity_check")
 	if err != nil {
 		return "", st.fail("integrity check", err)

@@ -148,21 +148,62 @@ func TestRoundTrip(t *testing.T) {
 	assert.Len(t, audit, 2)
 }
 
-// A failed write rolls the whole transition back.
+// A failed write rolls the whole transition back, and the store's one
+// connection is left out of any transaction: the next write works.
 func TestUpdateIsAllOrNothing(t *testing.T) {
 	t.Parallel()
-	st := open(t, store.Memory)
+	for _, where := range []string{"memory", "file"} {
+		t.Run(where, func(t *testing.T) {
+			t.Parallel()
+			path := store.Memory
+			if where == "file" {
+				path = filepath.Join(t.TempDir(), "s.db")
+			}
+			st := open(t, path)
+			require.NoError(t, st.Update(t.Context(), func(tx *store.Tx) {
+				tx.CreateSession(store.Session{ID: "a", Seq: 1, Options: raw(nil)})
+			}))
+			err := st.Update(t.Context(), func(tx *store.Tx) {
+				tx.AppendHistory("a", 0, raw("one"))
+				tx.AppendHistory("a", 0, raw("same index again"))
+			})
+			require.Error(t, err)
+			got, err := st.Load(t.Context())
+			require.NoError(t, err)
+			assert.Empty(t, got[0].History)
+
+			require.NoError(t, st.Update(t.Context(), func(tx *store.Tx) { tx.AppendHistory("a", 0, raw("one")) }))
+			got, err = st.Load(t.Context())
+			require.NoError(t, err)
+			assert.Len(t, got[0].History, 1)
+		})
+	}
+}
+
+// A file store's WAL is synced by the store's own goroutine as commits
+// come (so that SQLite's checkpoint inside a commit finds little left to
+// write), and Close stops that goroutine (goleak in TestMain).
+func TestWALIsSyncedInTheBackground(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "s.db")
+	st, err := store.Open(t.Context(), path)
+	require.NoError(t, err)
 	require.NoError(t, st.Update(t.Context(), func(tx *store.Tx) {
 		tx.CreateSession(store.Session{ID: "a", Seq: 1, Options: raw(nil)})
 	}))
-	err := st.Update(t.Context(), func(tx *store.Tx) {
-		tx.AppendHistory("a", 0, raw("one"))
-		tx.AppendHistory("a", 0, raw("same index again"))
-	})
-	require.Error(t, err)
+	for i := range 200 {
+		require.NoError(t, st.Update(t.Context(), func(tx *store.Tx) { tx.AppendHistory("a", i, raw(i)) }))
+	}
+	require.Eventually(t, func() bool { return st.WALSyncs() > 0 }, 10*time.Second, time.Millisecond, "the WAL was synced")
+	require.NoError(t, st.Close())
+	require.NoError(t, st.Close(), "Close is idempotent")
+	require.ErrorIs(t, st.Update(t.Context(), func(*store.Tx) {}), store.ErrClosed)
+
+	st = open(t, path)
 	got, err := st.Load(t.Context())
 	require.NoError(t, err)
-	assert.Empty(t, got[0].History)
+	assert.Len(t, got[0].History, 200)
+	assert.Zero(t, open(t, store.Memory).WALSyncs(), "a store in memory has no WAL")
 }
 
 // A new store gets the current schema, marked as ours; opening it again
