@@ -124,14 +124,35 @@ func (t *Tool) Run(ctx context.Context, call engine.ToolCall, env *engine.Env) (
 	if a.TimeoutMS < 0 || a.TimeoutMS > maxTimeoutMS {
 		return toolError("bash: timeout_ms must be between 0 and %d (24 h), got %d", maxTimeoutMS, a.TimeoutMS), nil
 	}
-	dir := env.Dir()
 	files := env.Local(fileLogKey{t}, newFileLogAny).(*FileLog)
-	writes, res, ok, err := t.gate(ctx, a.Command, checkDir(env), files, env)
-	if ok || err != nil {
-		return res, err
+	g := t.gate(a.Command, checkDir(env), files, env)
+	switch {
+	case g.refused != nil:
+		return *g.refused, nil
+	case g.ask == nil:
+		return t.execute(ctx, a, env, files, g.writes)
 	}
-	defer files.record(writes) // a later call running what this one wrote judges what was written
+	// The command waits for the user's answer: the run parks on it (no
+	// goroutine held) and the answer runs it, or denies it.
+	return env.Ask(ctx, *g.ask, func(ctx context.Context, answer engine.PauseResult) (engine.Result, error) {
+		if !answer.Approved() {
+			out := "Command denied by user"
+			if answer.Answer == engine.AnswerTimedOut {
+				out = "Command not run: the confirmation timed out"
+			}
+			if answer.Reason != "" {
+				out += ": " + answer.Reason
+			}
+			return engine.Result{IsError: true, Output: out}, nil
+		}
+		t.remember(env, g.keys, g.root, answer.Remember)
+		return t.execute(ctx, a, env, files, g.writes)
+	})
+}
 
+// execute runs a command the gate let through.
+func (t *Tool) execute(ctx context.Context, a Args, env *engine.Env, files *FileLog, writes []fileWrite) (engine.Result, error) {
+	defer files.record(writes) // a later call running what this one wrote judges what was written
 	timeout := t.timeout
 	if a.TimeoutMS > 0 {
 		timeout = time.Duration(a.TimeoutMS) * time.Millisecond
@@ -145,7 +166,7 @@ func (t *Tool) Run(ctx context.Context, call engine.ToolCall, env *engine.Env) (
 		env.Warn("Sandbox not fully in force: " + strings.Join(sb.Warnings, "; "))
 	}
 	environ := append(t.env.filter(os.Environ()), env.Environ()...)
-	out, err := t.run.run(ctx, a.Command, dir, environ, timeout, policy, env.Progress)
+	out, err := t.run.run(ctx, a.Command, env.Dir(), environ, timeout, policy, env.Progress)
 	ss.setLast(out.report)
 	if ctx.Err() != nil {
 		return engine.Result{}, interrupted(ctx)
@@ -153,52 +174,48 @@ func (t *Tool) Run(ctx context.Context, call engine.ToolCall, env *engine.Env) (
 	if err != nil && out.report.Error != "" || errors.Is(err, contain.ErrNoSupervisor) {
 		return toolError("Command not run: %v", err), nil
 	}
-	res = result(out, timeout, err)
+	res := result(out, timeout, err)
 	if hint := sandboxHint(out, policy); hint != "" {
 		res.Output += "\n" + hint
 	}
 	return res, nil
 }
 
-// gate decides whether the command may run. ok means it may not: res is
-// what the model sees. err is an interrupt during the confirm pause.
-func (t *Tool) gate(ctx context.Context, command, dir string, files *FileLog, env *engine.Env) (writes []fileWrite, res engine.Result, ok bool, err error) {
+// gateResult is what the gate decided about a command: refused (the
+// result the model sees), let through, or to ask about (ask: the confirm
+// pause; keys and root: what an approval remembers).
+type gateResult struct {
+	writes  []fileWrite
+	refused *engine.Result
+	ask     *engine.PauseRequest
+	keys    []string
+	root    string
+}
+
+// gate decides whether the command may run, and what to ask when the
+// user has to decide.
+func (t *Tool) gate(command, dir string, files *FileLog, env *engine.Env) gateResult {
 	sc := newScope(dir)
 	sc.files = files
 	d := check(command, t.rules, sc)
 	switch d.Decision {
 	case ActionAllow:
-		return d.writes, engine.Result{}, false, nil
+		return gateResult{writes: d.writes}
 	case ActionDeny:
-		return nil, engine.Result{IsError: true, Output: "Command denied by rule: " + strings.Join(d.Reasons, "; ")}, true, nil
+		return gateResult{refused: &engine.Result{IsError: true, Output: "Command denied by rule: " + strings.Join(d.Reasons, "; ")}}
 	}
 	root := projectRoot(sc.dir)
 	reasons, keys := t.unapproved(d, env, root)
 	if len(reasons) == 0 {
-		return d.writes, engine.Result{}, false, nil // every finding was approved before
+		return gateResult{writes: d.writes} // every finding was approved before
 	}
-	answer, err := env.Pause(ctx, engine.PauseRequest{
+	return gateResult{writes: d.writes, keys: keys, root: root, ask: &engine.PauseRequest{
 		Kind:    engine.PauseConfirm,
 		Tool:    "Bash",
 		Message: "Potentially dangerous command",
 		Details: command,
 		Reasons: reasons,
-	})
-	if err != nil {
-		return nil, engine.Result{}, true, err
-	}
-	if !answer.Approved() {
-		out := "Command denied by user"
-		if answer.Answer == engine.AnswerTimedOut {
-			out = "Command not run: the confirmation timed out"
-		}
-		if answer.Reason != "" {
-			out += ": " + answer.Reason
-		}
-		return nil, engine.Result{IsError: true, Output: out}, true, nil
-	}
-	t.remember(env, keys, root, answer.Remember)
-	return d.writes, engine.Result{}, false, nil
+	}}
 }
 
 // unapproved returns the findings of d that no approval remembered for
