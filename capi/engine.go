@@ -271,6 +271,29 @@ func il_engine_sessions(h C.il_handle, out **C.char) C.il_status {
 	})
 }
 
+//export il_engine_sessions_camel
+func il_engine_sessions_camel(h C.il_handle, out **C.char) C.il_status {
+	return call("il_engine_sessions_camel", h, func(ee *engineEntry) error {
+		if out == nil {
+			return errNilOut("out_json")
+		}
+		sessions := ee.e.Sessions()
+		var enc snapshotEncoder
+		b := make([]byte, 0, 512*len(sessions)+3)
+		b = append(b, '[')
+		for i, s := range sessions {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			snap := s.Snapshot()
+			b = enc.append(b, &snap)
+		}
+		b = append(b, ']', 0)
+		*out = (*C.char)(C.CBytes(b))
+		return nil
+	})
+}
+
 //export il_engine_info
 func il_engine_info(h C.il_handle, out **C.char) C.il_status {
 	return call("il_engine_info", h, func(ee *engineEntry) error {

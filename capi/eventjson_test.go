@@ -71,3 +71,53 @@ func TestEventJSONKnowsEveryField(t *testing.T) {
 		assert.Equal(t, names, tags, "%s gained or lost a field: update appendEventJSON (capi/eventjson.go) and this list", typ)
 	}
 }
+
+// il_engine_sessions_camel is il_engine_sessions with camelCase keys, byte
+// for byte, for sessions in every state: paused, idle, interrupted,
+// never run, with and without a sandbox.
+func TestSessionsCamelMatchesSessions(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t, `{"bash": {"sandbox": {"mode": "workspace-write"}}}`)
+	paused := newSession(t, e, askConfirmScript)
+	_, st, msg := drivePrompt(paused, "go")
+	require.Equal(t, ilOK, st, msg)
+	interrupted := newSession(t, e, `{"id": "odd \"id\"\n", "script": [{"text": "thinking", "hang": true}]}`)
+	_, st, msg = drivePrompt(interrupted, "go")
+	require.Equal(t, ilOK, st, msg)
+	waitStatus(t, interrupted, statusRunning)
+	st, msg = driveInterrupt(interrupted, nil)
+	require.Equal(t, ilOK, st, msg)
+	done := newSession(t, e, `{"script": [{"text": "hi"}]}`)
+	_, st, msg = drivePrompt(done, "go")
+	require.Equal(t, ilOK, st, msg)
+	newSession(t, e, `{"sandbox": {"mode": "read-only"}}`)
+	waitStatus(t, paused, statusPaused)
+	waitStatus(t, interrupted, statusInterrupted)
+	waitStatus(t, done, statusIdle)
+
+	snake, st, msg := driveEngineSessions(e)
+	require.Equal(t, ilOK, st, msg)
+	camel, st, msg := driveEngineSessionsCamel(e)
+	require.Equal(t, ilOK, st, msg)
+	assert.Equal(t, string(appendCamelJSON(nil, []byte(snake))), camel)
+	for _, key := range []string{`"runState"`, `"pauseRequested"`, `"interruption":{"reason":"user_stop"`, `"mode":"read-only"`, `"mode":"workspace-write"`} {
+		assert.Contains(t, camel, key)
+	}
+}
+
+func TestSnapshotJSONKnowsEveryField(t *testing.T) {
+	t.Parallel()
+	known := map[reflect.Type][]string{
+		reflect.TypeFor[engine.Snapshot]():    {"id", "status", "version", "pause", "pauses", "interruption", "stopping", "run_state", "eligibility", "needs_input", "run", "step", "tokens", "model", "pause_requested", "last_error", "sandbox"},
+		reflect.TypeFor[engine.Eligibility](): {"eligible", "reason", "repeats_side_effect"},
+		reflect.TypeFor[engine.Usage]():       {"input", "output"},
+	}
+	for typ, names := range known {
+		var tags []string
+		for f := range typ.Fields() {
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			tags = append(tags, name)
+		}
+		assert.Equal(t, names, tags, "%s gained or lost a field: update snapshotEncoder (capi/eventjson.go) and this list", typ)
+	}
+}

@@ -211,6 +211,11 @@ il_status il_engine_close(il_handle engine);
  * (see il_session_snapshot). Free with il_free. */
 il_status il_engine_sessions(il_handle engine, char **out_json);
 
+/* il_engine_sessions with every key in camelCase, the rule of
+ * IL_EVENTS_RECORDS ("run_state" -> "runState"): for a consumer that would
+ * rename them (Node's engine.sessions() of 10,000 sessions). */
+il_status il_engine_sessions_camel(il_handle engine, char **out_json);
+
 /* What the engine runs with: {"tools": [names], "sandbox": [{"tool",
  * "mode", "filesystem", "network", "signals", "tree", "required",
  * "degraded", "warnings"}]}: what confines commands, as in force on this

@@ -108,7 +108,7 @@ export class Engine {
       }),
     });
     // Sessions a store brought back get their wrappers, as created ones do.
-    for (const snap of fromNative(native.engineSessions(this.#h))) {
+    for (const snap of JSON.parse(native.engineSessionsCamel(this.#h))) {
       this.#dispatch.adoptSession(new Session(kInternal, this, native.engineSessionHandle(this.#h, snap.id)));
     }
   }
@@ -132,9 +132,9 @@ export class Engine {
     return s;
   }
 
-  /** Snapshots of every open session, in creation order. */
+  /** Snapshots of every open session, in creation order (one call; the library writes the JS keys). */
   sessions(...args) {
-    return fromNative(native.engineSessions(this.#handle(), ...args));
+    return JSON.parse(native.engineSessionsCamel(this.#handle(), ...args));
   }
 
   /** What the engine runs with: its tools and, per tool that runs commands, the sandbox in force. */

@@ -169,7 +169,9 @@ static Napi::Value EngineJSON(const Napi::CallbackInfo& info, const char* usage,
   return TakeString(info.Env(), json);
 }
 
-Napi::Value EngineSessions(const Napi::CallbackInfo& info) { return EngineJSON(info, "engine.sessions()", il_engine_sessions); }
+Napi::Value EngineSessionsCamel(const Napi::CallbackInfo& info) {
+  return EngineJSON(info, "engine.sessions()", il_engine_sessions_camel);
+}
 
 Napi::Value EngineInfo(const Napi::CallbackInfo& info) { return EngineJSON(info, "engine.info()", il_engine_info); }
 
@@ -587,7 +589,7 @@ void RegisterCalls(Napi::Env env, Napi::Object exports) {
       {"engineCloseAsync", EngineCloseAsync},
       {"engineCloseWait", EngineCloseWait},
       {"engineRef", EngineRef},
-      {"engineSessions", EngineSessions},
+      {"engineSessionsCamel", EngineSessionsCamel},
       {"engineInfo", EngineInfo},
       {"engineEmergencyStop", EngineEmergencyStop},
       {"engineCounts", EngineCounts},
