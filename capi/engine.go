@@ -20,6 +20,7 @@ import (
 	"github.com/interlock-dev/interlock/engine"
 	"github.com/interlock-dev/interlock/engine/bash"
 	"github.com/interlock-dev/interlock/engine/bash/contain"
+	"github.com/interlock-dev/interlock/engine/provider/openai"
 )
 
 // engineConfig is the JSON of il_engine_create.
@@ -217,7 +218,8 @@ func il_engine_create(configJSON *C.char, out *C.il_handle) C.il_status {
 			return err
 		}
 		if cfg.Store != "" {
-			opts = append(opts, engine.WithStore(cfg.Store))
+			// A session's own model ("provider" or "script") comes back with it.
+			opts = append(opts, engine.WithStore(cfg.Store), engine.WithProviderLoader("openai", openai.Load))
 		}
 		e, err := engine.Open(context.Background(), append(opts, toolOpts...)...)
 		if err != nil {

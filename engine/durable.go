@@ -16,13 +16,19 @@ import (
 // before the transition's event reaches any observer (see engine/store).
 
 // storedOptions are the session options kept in the store: never secrets.
-// The provider is the engine's after a restart; of the environment only the
-// names are kept (values can hold keys), so a restored session's commands
-// run without them.
+// A session created with its own StorableProvider keeps its description
+// (made again at a restart by the engine's ProviderLoader for its type);
+// any other comes back with the engine's provider. Of the environment only
+// the names are kept (values can hold keys), so a restored session's
+// commands run without them.
 type storedOptions struct {
 	Dir      string   `json:"dir,omitempty"`
 	Model    string   `json:"model,omitempty"`
 	EnvNames []string `json:"env_names,omitempty"`
+	// Provider describes the session's own model; ProviderLeft says what
+	// of it was not stored because it looks secret.
+	Provider     json.RawMessage `json:"provider,omitempty"`
+	ProviderLeft []string        `json:"provider_left,omitempty"`
 }
 
 // Run kinds as stored: who drives the run, and so who can resume it.
@@ -165,10 +171,18 @@ func (e *Engine) persistNewSession(s *Session, seq uint64, o SessionOptions) err
 		name, _, _ := strings.Cut(kv, "=")
 		opts.EnvNames = append(opts.EnvNames, name)
 	}
+	if sp, ok := o.Provider.(StorableProvider); ok {
+		opts.Provider, opts.ProviderLeft = sp.ProviderSpec()
+	}
 	body, _ := json.Marshal(opts)
-	return e.store.Update(context.Background(), func(tx *store.Tx) {
+	err := e.store.Update(context.Background(), func(tx *store.Tx) {
 		tx.CreateSession(store.Session{ID: s.id, Seq: int64(seq), CreatedAt: time.Now(), Options: body})
 	})
+	if err == nil && len(opts.ProviderLeft) > 0 {
+		// Not yet shared: no other goroutine holds s.
+		s.emitLocked(Event{Type: EventWarning, Tool: "store", Text: fmt.Sprintf("not stored because it looks secret: %s. After a restart this session's model runs without it: pass a key through api_key_env (the variable's name is stored, never its value)", strings.Join(opts.ProviderLeft, ", "))})
+	}
+	return err
 }
 
 // recoverSessions loads the store's sessions. A session that was
@@ -228,6 +242,9 @@ func (e *Engine) restore(row store.Session) (*Session, error) {
 		tokens: Usage{Input: row.TokensIn, Output: row.TokensOut}}
 	if s.dir == "" {
 		s.dir = e.workDir
+	}
+	if len(opts.Provider) > 0 {
+		s.provider = e.loadProvider(row.ID, opts.Provider)
 	}
 	s.history = make([]Message, len(row.History))
 	for i, m := range row.History {

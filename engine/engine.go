@@ -24,9 +24,10 @@ type Engine struct {
 	workDir     string
 	// defaultPauseMode is default_pause_mode for task loops.
 	defaultPauseMode bool
-	storePath        string       // WithStore
-	store            *store.Store // nil without WithStore
-	shuttingDown     atomic.Bool  // Close: sessions closing now are kept in the store
+	storePath        string                    // WithStore
+	loaders          map[string]ProviderLoader // WithProviderLoader, by provider type
+	store            *store.Store              // nil without WithStore
+	shuttingDown     atomic.Bool               // Close: sessions closing now are kept in the store
 
 	runSeq atomic.Uint64 // run ids, unique in the engine
 
@@ -82,6 +83,7 @@ func newEngine(opts ...Option) *Engine {
 		sessions:    make(map[string]*Session),
 		created:     make(map[*Session]uint64),
 		log:         eventLog[Event]{max: 4096},
+		loaders:     map[string]ProviderLoader{"script": loadScript},
 	}
 	e.tools.Register("sleep", Described(NewSleepTool(), "Wait for a number of milliseconds (a long-running tool the user can stop).",
 		json.RawMessage(`{"type":"object","properties":{"ms":{"type":"integer","minimum":0,"description":"how long to wait, in milliseconds"}},"required":["ms"]}`)))

@@ -28,6 +28,14 @@ func WithWorkDir(dir string) Option { return func(e *Engine) { e.workDir = dir }
 // process: see Open, which reports a store that cannot be opened.
 func WithStore(path string) Option { return func(e *Engine) { e.storePath = path } }
 
+// WithProviderLoader lets the engine make providers of type typ again from
+// their stored description (StorableProvider), so that a session created
+// with its own model comes back with it after a restart. Type "script" is
+// built in; the openai package provides openai.Load for "openai".
+func WithProviderLoader(typ string, load ProviderLoader) Option {
+	return func(e *Engine) { e.loaders[typ] = load }
+}
+
 // TaskOption configures a task loop.
 type TaskOption func(*TaskLoop)
 

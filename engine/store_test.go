@@ -337,3 +337,38 @@ func TestOpenReportsAStoreThatCannotBeOpened(t *testing.T) {
 	require.ErrorIs(t, err, store.ErrCorrupt)
 	assert.Panics(t, func() { engine.New(engine.WithStore(path)) })
 }
+
+// plainProvider is a provider the store cannot describe.
+type plainProvider struct{ *engine.ScriptedProvider }
+
+func (plainProvider) ProviderSpec() {} // not StorableProvider's method
+
+// A session's own scripted model comes back with it; one the store cannot
+// describe comes back with the engine's model (as the docs say).
+func TestSessionOwnScriptSurvivesARestart(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "s.db")
+	engines := engine.NewScriptedProvider([]engine.ScriptTurn{{Text: "from the engine's model"}})
+	e := openStore(t, path, []engine.ScriptTurn{{Text: "from the engine's model"}})
+	own, err := e.NewSession(engine.SessionOptions{ID: "own", Provider: engine.NewScriptedProvider([]engine.ScriptTurn{{Text: "from its own script"}})})
+	require.NoError(t, err)
+	plain, err := e.NewSession(engine.SessionOptions{ID: "plain", Provider: plainProvider{engine.NewScriptedProvider([]engine.ScriptTurn{{Text: "from a provider not stored"}})}})
+	require.NoError(t, err)
+	for _, s := range []*engine.Session{own, plain} {
+		_, err := s.Prompt(t.Context(), "hi")
+		require.NoError(t, err)
+	}
+	require.NoError(t, e.Close())
+
+	e, err = engine.Open(t.Context(), engine.WithStore(path), engine.WithProvider(engines))
+	require.NoError(t, err)
+	defer e.Close()
+	for id, want := range map[string]string{"own": "from its own script", "plain": "from the engine's model"} {
+		s, err := e.Session(id)
+		require.NoError(t, err)
+		_, err = s.Prompt(t.Context(), "again")
+		require.NoError(t, err)
+		h := s.History()
+		assert.Equal(t, want, h[len(h)-1].Text, id)
+	}
+}

@@ -2,7 +2,7 @@
 // server of recorded responses) drives a session with the bash tool.
 
 import assert from 'node:assert/strict';
-import { mkdirSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 
@@ -86,4 +86,45 @@ test('a bad provider config is an InterlockError saying what to fix', () => {
   assert.throws(() => engine.createSession({ provider: { type: 'anthropic', model: 'm' } }), /provider type must be "openai"/);
   assert.throws(() => engine.createSession({ provider: { type: 'openai' } }), /no model/);
   assert.throws(() => engine.createSession({ script: [], provider: { type: 'openai', model: 'm' } }), /both script and provider/);
+});
+
+// (The API key's variable: engine/provider/openai/store_test.go; Go reads
+// the environment the process started with.)
+test('a session with its own model comes back after a restart with the same model, never a secret', async () => {
+  const dir = tempDir('interlock-provider-store-');
+  const store = path.join(dir, 's.db');
+  // The engine's own model fails: a restored session that fell back to it would fail.
+  const config = { store, provider: { type: 'openai', baseUrl: server.url, model: 'server_error', maxRetries: 0 } };
+  const own = { type: 'openai', baseUrl: server.url, model: 'text', headers: { 'X-Title': 'interlock', Authorization: 'Bearer sk-js-header-secret' } };
+  const first = new Engine(config);
+  try {
+    const warnings = [];
+    first.on('warning', (ev) => warnings.push(ev.text));
+    const s = first.createSession({ id: 'own', provider: own });
+    const res = await s.prompt('hi');
+    assert.equal(res.status, 'idle', JSON.stringify(res));
+    assert.equal(s.history().at(-1).text, 'Hello from the test server.');
+    assert.match(warnings.join('\n'), /header Authorization/, 'the dropped header is reported');
+  } finally {
+    first.close();
+    await first.closed;
+  }
+  const bytes = ['s.db', 's.db-wal'].map((f) => (existsSync(path.join(dir, f)) ? readFileSync(path.join(dir, f), 'latin1') : '')).join('');
+  assert.ok(bytes.length > 0);
+  assert.ok(!bytes.includes('sk-js-header-secret'), 'a secret-looking header is not stored');
+  assert.ok(bytes.includes('X-Title'), 'the other headers are');
+
+  const second = new Engine(config);
+  try {
+    const s = second.session('own');
+    assert.equal(s.snapshot().model, 'openai:text');
+    const res = await s.prompt('again');
+    assert.equal(res.status, 'idle', JSON.stringify(res));
+    const h = s.history();
+    assert.deepEqual(h.slice(-2).map((m) => m.text), ['again', 'Hello from the test server.'], 'the same server and model answered');
+  } finally {
+    second.close();
+    await second.closed;
+  }
+  rmSync(dir, { recursive: true, force: true });
 });

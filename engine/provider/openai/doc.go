@@ -17,6 +17,12 @@
 //	if err != nil { ... }
 //	e := engine.New(engine.WithProvider(p), engine.WithTool("bash", bash.New()))
 //
+// A session store keeps a session's own provider as its ProviderSpec (the
+// Config without the key's value and without headers that look secret,
+// SecretHeader) and makes it again after a restart with Load:
+//
+//	e, err := engine.Open(ctx, engine.WithStore(path), engine.WithProviderLoader("openai", openai.Load))
+//
 // Failures end the run with an *Error whose Code ("rate_limited",
 // "server_error", "unauthorized", ...) reaches observers in the run_failed
 // event, with the server's own message. Package openaitest serves recorded
