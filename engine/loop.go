@@ -209,12 +209,7 @@ func (s *Session) continueRun(r *run, res resumption) error {
 	}
 	if len(res.rerun) > 0 {
 		s.markResumed(r)
-		if err := s.boundary(r); err != nil {
-			return err
-		}
-		if err := s.runTools(r, res.rerun); err != nil {
-			return err
-		}
+		return s.turnsFrom(r, beforeCalls, res.rerun, false)
 	}
 	return s.turns(r)
 }
@@ -324,24 +319,91 @@ func (s *Session) end(r *run, err error) (RunResult, error) {
 
 // turns alternates model turns and tool calls, parking at step boundaries
 // when a pause signal is pending.
-func (s *Session) turns(r *run) error {
+func (s *Session) turns(r *run) error { return s.turnsFrom(r, beforeTurn, nil, false) }
+
+// stepAt names a step boundary of the loop in turns.
+type stepAt int
+
+const (
+	beforeTurn    stepAt = iota // before a model turn
+	beforeCalls                 // after a model turn, before its tool calls
+	afterLastTurn               // after the model ended its turn: the run ends
+)
+
+// turnsFrom drives the loop on from the step boundary at (calls: the
+// turn's tool calls, before they run). passed: a signal pause at that
+// boundary was already released.
+func (s *Session) turnsFrom(r *run, at stepAt, calls []ToolCall, passed bool) error {
 	for {
-		if err := s.boundary(r); err != nil {
-			return err
+		if !passed {
+			if err := s.stepBoundary(r, at, calls); err != nil {
+				return err
+			}
 		}
-		calls, err := s.modelTurn(r)
-		if err != nil {
-			return err
-		}
-		// A pause requested during the turn lands before its tool calls;
-		// when the model ended its turn, it still lands.
-		if err := s.boundary(r); err != nil || len(calls) == 0 {
-			return err
-		}
-		if err := s.runTools(r, calls); err != nil {
-			return err
+		passed = false
+		switch at {
+		case afterLastTurn:
+			return nil
+		case beforeCalls:
+			if err := s.runTools(r, calls); err != nil {
+				return err
+			}
+			at, calls = beforeTurn, nil
+		case beforeTurn:
+			c, err := s.modelTurn(r)
+			if err != nil {
+				return err
+			}
+			// A pause requested during the turn lands before its tool
+			// calls; when the model ended its turn, it still lands.
+			at, calls = beforeCalls, c
+			if len(c) == 0 {
+				at = afterLastTurn
+			}
 		}
 	}
+}
+
+// stepBoundary is the boundary at: where a parkable run parks on a signal
+// pause (errParked: the resume carries it on), and any other blocks.
+func (s *Session) stepBoundary(r *run, at stepAt, calls []ToolCall) error {
+	if !r.parkable {
+		return s.boundary(r)
+	}
+	if r.ctx.Err() != nil {
+		return interruptErr(r.ctx)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.pauseRequested {
+		return nil
+	}
+	s.pauseRequested = false
+	_, err := s.raisePauseLocked(r.ctx, r, signalPauseRequest(s.step), SourceSignal, s.step, 0, &parkedStep{r: r, at: at, calls: calls})
+	if err != nil {
+		return err
+	}
+	return errParked
+}
+
+func signalPauseRequest(step int) PauseRequest {
+	return PauseRequest{Kind: PauseContinue, Message: fmt.Sprintf("Paused at step %d", step)}
+}
+
+// parkedStep is a run parked on a signal pause at a step boundary.
+type parkedStep struct {
+	r     *run
+	at    stepAt
+	calls []ToolCall
+}
+
+// resume goes on from the boundary once the pause was released, or ends
+// the run when it was interrupted.
+func (p *parkedStep) resume(s *Session, _ PauseResult, err error) {
+	if err == nil {
+		err = s.turnsFrom(p.r, p.at, p.calls, true)
+	}
+	s.settle(p.r, err)
 }
 
 // boundary is a step boundary: the run stops here if interrupted, and parks
@@ -363,7 +425,7 @@ func (s *Session) boundaryCtx(ctx context.Context, r *run) error {
 		return nil
 	}
 	s.pauseRequested = false
-	p, err := s.raisePauseLocked(ctx, r, PauseRequest{Kind: PauseContinue, Message: fmt.Sprintf("Paused at step %d", s.step)}, SourceSignal, s.step, 0, nil)
+	p, err := s.raisePauseLocked(ctx, r, signalPauseRequest(s.step), SourceSignal, s.step, 0, nil)
 	s.mu.Unlock()
 	if err != nil {
 		return err
@@ -539,7 +601,7 @@ func interruptedResult(c ToolCall) Message {
 // runTools runs one turn's tool calls, in parallel when there are several,
 // and records their results in call order. A lone call of a parkable run
 // may park it at a question (Env.Ask): then it returns errParked and the
-// answer carries the run on (continueParked).
+// answer carries the run on (Env.resume).
 func (s *Session) runTools(r *run, calls []ToolCall) error {
 	results := make([]Message, len(calls))
 	if len(calls) == 1 {
@@ -623,7 +685,7 @@ func (s *Session) finishTool(env *Env, msg Message) Message {
 // park raises the question env's call asked with Ask and leaves the run
 // parked on it: the run's goroutine returns (errParked) and nothing of the
 // run is left but its facts. The answer, an interrupt or Close continues
-// the call on a fresh goroutine (continueParked). Interrupted before the
+// the call on a fresh goroutine (Env.resume). Interrupted before the
 // question was raised, the call ends here as Pause would have ended it.
 func (s *Session) park(env *Env) error {
 	r := env.run
@@ -637,10 +699,11 @@ func (s *Session) park(env *Env) error {
 	return s.finishParked(env, Result{}, err, true)
 }
 
-// continueParked carries a parked run on once its question has ended:
-// answered (res) or interrupted (pauseErr). It finishes the call with the
-// tool's AskFunc, then drives the run as its first goroutine would have.
-func (s *Session) continueParked(env *Env, res PauseResult, pauseErr error) {
+// resume carries a run parked at env's question on once the question has
+// ended: answered (res) or interrupted (pauseErr). It finishes the call
+// with the tool's AskFunc, then drives the run as its first goroutine
+// would have.
+func (env *Env) resume(s *Session, res PauseResult, pauseErr error) {
 	var out Result
 	err := pauseErr
 	if err == nil {

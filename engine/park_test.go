@@ -358,3 +358,85 @@ func TestModelTurnEndsWithItsRun(t *testing.T) {
 		})
 	})
 }
+
+// A run parked on a signal pause at a step boundary holds no goroutine
+// either, and what observers see is what they see of a blocked one: before
+// the first model turn, before a turn's tool calls, after the last turn.
+func TestSignalPauseParksTheRun(t *testing.T) {
+	t.Parallel()
+	sleep0 := call("sleep", map[string]int{"ms": 0})
+	tests := []struct {
+		name    string
+		turns   []engine.ScriptTurn
+		atText  bool // request the pause at the first text, else before the run
+		release func(s *engine.Session) error
+	}{
+		{"before the first turn, resumed", []engine.ScriptTurn{{Text: "hi"}}, false,
+			func(s *engine.Session) error { return s.Signal(engine.SignalResume) }},
+		{"before the tool calls, resumed", []engine.ScriptTurn{{Text: "a b c", ChunkDelayMS: 10, ToolCalls: []engine.ScriptCall{sleep0}}, {Text: "done"}}, true,
+			func(s *engine.Session) error { return s.Resume("") }},
+		{"after the last turn, resumed", []engine.ScriptTurn{{Text: "a b c", ChunkDelayMS: 10}}, true,
+			func(s *engine.Session) error { return s.Signal(engine.SignalResume) }},
+		{"before the tool calls, interrupted", []engine.ScriptTurn{{Text: "a b c", ChunkDelayMS: 10, ToolCalls: []engine.ScriptCall{sleep0}}, {Text: "done"}}, true,
+			func(s *engine.Session) error { return s.Interrupt(engine.ReasonUserStop) }},
+	}
+	type seen struct {
+		Type   engine.EventType
+		Status engine.Status
+		Answer engine.Answer
+		Step   int
+		Text   string
+	}
+	observe := func(t *testing.T, parked bool, turns []engine.ScriptTurn, atText bool, release func(*engine.Session) error) (evs []seen, hist []engine.Message, outErr string) {
+		synctest.Test(t, func(t *testing.T) {
+			e := engine.New(engine.WithProvider(engine.NewScriptedProvider(turns)))
+			defer e.Close()
+			s, err := e.NewSession(engine.SessionOptions{})
+			require.NoError(t, err)
+			sub := s.Subscribe()
+			defer sub.Close()
+			if !atText {
+				require.NoError(t, s.Signal(engine.SignalPause))
+			}
+			out := make(chan engine.Outcome, 1)
+			if parked {
+				_, ch, err := s.Start(t.Context(), "go")
+				require.NoError(t, err)
+				go func() { out <- <-ch }()
+			} else {
+				go func() {
+					res, err := s.Prompt(t.Context(), "go")
+					out <- engine.Outcome{Result: res, Err: err}
+				}()
+			}
+			add := func(ev engine.Event) { evs = append(evs, seen{ev.Type, ev.Status, ev.Answer, ev.Step, ev.Text}) }
+			waitEvent(t, sub, func(ev engine.Event) bool {
+				add(ev)
+				if atText && ev.Type == engine.EventText && ev.Text == "a " {
+					require.NoError(t, s.Signal(engine.SignalPause))
+				}
+				return ev.Type == engine.EventPaused
+			})
+			if parked {
+				synctest.Wait()
+				assert.Zero(t, engineGoroutines(t), "goroutines of the parked run")
+			}
+			require.NoError(t, release(s))
+			waitEvent(t, sub, func(ev engine.Event) bool { add(ev); return ev.Type.Terminal() })
+			o := <-out
+			outErr = fmt.Sprint(o.Err)
+			hist = s.History()
+		})
+		return evs, hist, outErr
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			wantEvs, wantHist, wantErr := observe(t, false, tt.turns, tt.atText, tt.release)
+			evs, hist, err := observe(t, true, tt.turns, tt.atText, tt.release)
+			assert.Equal(t, wantEvs, evs, "events")
+			assert.Equal(t, wantHist, hist, "history")
+			assert.Equal(t, wantErr, err, "outcome")
+		})
+	}
+}

@@ -95,14 +95,20 @@ func (k PauseKind) fits(a Answer) bool {
 func (k PauseKind) valid() bool { return k == PauseContinue || k == PauseConfirm }
 
 // pending is a pause waiting for its answer: a goroutine blocked on
-// answered, or a parked tool call (parked) that the answer continues. answered
-// has room for exactly one answer and is never reused, and a parked call is
-// taken off the pause by the one answer or interrupt that ends it, so a
-// stale answer can't release a later pause.
+// answered, or a parked run (parked) that the answer continues. answered
+// has room for exactly one answer and is never reused, and a parked run is
+// continued only by the one answer or interrupt that takes the pause off
+// the list, so a stale answer can't release a later pause.
 type pending struct {
 	Pause
 	answered chan PauseResult // the waiter's (nil when parked)
-	parked   *Env             // the parked call (nil when a goroutine waits)
+	parked   parked           // the parked run (nil when a goroutine waits)
+}
+
+// parked is where a parked run goes on once its pause has ended: answered
+// (res), or interrupted (err). resume runs on a goroutine of its own.
+type parked interface {
+	resume(s *Session, res PauseResult, err error)
 }
 
 func (p *pending) String() string { return fmt.Sprintf("pause %s (%s)", p.ID, p.Kind) }

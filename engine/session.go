@@ -349,9 +349,9 @@ func (s *Session) raisePause(ctx context.Context, r *run, req PauseRequest, src 
 }
 
 // raisePauseLocked makes the pause pending: a goroutine waits for it with
-// waitPause, or, when parked is set, that parked tool call is continued by
-// the answer (see park).
-func (s *Session) raisePauseLocked(ctx context.Context, r *run, req PauseRequest, src PauseSource, step, task int, parked *Env) (*pending, error) {
+// waitPause, or, when parked is set, the answer continues the parked run
+// with it (see park, parkAtBoundary).
+func (s *Session) raisePauseLocked(ctx context.Context, r *run, req PauseRequest, src PauseSource, step, task int, parked parked) (*pending, error) {
 	if !req.Kind.valid() {
 		return nil, fmt.Errorf("%w: pause kind %q (want %q or %q)", ErrInvalidArgument, req.Kind, PauseContinue, PauseConfirm)
 	}
@@ -499,8 +499,8 @@ func (s *Session) answer(pauseID string, a Answer, opts ...AnswerOption) error {
 		p.answered <- res // room for exactly one; only ever sent here, under the lock
 	}
 	s.emitLocked(Event{Type: EventPauseAnswered, Answered: &p.Pause, Answer: a, AnswerReason: res.Reason, Remember: res.Remember, By: res.By})
-	if p.parked != nil { // the pause is off the list: nothing else can take the call
-		go s.continueParked(p.parked, res, nil)
+	if p.parked != nil { // the pause is off the list: nothing else can take the run
+		go p.parked.resume(s, res, nil)
 	}
 	return nil
 }
@@ -544,11 +544,11 @@ func (s *Session) stopLocked(reason Reason) {
 		s.emitLocked(Event{Type: EventPauseAnswered, Answered: &p.Pause, Answer: AnswerInterrupted})
 	}
 	s.emitLocked(Event{Type: EventStopping, Reason: reason})
-	// A parked call has no goroutine to see the cancelled context: the
-	// run unwinds on a fresh one, as a waiter's would.
+	// A parked run has no goroutine to see the cancelled context: it
+	// unwinds on a fresh one, as a waiter's would.
 	for _, p := range pending {
 		if p.parked != nil {
-			go s.continueParked(p.parked, PauseResult{Answer: AnswerInterrupted}, interruptErr(r.ctx))
+			go p.parked.resume(s, PauseResult{Answer: AnswerInterrupted}, interruptErr(r.ctx))
 		}
 	}
 }
