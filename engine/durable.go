@@ -86,14 +86,7 @@ func (s *Session) persistEventLocked(ev *Event) {
 			tx.PauseEnded(s.id, p.ID)
 			a := auditOf(s.id, run, p, "answered")
 			a.Answer, a.Reason, a.By, a.Remember = string(ev.Answer), ev.AnswerReason, ev.By, ev.Remember
-			tx.Audit(a)
-			if ev.Remember == "project" && ev.Answer == AnswerApproved {
-				action := p.Details
-				if action == "" {
-					action = p.Message
-				}
-				tx.Grant(store.Grant{Session: s.id, Tool: p.Tool, Action: action, Dir: s.dir, By: ev.By, At: time.Now()})
-			}
+			tx.Audit(a) // a project grant itself is written by the tool that keeps it (GrantKeeper)
 		})
 	case EventInterrupted, EventRunFinished, EventRunFailed:
 		end := s.runEndLocked(ev.Run)

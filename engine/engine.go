@@ -74,6 +74,10 @@ func Open(ctx context.Context, opts ...Option) (*Engine, error) {
 		st.Close()
 		return nil, err
 	}
+	if err := e.giveGrantStores(); err != nil {
+		st.Close()
+		return nil, err
+	}
 	return e, nil
 }
 

@@ -29,7 +29,10 @@
 // "Potentially dangerous command", the command as details, the reasons);
 // a denial returns "Command denied by user" to the model. Approvals can be
 // remembered once, for the session or for the project, and listed and
-// revoked (Tool.SessionGrants, Tool.ProjectGrants). Rules allow, confirm or
+// revoked (Tool.SessionGrants, Tool.ProjectGrants). Project grants are kept
+// in the engine's store when it has one (the Tool is an
+// engine.GrantKeeper), else in the file of WithProjectGrantsFile, else for
+// as long as the Tool. Rules allow, confirm or
 // deny by command prefix; deny wins over everything and never asks.
 //
 // Commands run with bash -c under a supervisor, interlock-run (see package

@@ -1,6 +1,7 @@
 package bash
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,13 +11,15 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/interlock-dev/interlock/engine"
 )
 
 // Scopes of a remembered approval, as passed to engine.Remember.
 const (
 	ScopeOnce    = "once"    // not remembered
 	ScopeSession = "session" // until the session closes; never shared with another session
-	ScopeProject = "project" // for every session of the Tool, persisted with WithProjectGrantsFile
+	ScopeProject = "project" // for every session of the Tool, kept in the engine's store (else WithProjectGrantsFile)
 )
 
 // ErrUnknownGrant is returned by Grants.Revoke for a command that has no grant.
@@ -38,10 +41,13 @@ type Grant struct {
 }
 
 // Grants is a set of remembered approvals of one scope. It is safe for
-// concurrent use. Project grants with a file are saved on every change.
+// concurrent use. Project grants are written on every change to the
+// engine's store when it has one (Tool.UseGrantStore), else to the file of
+// WithProjectGrantsFile.
 type Grants struct {
 	scope string
-	file  string // "" keeps them in memory only
+	file  string            // "" keeps them in memory only
+	store engine.GrantStore // the engine's store: the one place they are kept
 
 	mu      sync.Mutex
 	grants  map[grantID]Grant
@@ -87,12 +93,21 @@ func (g *Grants) Revoke(command string) error {
 	found := false
 	for id := range g.grants {
 		if id.command == command {
-			delete(g.grants, id)
 			found = true
 		}
 	}
 	if !found {
 		return fmt.Errorf("%s grants: %q (list them to see what each covers): %w", g.scope, command, ErrUnknownGrant)
+	}
+	if g.store != nil {
+		if err := g.store.Revoke(context.Background(), command); err != nil {
+			return fmt.Errorf("bash: revoke the project grant %q: %w", command, err)
+		}
+	}
+	for id := range g.grants {
+		if id.command == command {
+			delete(g.grants, id)
+		}
 	}
 	return g.saveLocked()
 }
@@ -117,16 +132,44 @@ func (g *Grants) has(command, root string) bool {
 	return ok
 }
 
-// add grants commands (in project root, for project grants).
-func (g *Grants) add(commands []string, root string, now time.Time) error {
+// add grants commands (in project root, for project grants) given in
+// session.
+func (g *Grants) add(commands []string, root, session string, now time.Time) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for _, c := range commands {
-		if c != "" {
-			g.grants[grantID{root, c}] = Grant{Command: c, Scope: g.scope, Root: root, At: now}
+		if c == "" {
+			continue
 		}
+		if g.store != nil {
+			// Written first: a grant is held only once it is stored.
+			if err := g.store.Add(context.Background(), engine.ProjectGrant{Action: c, Root: root, Session: session, At: now}); err != nil {
+				return fmt.Errorf("bash: store the project grant: %w", err)
+			}
+		}
+		g.grants[grantID{root, c}] = Grant{Command: c, Scope: g.scope, Root: root, At: now}
 	}
 	return g.saveLocked()
+}
+
+// useStore makes st the one place of these (project) grants: what it
+// holds replaces what is in memory, and the file is no longer read or
+// written.
+func (g *Grants) useStore(st engine.GrantStore) error {
+	held, err := st.Grants(context.Background())
+	if err != nil {
+		return err
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.store, g.file, g.loadErr = st, "", nil
+	g.grants = make(map[grantID]Grant, len(held))
+	for _, pg := range held {
+		if pg.Action != "" && pg.Root != "" {
+			g.grants[grantID{pg.Root, pg.Action}] = Grant{Command: pg.Action, Scope: g.scope, Root: pg.Root, At: pg.At}
+		}
+	}
+	return nil
 }
 
 // grantsFileVersion 2 binds each grant to a project root; grants of

@@ -42,7 +42,9 @@ func WithGrace(d time.Duration) Option { return func(c *toolConfig) { c.grace = 
 func WithOutputLimit(n int) Option { return func(c *toolConfig) { c.outputLimit = n } }
 
 // WithProjectGrantsFile keeps project-scoped approvals in a JSON file, read
-// now and rewritten on every change. Without it they last as long as the Tool.
+// now and rewritten on every change. Without it they last as long as the
+// Tool. An engine with a store replaces it: they are kept in the store
+// (Tool.UseGrantStore) and the file is neither read nor written.
 func WithProjectGrantsFile(path string) Option { return func(c *toolConfig) { c.projectFile = path } }
 
 // WithSupervisor sets the path of the interlock-run executable that

@@ -79,6 +79,11 @@ func (t *Tool) Check(cmd string) Decision {
 // apply to every session using this Tool.
 func (t *Tool) ProjectGrants() *Grants { return t.project }
 
+// UseGrantStore keeps the project grants in the engine's store (see
+// engine.GrantKeeper), in place of the file of WithProjectGrantsFile: the
+// engine calls it when it opens its store. Use the Tool with one engine.
+func (t *Tool) UseGrantStore(gs engine.GrantStore) error { return t.project.useStore(gs) }
+
 // sessionGrantsKey keys a Tool's session grants in the session's Local state.
 type sessionGrantsKey struct{ t *Tool }
 
@@ -249,7 +254,7 @@ func (t *Tool) remember(env *engine.Env, keys []string, root, scope string) {
 		grants, grantRoot = t.project, root
 	}
 	if grants != nil {
-		if err := grants.add(keys, grantRoot, time.Now()); err != nil {
+		if err := grants.add(keys, grantRoot, env.SessionID(), time.Now()); err != nil {
 			env.Progress(fmt.Sprintf("[approval not remembered: %v]\n", err))
 		}
 	}

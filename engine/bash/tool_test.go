@@ -315,6 +315,55 @@ func TestProjectGrants(t *testing.T) {
 	require.ErrorIs(t, b.finish(out).Err, engine.ErrInterrupted)
 }
 
+// TestProjectGrantsInTheEngineStore: with an engine store, project grants
+// are read from and written to the store, not the tool's file: a grant
+// given under one host is honoured after a restart (a new engine, a new
+// tool) in its project only, and a revoke is gone after the next restart.
+func TestProjectGrantsInTheEngineStore(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "s.db")
+	file := filepath.Join(t.TempDir(), "grants.json")
+	project, other := t.TempDir(), t.TempDir()
+	in := func(dir string) func(*engine.SessionOptions) { return func(o *engine.SessionOptions) { o.Dir = dir } }
+	host := func(tool *Tool) *harness {
+		e, err := engine.Open(t.Context(), engine.WithStore(path), engine.WithTool("Bash", tool))
+		require.NoError(t, err)
+		return &harness{t: t, tool: tool, eng: e}
+	}
+	const cmd = "rm -f missing.txt"
+	granted := "rm -f missing.txt (in " + project + ")"
+
+	first := host(New(tracked(nil), WithProjectGrantsFile(file)))
+	first.session(cmd, in(project)).answered(engine.AnswerApproved, engine.Remember(ScopeProject))
+	require.Len(t, first.tool.ProjectGrants().List(), 1)
+	require.NoError(t, first.eng.Close())
+	_, err := os.Stat(file)
+	require.ErrorIs(t, err, os.ErrNotExist, "the store is the one place: the file is not written")
+
+	second := host(New(tracked(nil)))
+	list := second.tool.ProjectGrants().List()
+	require.Len(t, list, 1, "read from the store")
+	assert.Equal(t, granted, list[0].Command)
+	assert.Equal(t, project, list[0].Root)
+	assert.Equal(t, "[exit code 0]", second.session(cmd, in(project)).run().Text, "honoured after the restart")
+	asked := second.session(cmd, in(other)) // the same words in another project
+	out := asked.start()
+	asked.waitFor(engine.EventPaused, nil)
+	require.NoError(t, asked.s.Interrupt(engine.ReasonUserStop))
+	require.ErrorIs(t, asked.finish(out).Err, engine.ErrInterrupted)
+	require.NoError(t, second.tool.ProjectGrants().Revoke(granted))
+	require.NoError(t, second.eng.Close())
+
+	third := host(New(tracked(nil)))
+	defer third.eng.Close()
+	assert.Empty(t, third.tool.ProjectGrants().List(), "the revoke was stored")
+	asked = third.session(cmd, in(project))
+	out = asked.start()
+	asked.waitFor(engine.EventPaused, nil)
+	require.NoError(t, asked.s.Interrupt(engine.ReasonUserStop))
+	require.ErrorIs(t, asked.finish(out).Err, engine.ErrInterrupted)
+}
+
 func TestProjectGrantsCorruptFile(t *testing.T) {
 	t.Parallel()
 	file := filepath.Join(t.TempDir(), "grants.json")
@@ -322,7 +371,7 @@ func TestProjectGrantsCorruptFile(t *testing.T) {
 	g := New(WithProjectGrantsFile(file)).ProjectGrants()
 	require.Error(t, g.Err())
 	assert.Empty(t, g.List())
-	require.Error(t, g.add([]string{"rm -rf x"}, "/p", time.Now()), "must not overwrite a file it could not read")
+	require.Error(t, g.add([]string{"rm -rf x"}, "/p", "s1", time.Now()), "must not overwrite a file it could not read")
 	data, err := os.ReadFile(file)
 	require.NoError(t, err)
 	assert.Equal(t, "{not json", string(data))

@@ -83,12 +83,12 @@ type AuditEntry struct {
 	Remember string    `json:"remember,omitempty"`
 }
 
-// Grant is a remembered approval with project scope.
+// Grant is a remembered approval with project scope, as a tool keeps it.
 type Grant struct {
-	Session string
-	Tool    string
-	Action  string
-	Dir     string
+	Session string // where it was given
+	Tool    string // the tool that holds it, by its registered name
+	Action  string // what exactly was approved, as the tool keys it
+	Dir     string // the project root it is bound to
 	By      string
 	At      time.Time
 }
@@ -133,8 +133,10 @@ var statements = map[string]string{
 	"pauseSeq":     `UPDATE sessions SET pause_seq = max(pause_seq, ?) WHERE id = ?`,
 	"pauseEnded":   `DELETE FROM pauses WHERE session = ? AND id = ?`,
 	"audit":        `INSERT INTO audit (at, session, run, pause, event, kind, tool, message, answer, reason, by, remember) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-	"grant":        `INSERT INTO grants (session, tool, action, dir, by, at) VALUES (?, ?, ?, ?, ?, ?)`,
-	"loop":         `INSERT INTO task_loops (session, loop, state) VALUES (?, ?, ?) ON CONFLICT (session, loop) DO UPDATE SET state = excluded.state`,
+	"grant": `INSERT INTO grants (session, tool, action, dir, by, at) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (tool, dir, action) DO UPDATE SET session = excluded.session, by = excluded.by, at = excluded.at`,
+	"revokeGrant": `DELETE FROM grants WHERE tool = ? AND action = ?`,
+	"loop":        `INSERT INTO task_loops (session, loop, state) VALUES (?, ?, ?) ON CONFLICT (session, loop) DO UPDATE SET state = excluded.state`,
 	"task": `INSERT INTO task_states (session, loop, idx, title, status, error) VALUES (?, ?, ?, ?, ?, ?)
 		ON CONFLICT (session, loop, idx) DO UPDATE SET title = excluded.title, status = excluded.status, error = excluded.error`,
 }
@@ -255,8 +257,12 @@ func (tx *Tx) Audit(a AuditEntry) {
 	tx.exec("audit", ms(a.At), a.Session, a.Run, a.Pause, a.Event, a.Kind, a.Tool, a.Message, a.Answer, a.Reason, a.By, a.Remember)
 }
 
-// Grant records a remembered approval with project scope.
+// Grant records a remembered approval with project scope (replacing one of
+// the same tool, action and project root).
 func (tx *Tx) Grant(g Grant) { tx.exec("grant", g.Session, g.Tool, g.Action, g.Dir, g.By, ms(g.At)) }
+
+// RevokeGrant forgets tool's grants of action, in every project.
+func (tx *Tx) RevokeGrant(tool, action string) { tx.exec("revokeGrant", tool, action) }
 
 // SaveLoop writes a task loop's state and its tasks' states.
 func (tx *Tx) SaveLoop(session string, l Loop) {

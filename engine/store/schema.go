@@ -95,6 +95,14 @@ CREATE INDEX audit_session ON audit (session);
 ALTER TABLE sessions ADD COLUMN run_kind TEXT NOT NULL DEFAULT 'prompt';
 ALTER TABLE sessions ADD COLUMN pause_seq INTEGER NOT NULL DEFAULT 0;
 `,
+	// 3: grants are the project grants tools hold (one row per approved
+	// action and project root, revoked by deleting it), no longer a copy
+	// of each answer (the audit log keeps those), so the rows of before
+	// are dropped.
+	`
+DELETE FROM grants;
+CREATE UNIQUE INDEX grants_action ON grants (tool, dir, action);
+`,
 }
 
 // SchemaVersion is the schema version this package writes.

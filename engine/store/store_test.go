@@ -239,7 +239,8 @@ func TestMigrations(t *testing.T) {
 	db, err = sql.Open("sqlite", v1)
 	require.NoError(t, err)
 	_, err = db.Exec(store.Migrations[0] + `;PRAGMA application_id = 1229736753; PRAGMA user_version = 1;
-		INSERT INTO sessions (id, seq, created_at, options, state, run) VALUES ('old', 1, 0, '{}', 'proceeding', 4)`)
+		INSERT INTO sessions (id, seq, created_at, options, state, run) VALUES ('old', 1, 0, '{}', 'proceeding', 4);
+		INSERT INTO grants (session, tool, action, dir, by, at) VALUES ('old', 'Bash', 'rm x', '/w', '', 0)`)
 	require.NoError(t, err)
 	require.NoError(t, db.Close())
 	st = open(t, v1)
@@ -251,7 +252,27 @@ func TestMigrations(t *testing.T) {
 	assert.True(t, got[0].Proceeding)
 	assert.Equal(t, "prompt", got[0].RunKind, "the new column's default")
 	version, _ = pragmas(t, v1)
-	assert.Equal(t, 2, version)
+	assert.Equal(t, store.SchemaVersion, version)
+
+	// Version 3: the grants of before (copies of answers) are dropped; a
+	// grant is one row per tool, project and action.
+	st = open(t, v1)
+	grants, err := st.Grants(t.Context())
+	require.NoError(t, err)
+	assert.Empty(t, grants)
+	for _, by := range []string{"tui", "webui"} {
+		require.NoError(t, st.Update(t.Context(), func(tx *store.Tx) {
+			tx.Grant(store.Grant{Session: "old", Tool: "Bash", Action: "rm x (in /w)", Dir: "/w", By: by})
+		}))
+	}
+	grants, err = st.Grants(t.Context())
+	require.NoError(t, err)
+	require.Len(t, grants, 1)
+	assert.Equal(t, "webui", grants[0].By)
+	require.NoError(t, st.Update(t.Context(), func(tx *store.Tx) { tx.RevokeGrant("Bash", "rm x (in /w)") }))
+	grants, err = st.Grants(t.Context())
+	require.NoError(t, err)
+	assert.Empty(t, grants)
 }
 
 func pragmas(t *testing.T, path string) (version, appID int) {

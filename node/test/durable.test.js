@@ -7,7 +7,7 @@
 // a sound file.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 
@@ -140,5 +140,43 @@ test('a second host on the same store gets ERR_STORE; the first keeps it', async
   assert.deepEqual(second.sessions().map((s) => s.id), ['kept']);
   second.close();
   await second.closed;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test('a project grant remembered in one host is honoured after a restart, only in its project', async () => {
+  const dir = tempDir('interlock-durable-');
+  const store = path.join(dir, 's.db');
+  const project = path.join(dir, 'project');
+  const other = path.join(dir, 'other');
+  mkdirSync(project);
+  mkdirSync(other);
+  const script = [{ toolCalls: [{ name: 'bash', args: { command: 'rm -f missing.txt' } }] }, { text: 'done' }];
+  /** Runs the command in dir; answers a confirm with answer; returns whether it was asked. */
+  async function run(engine, cwd, answer) {
+    const s = engine.createSession({ dir: cwd, script });
+    let asked = false;
+    s.on('paused', () => {
+      asked = true;
+      answer(s);
+    });
+    const res = await s.prompt('tidy up');
+    assert.equal(res.status, 'idle', JSON.stringify(res));
+    return asked;
+  }
+  const first = new Engine({ store });
+  try {
+    assert.equal(await run(first, project, (s) => s.confirm(true, undefined, undefined, 'project')), true);
+  } finally {
+    first.close();
+    await first.closed;
+  }
+  const second = new Engine({ store });
+  try {
+    assert.equal(await run(second, project, (s) => s.confirm(false)), false, 'the grant came back with the store');
+    assert.equal(await run(second, other, (s) => s.confirm(false)), true, 'another project is asked');
+  } finally {
+    second.close();
+    await second.closed;
+  }
   rmSync(dir, { recursive: true, force: true });
 });
