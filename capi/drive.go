@@ -23,6 +23,8 @@ typedef struct {
 	int delay_ms;       // sleep inside each call
 	il_handle reenter;  // when set, the next call unregisters and closes from inside the callback
 	il_status reenter_status, reenter_close_status;
+	pthread_t watched;  // calls on this thread are counted in calls_on_watched
+	int watching, calls_on_watched;
 } il_capi_sink;
 
 static inline il_capi_sink *il_capi_sink_new(int delay_ms) {
@@ -70,6 +72,7 @@ static inline int il_capi_sink_cb(void *user, const char *json, size_t len) {
 	s->len += len;
 	s->buf[s->len++] = '\n';
 	s->calls++;
+	if (s->watching && pthread_equal(pthread_self(), s->watched)) s->calls_on_watched++;
 	s->in_call = 0;
 	pthread_mutex_unlock(&s->mu);
 	return 0;
@@ -85,6 +88,21 @@ static inline char *il_capi_sink_take(il_capi_sink *s, size_t *len, int *in_call
 	s->len = 0;
 	pthread_mutex_unlock(&s->mu);
 	return out;
+}
+
+// il_capi_sink_watch counts the calls made on the calling thread from now on.
+static inline void il_capi_sink_watch(il_capi_sink *s) {
+	pthread_mutex_lock(&s->mu);
+	s->watched = pthread_self();
+	s->watching = 1;
+	pthread_mutex_unlock(&s->mu);
+}
+
+static inline int il_capi_sink_calls_on_watched(il_capi_sink *s) {
+	pthread_mutex_lock(&s->mu);
+	int n = s->calls_on_watched;
+	pthread_mutex_unlock(&s->mu);
+	return n;
 }
 
 static inline void il_capi_sink_reenter(il_capi_sink *s, il_handle engine) {
@@ -231,6 +249,13 @@ func (s *sink) take() (events string, inCall bool) {
 // and close engine from inside itself; reenterStatus is what those calls
 // returned (-1 before they happened).
 func (s *sink) reenter(engine uint64) { C.il_capi_sink_reenter(s.c, C.il_handle(engine)) }
+
+// watchThisThread counts the calls made on the calling OS thread from now
+// on (lock the goroutine to its thread first).
+func (s *sink) watchThisThread() { C.il_capi_sink_watch(s.c) }
+
+// callsOnWatched is how many calls were made on the watched thread.
+func (s *sink) callsOnWatched() int { return int(C.il_capi_sink_calls_on_watched(s.c)) }
 
 func (s *sink) reenterStatus() (unregister, close status) {
 	var c C.il_status

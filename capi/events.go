@@ -56,17 +56,23 @@ type dispatcher struct {
 	cbUser   unsafe.Pointer
 	cbThread atomic.Uint64 // OS thread running the callback, 0 when none
 	hasCb    atomic.Bool   // a callback is registered: skip encoding when not
-	format   atomic.Int32  // IL_EVENTS_JSON_ARRAY or IL_EVENTS_RECORDS
+	format   atomic.Int32  // IL_EVENTS_JSON_ARRAY or IL_EVENTS_RECORDS, maybe | IL_EVENTS_FROM_CALLS
 
 	done          chan struct{} // il_engine_events_done: a held batch was delivered
 	cbChanged     atomic.Bool   // the callback changed: its held batches will never be done
-	held          int           // batches held by the consumer; dispatcher goroutine only
 	producersDone chan struct{} // closed once nothing will be added any more
 	exited        chan struct{}
 
-	items   []engine.FeedItem // the batch being delivered; dispatcher goroutine only
-	batch   bytes.Buffer      // its encoding; dispatcher goroutine only
-	scratch bytes.Buffer      // one event's JSON before renaming its keys (records); dispatcher goroutine only
+	// deliverMu is held while taking a batch from the feed and handing it
+	// to the callback: by the dispatcher goroutine, or by a call from the
+	// consumer's thread that has just caused events (deliverNow), so that
+	// batches keep engine order whoever delivers them.
+	deliverMu sync.Mutex
+	held      int               // batches held by the consumer
+	stopped   bool              // the dispatcher has delivered its last batch
+	items     []engine.FeedItem // the batch being delivered
+	batch     bytes.Buffer      // its encoding
+	scratch   bytes.Buffer      // one task-loop event's JSON
 }
 
 func newDispatcher(e *engine.Engine, reportTo func(string)) *dispatcher {
@@ -141,17 +147,84 @@ func (d *dispatcher) close() {
 func (d *dispatcher) run() {
 	defer close(d.exited)
 	for {
-		items, err := d.feed.Next(context.Background(), d.items)
-		if err != nil { // the engine closed and everything was taken
+		if err := d.feed.Wait(context.Background()); err != nil { // the engine closed and everything was taken
 			<-d.producersDone
-			items, _ = d.feed.Next(context.Background(), items) // what was added meanwhile
+			d.deliverMu.Lock()
+			items, _ := d.feed.Next(takeNow, d.items) // what was added meanwhile
 			d.deliverBatch(items)
+			d.stopped = true
+			d.deliverMu.Unlock()
 			return
 		}
-		d.items = items
-		d.deliverBatch(items)
-		if d.batch.Cap() > keptBatchBytes { // a burst is over: don't keep its memory
-			d.batch = bytes.Buffer{}
+		d.deliverMu.Lock()
+		d.takeQueued()
+		d.deliverMu.Unlock()
+		d.waitForRoom()
+	}
+}
+
+// takeNow is a context already done: Feed.Next with it takes what is
+// queued without waiting.
+var takeNow = func() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}()
+
+// takeQueued delivers everything queued as one batch. Call it with
+// deliverMu held.
+func (d *dispatcher) takeQueued() {
+	items, err := d.feed.Next(takeNow, d.items)
+	if err != nil || len(items) == 0 {
+		return
+	}
+	d.items = items
+	d.deliverBatch(items)
+	if d.batch.Cap() > keptBatchBytes { // a burst is over: don't keep its memory
+		d.batch = bytes.Buffer{}
+	}
+}
+
+// deliverNow delivers what is queued at once, on the calling thread, if
+// the dispatcher is not delivering and the consumer has room: for calls
+// from the consumer's own thread that have just caused events (an answer,
+// a signal, an interrupt), so that their events do not wait for the
+// dispatcher goroutine to be woken on another thread first. Never waits.
+func (d *dispatcher) deliverNow() {
+	if d.format.Load()&C.IL_EVENTS_FROM_CALLS == 0 || !d.hasCb.Load() || d.feed.Pending() == 0 || !d.deliverMu.TryLock() {
+		return
+	}
+	defer d.deliverMu.Unlock()
+	if d.stopped {
+		return
+	}
+	d.takeDones()
+	if d.held < maxHeldBatches {
+		d.takeQueued()
+	}
+}
+
+// waitForRoom waits while the consumer holds maxHeldBatches (see
+// dispatcher), except while the engine closes.
+func (d *dispatcher) waitForRoom() {
+	for {
+		d.deliverMu.Lock()
+		d.takeDones()
+		full := d.held >= maxHeldBatches
+		d.deliverMu.Unlock()
+		if !full {
+			return
+		}
+		select {
+		case <-d.done:
+			d.deliverMu.Lock()
+			d.held = max(d.held-1, 0)
+			d.deliverMu.Unlock()
+		case <-d.producersDone: // closing: the closer may be the consumer's thread
+			d.deliverMu.Lock()
+			d.held = 0
+			d.deliverMu.Unlock()
+			return
 		}
 	}
 }
@@ -159,8 +232,8 @@ func (d *dispatcher) run() {
 // keptBatchBytes is the largest batch buffer kept for reuse.
 const keptBatchBytes = 256 << 10
 
-// deliverBatch encodes items as one JSON array and calls the callback with
-// it, then waits if the callback holds the batch.
+// deliverBatch encodes items and calls the callback with them, counting
+// the batch if the callback holds it. Call it with deliverMu held.
 func (d *dispatcher) deliverBatch(items []engine.FeedItem) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -174,29 +247,18 @@ func (d *dispatcher) deliverBatch(items []engine.FeedItem) {
 	if b == nil {
 		return
 	}
-	if d.cbChanged.Swap(false) { // the holds were the previous callback's
-		d.held = 0
-		d.takeDones()
-	}
+	d.takeDones()
 	if d.deliver(b) == C.IL_EVENTS_HELD {
 		d.held++
 	}
-	d.takeDones()
-	for d.held >= maxHeldBatches {
-		select {
-		case <-d.done:
-			d.held--
-		case <-d.producersDone: // closing: the closer may be the consumer's thread
-			d.held = 0
-		}
-		if d.cbChanged.Load() {
-			d.held = 0
-		}
-	}
 }
 
-// takeDones counts the holds ended so far, without waiting.
+// takeDones counts the holds ended so far, without waiting (deliverMu
+// held).
 func (d *dispatcher) takeDones() {
+	if d.cbChanged.Swap(false) { // the holds were the previous callback's
+		d.held = 0
+	}
 	for {
 		select {
 		case <-d.done:
@@ -211,7 +273,7 @@ func (d *dispatcher) takeDones() {
 // records), NUL-terminated (the NUL not counted in a C len); nil when none
 // could be encoded.
 func (d *dispatcher) encode(items []engine.FeedItem) []byte {
-	if d.format.Load() == C.IL_EVENTS_RECORDS {
+	if d.format.Load()&^C.IL_EVENTS_FROM_CALLS == C.IL_EVENTS_RECORDS {
 		return d.encodeRecords(items)
 	}
 	buf := &d.batch
@@ -332,12 +394,12 @@ func il_engine_set_event_callback(h C.il_handle, cb C.il_event_cb, user unsafe.P
 //export il_engine_set_event_format
 func il_engine_set_event_format(h C.il_handle, format C.int32_t) C.il_status {
 	return call("il_engine_set_event_format", h, func(ee *engineEntry) error {
-		switch format {
+		switch format &^ C.IL_EVENTS_FROM_CALLS {
 		case C.IL_EVENTS_JSON_ARRAY, C.IL_EVENTS_RECORDS:
 			ee.events.format.Store(int32(format))
 			return nil
 		}
-		return errorf(C.IL_ERR_INVALID_ARGUMENT, "event format %d is unknown: pass IL_EVENTS_JSON_ARRAY (0) or IL_EVENTS_RECORDS (1)", int32(format))
+		return errorf(C.IL_ERR_INVALID_ARGUMENT, "event format %d is unknown: pass IL_EVENTS_JSON_ARRAY (0) or IL_EVENTS_RECORDS (1), optionally or'ed with IL_EVENTS_FROM_CALLS (0x100)", int32(format))
 	})
 }
 

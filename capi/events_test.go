@@ -150,3 +150,55 @@ func parkApproveClose(t *testing.T, e uint64, n int) int {
 	}
 	return parked
 }
+
+// With IL_EVENTS_FROM_CALLS the events an answer causes are handed to the
+// callback from inside the answering call, on the caller's thread; without
+// it never on that thread. Either way every event arrives, in order.
+func TestEventsFromCalls(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name      string
+		format    int32
+		fromCalls bool
+	}{
+		{"IL_EVENTS_FROM_CALLS", 0x100, true},
+		{"default", 0, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			const rounds = 50
+			e := newEngine(t, "")
+			st, msg := driveSetEventFormat(e, tt.format)
+			require.Equal(t, ilOK, st, msg)
+			ev := listen(t, e, 0)
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			ev.sink.watchThisThread()
+			for i := range rounds {
+				s := newSession(t, e, askConfirmScript)
+				id := fmt.Sprintf("s%d", i+1)
+				run, st, msg := drivePrompt(s, "go")
+				require.Equal(t, ilOK, st, msg)
+				ev.waitFor(map[string]any{"type": "paused", "session": id})
+				st, msg = driveConfirm(s, nil, true, nil, nil)
+				require.Equal(t, ilOK, st, msg)
+				ev.waitRunEnd(id, run)
+			}
+			on := ev.sink.callsOnWatched()
+			if tt.fromCalls {
+				assert.GreaterOrEqual(t, on, rounds*4/5, "answers' events handed over from inside the call")
+			} else {
+				assert.Zero(t, on, "never on the caller's thread")
+			}
+			for i := range rounds { // engine order per session
+				var types []string
+				for _, x := range ev.collect() {
+					if x["session"] == fmt.Sprintf("s%d", i+1) && x["type"] != "text" {
+						types = append(types, x["type"].(string))
+					}
+				}
+				assert.Equal(t, []string{"run_started", "tool_started", "paused", "pause_answered", "tool_finished", "run_finished"}, types, "session s%d", i+1)
+			}
+		})
+	}
+}

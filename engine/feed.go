@@ -229,6 +229,37 @@ func (f *Feed) Next(ctx context.Context, buf []FeedItem) ([]FeedItem, error) {
 	}
 }
 
+// Wait waits until an item is queued, without taking it (a reader that
+// takes under a lock of its own, shared with another taker, waits here
+// first). It returns ErrSubscriptionClosed after Close or once the engine
+// has closed and nothing is queued; ctx's error when ctx ends first.
+func (f *Feed) Wait(ctx context.Context) error {
+	for {
+		f.mu.Lock()
+		switch {
+		case f.closed:
+			f.mu.Unlock()
+			return ErrSubscriptionClosed
+		case len(f.items) > 0:
+			f.mu.Unlock()
+			return nil
+		case f.ended:
+			f.mu.Unlock()
+			return ErrSubscriptionClosed
+		}
+		if f.wake == nil {
+			f.wake = make(chan struct{})
+		}
+		wake := f.wake
+		f.mu.Unlock()
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
 // Pending returns how many items are queued.
 func (f *Feed) Pending() int {
 	f.mu.Lock()
