@@ -151,8 +151,8 @@ func parkApproveClose(t *testing.T, e uint64, n int) int {
 	return parked
 }
 
-// With IL_EVENTS_FROM_CALLS the events an answer causes are handed to the
-// callback from inside the answering call, on the caller's thread; without
+// With IL_EVENTS_FROM_CALLS the events a signal causes are handed to the
+// callback from inside il_session_signal, on the caller's thread; without
 // it never on that thread. Either way every event arrives, in order.
 func TestEventsFromCalls(t *testing.T) {
 	t.Parallel()
@@ -180,13 +180,19 @@ func TestEventsFromCalls(t *testing.T) {
 				run, st, msg := drivePrompt(s, "go")
 				require.Equal(t, ilOK, st, msg)
 				ev.waitFor(map[string]any{"type": "paused", "session": id})
+				st, msg = driveSignal(s, ptr("pause")) // parks at the next step boundary
+				require.Equal(t, ilOK, st, msg)
 				st, msg = driveConfirm(s, nil, true, nil, nil)
+				require.Equal(t, ilOK, st, msg)
+				ev.waitFor(map[string]any{"type": "tool_finished", "session": id})
+				waitStatus(t, s, statusPaused) // at the step boundary
+				st, msg = driveSignal(s, ptr("resume"))
 				require.Equal(t, ilOK, st, msg)
 				ev.waitRunEnd(id, run)
 			}
 			on := ev.sink.callsOnWatched()
 			if tt.fromCalls {
-				assert.GreaterOrEqual(t, on, rounds*4/5, "answers' events handed over from inside the call")
+				assert.GreaterOrEqual(t, on, 2*rounds*4/5, "a signal's events handed over from inside the call")
 			} else {
 				assert.Zero(t, on, "never on the caller's thread")
 			}
@@ -197,7 +203,7 @@ func TestEventsFromCalls(t *testing.T) {
 						types = append(types, x["type"].(string))
 					}
 				}
-				assert.Equal(t, []string{"run_started", "tool_started", "paused", "pause_answered", "tool_finished", "run_finished"}, types, "session s%d", i+1)
+				assert.Equal(t, []string{"run_started", "tool_started", "paused", "pause_requested", "pause_answered", "tool_finished", "paused", "pause_answered", "run_finished"}, types, "session s%d", i+1)
 			}
 		})
 	}

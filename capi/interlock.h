@@ -135,12 +135,11 @@ typedef void (*il_host_cb)(void *user, const char *json, size_t len);
 #define IL_EVENTS_JSON_ARRAY 0 /* the default: a JSON array of events */
 #define IL_EVENTS_RECORDS 1    /* one line per event, see il_engine_set_event_format */
 /* Or'ed into the format: the callback may also be called on the caller's
- * thread, from inside il_session_pause_confirm, il_sessions_confirm,
- * il_session_pause_resume, il_session_signal or il_session_interrupt
- * before it returns, with the events that call caused (and any queued
- * before them), instead of waiting for a library thread to wake up: for a
- * consumer whose callback only queues (Node's thread-safe function). Order
- * and one-call-at-a-time still hold. */
+ * thread, from inside il_session_signal before it returns, with the events
+ * that call caused (and any queued before them), instead of waiting for a
+ * library thread to wake up: for a consumer whose callback only queues
+ * (Node's thread-safe function). Order and one-call-at-a-time still hold.
+ * (Not from answers and interrupts: the run they wake would wait meanwhile.) */
 #define IL_EVENTS_FROM_CALLS 0x100
 
 #ifndef IL_CAPI_TYPES_ONLY /* defined only by the library's own cgo preamble */

@@ -213,7 +213,6 @@ func il_session_id(h C.il_handle, out **C.char) C.il_status {
 //export il_session_pause_resume
 func il_session_pause_resume(h C.il_handle, pauseID *C.char) C.il_status {
 	return call("il_session_pause_resume", h, func(se *sessionEntry) error {
-		defer se.eng.events.deliverNow()
 		return se.s.Resume(goString(pauseID))
 	})
 }
@@ -221,7 +220,6 @@ func il_session_pause_resume(h C.il_handle, pauseID *C.char) C.il_status {
 //export il_session_pause_confirm
 func il_session_pause_confirm(h C.il_handle, pauseID *C.char, approved C.int32_t, reason, remember *C.char) C.il_status {
 	return call("il_session_pause_confirm", h, func(se *sessionEntry) error {
-		defer se.eng.events.deliverNow()
 		return se.s.Confirm(goString(pauseID), approved != 0, engine.WithReason(goString(reason)), engine.Remember(goString(remember)))
 	})
 }
@@ -233,7 +231,6 @@ func il_session_interrupt(h C.il_handle, reason *C.char) C.il_status {
 		if reason != nil {
 			r = engine.Reason(C.GoString(reason))
 		}
-		defer se.eng.events.deliverNow()
 		return se.s.Interrupt(r)
 	})
 }
@@ -314,7 +311,6 @@ func il_sessions_confirm(h C.il_handle, entries *C.il_confirm, n C.size_t, outSt
 		}
 		in := unsafe.Slice(entries, int(n))
 		statuses := unsafe.Slice(outStatuses, int(n))
-		defer ee.events.deliverNow()
 		var errs []*C.char
 		if outErrors != nil {
 			errs = unsafe.Slice(outErrors, int(n))
