@@ -57,12 +57,12 @@ export class EngineObject {
   #engine;
   #h;
   #id;
-  #what;
+  #noun;
   #instead;
   #closeNative;
   #closed = false;
   #listeners;
-  #runs = new Map(); // run number -> resolve
+  #runs = null; // run number -> resolve, made at the first run (10,000 idle sessions need none)
   // Everything of this object has unwound: a promise made only when asked
   // for (10,000 parked sessions need none).
   #unwound = null;
@@ -77,15 +77,15 @@ export class EngineObject {
    * @param {string} o.id
    * @param {Set<string>} o.types accepted listener types
    * @param {string} o.owner name in messages ('session')
-   * @param {string} o.what what is closed, in messages ('session s1')
+   * @param {string} o.noun what it is, in messages ('session': with the id, 'session s1 is closed')
    * @param {string} o.instead what to do after close, in messages
    * @param {(h: number) => void} o.closeNative closes the handle
    */
-  constructor({ engine, handle, id, types, owner, what, instead, closeNative }) {
+  constructor({ engine, handle, id, types, owner, noun, instead, closeNative }) {
     this.#engine = engine;
     this.#h = handle;
     this.#id = id;
-    this.#what = what;
+    this.#noun = noun;
     this.#instead = instead;
     this.#closeNative = closeNative;
     this.#listeners = new Listeners(types, owner, engine[kInternal].wanted);
@@ -174,7 +174,7 @@ export class EngineObject {
 
   /** The handle of an open object; ERR_CLOSED after close. */
   [kHandle]() {
-    if (this.#closed) throw closedError(this.#what, this.#instead);
+    if (this.#closed) throw closedError(`${this.#noun} ${this.#id}`, this.#instead);
     this.#engine[kInternal].flushAnswers(); // answers queued before this call go first
     return this.#h;
   }
@@ -182,14 +182,14 @@ export class EngineObject {
   /** A promise for run, settled by its end event (kSettle) or the stream's end (kEnd). */
   [kTrack](run) {
     return new Promise((resolve) => {
-      this.#runs.set(run, resolve);
+      (this.#runs ??= new Map()).set(run, resolve);
       this.#engine[kInternal].runStarted();
     });
   }
 
   /** Runs not yet settled. */
   get [kPendingRuns]() {
-    return this.#runs.size;
+    return this.#runs?.size ?? 0;
   }
 
   /** The value a run's end event resolves to (subclasses say). */
@@ -216,7 +216,7 @@ export class EngineObject {
   }
 
   [kSettle](ev) {
-    const resolve = this.#runs.get(ev.run);
+    const resolve = this.#runs?.get(ev.run);
     if (!resolve) return;
     this.#runs.delete(ev.run);
     this.#engine[kInternal].runEnded();
@@ -225,7 +225,7 @@ export class EngineObject {
 
   [kEnd](why) {
     this.#closed = true;
-    for (const [run, resolve] of this.#runs) {
+    for (const [run, resolve] of this.#runs ?? []) {
       this.#runs.delete(run);
       this.#engine[kInternal].runEnded();
       resolve(this[kEndResult](why));

@@ -18,7 +18,7 @@ const itself = (type) => [type];
 /** Listeners by event type; 'event' receives every type. A throwing listener
  *  becomes an uncaught exception without stopping the others. */
 export class Listeners {
-  #byType = null; // type -> Set of listeners, made at the first on()
+  #byType = null; // type -> a listener, or a Set of them when more than one; made at the first on()
   #types;
   #owner;
   #wanted;
@@ -42,22 +42,26 @@ export class Listeners {
   add(type, fn) {
     listenerArgs(this.#types, type, fn, `${this.#owner}.on(type, fn)`);
     this.#byType ??= new Map();
-    let set = this.#byType.get(type);
-    if (!set) this.#byType.set(type, (set = new Set()));
-    if (set.has(fn)) return;
-    set.add(fn);
+    const had = this.#byType.get(type);
+    if (had === fn || (had instanceof Set && had.has(fn))) return;
+    if (had === undefined) this.#byType.set(type, fn); // one listener: no Set (10,000 sessions with one each)
+    else if (had instanceof Set) had.add(fn);
+    else this.#byType.set(type, new Set([had, fn]));
     this.#count(type, 1);
   }
 
   remove(type, fn) {
     listenerArgs(this.#types, type, fn, `${this.#owner}.off(type, fn)`);
-    if (this.#byType?.get(type)?.delete(fn)) this.#count(type, -1);
+    const had = this.#byType?.get(type);
+    if (had === fn) this.#byType.delete(type);
+    else if (!(had instanceof Set && had.delete(fn))) return;
+    this.#count(type, -1);
   }
 
   /** Forgets every listener (uncounting them): the object gets no more events. */
   release() {
     if (!this.#byType) return;
-    for (const [type, set] of this.#byType) this.#count(type, -set.size);
+    for (const [type, had] of this.#byType) this.#count(type, had instanceof Set ? -had.size : -1);
     this.#byType = null;
   }
 
@@ -68,17 +72,19 @@ export class Listeners {
 
   emit(ev) {
     if (!this.#byType) return;
-    for (const type of [ev.type, 'event']) {
-      const set = this.#byType.get(type);
-      if (!set) continue;
-      for (const fn of [...set]) {
-        try {
-          fn(ev);
-        } catch (err) {
-          process.nextTick(() => {
-            throw err;
-          });
-        }
+    this.#call(this.#byType.get(ev.type), ev);
+    this.#call(this.#byType?.get('event'), ev);
+  }
+
+  #call(had, ev) {
+    if (had === undefined) return;
+    for (const fn of had instanceof Set ? [...had] : [had]) {
+      try {
+        fn(ev);
+      } catch (err) {
+        process.nextTick(() => {
+          throw err;
+        });
       }
     }
   }

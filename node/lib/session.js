@@ -49,8 +49,8 @@ export class Session extends EngineObject {
     if (token !== kInternal) throw argError('Session objects come from engine.createSession(opts)', 'ERR_ILLEGAL_CONSTRUCTOR');
     const id = native.sessionId(handle);
     super({
-      engine, handle, id, types: SESSION_EVENTS, owner: 'session',
-      what: `session ${id}`, instead: 'create a new session', closeNative: native.sessionCloseAsync,
+      engine, handle, id, types: SESSION_EVENTS, owner: 'session', noun: 'session',
+      instead: 'create a new session', closeNative: native.sessionCloseAsync,
     });
     this.#engine = engine;
   }

@@ -26,8 +26,8 @@ export class TaskLoop extends EngineObject {
     if (token !== kInternal) throw argError('TaskLoop objects come from engine.createTaskLoop(opts)', 'ERR_ILLEGAL_CONSTRUCTOR');
     const id = fromNative(native.taskLoopState(handle)).id;
     super({
-      engine, handle, id, types: TASK_EVENTS, owner: 'taskLoop',
-      what: `task loop ${id}`, instead: 'create a new task loop', closeNative: native.taskLoopCloseAsync,
+      engine, handle, id, types: TASK_EVENTS, owner: 'taskLoop', noun: 'task loop',
+      instead: 'create a new task loop', closeNative: native.taskLoopCloseAsync,
     });
     this.#session = session;
   }
