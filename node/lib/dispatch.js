@@ -48,14 +48,19 @@ export class Dispatcher {
   #onEnded;
   #host;
   #wanted;
+  #afterBatch;
 
   /**
    * @param {import('./listeners.js').Listeners} engineListeners every session event goes here too
    * @param {() => void} onEnded called once the stream ended
    * @param {import('./host.js').HostRouter} host takes the messages about host work
    * @param {Record<string, number>} wanted listeners by event type on this engine's objects (see Listeners)
+   * @param {() => void} afterBatch called once a batch was dispatched: the
+   *   answers its listeners gave go to the engine then, before the addon
+   *   acknowledges the batch (a call into Go that may wait for a Go thread)
    */
-  constructor(engineListeners, onEnded, host, wanted) {
+  constructor(engineListeners, onEnded, host, wanted, afterBatch) {
+    this.#afterBatch = afterBatch;
     this.#wanted = wanted;
     this.#engineListeners = engineListeners;
     this.#onEnded = onEnded;
@@ -120,6 +125,7 @@ export class Dispatcher {
       if (ev) this.#route(ev);
       at = end + 1;
     }
+    this.#afterBatch();
   }
 
   #route(ev) {

@@ -80,7 +80,7 @@ export class Engine {
       openEngines.delete(this);
       closingEngines.delete(this);
       this.#resolveClosed();
-    }, this.#host, this.#wanted);
+    }, this.#host, this.#wanted, () => this.#flushAnswers());
     this.#h = native.engineCreate(json, (batch) => this.#dispatch.onEvents(batch));
     // A JS tool's call comes on a line of its own, not behind event batches.
     const host = this.#host;
