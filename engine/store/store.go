@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -120,14 +121,62 @@ func takeLock(path string) (*os.File, error) {
 		}
 		return nil, fmt.Errorf("store %s: lock file %s: %w", path, lockPath, err)
 	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, unix.EWOULDBLOCK) {
-			return nil, fmt.Errorf("store %s: %w (it holds %s): close the other Interlock engine using it, or give this one another store path", path, ErrLocked, lockPath)
+	// A lock whose owner is dead may still be held for a moment by a child
+	// the owner was starting (between fork and exec it shares the lock), so
+	// a host restarted at once waits for that child; a live owner is an
+	// error at once.
+	deadline := time.Now().Add(orphanLockWait)
+	for {
+		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		if err == nil {
+			return f, nil
 		}
-		return nil, fmt.Errorf("store %s: lock %s: %w", path, lockPath, err)
+		if !errors.Is(err, unix.EWOULDBLOCK) {
+			f.Close()
+			return nil, fmt.Errorf("store %s: lock %s: %w", path, lockPath, err)
+		}
+		owner := lockOwner(f)
+		if owner > 0 || time.Now().After(deadline) {
+			f.Close()
+			by := "another process"
+			if owner > 0 {
+				by = fmt.Sprintf("process %d", owner)
+			}
+			return nil, fmt.Errorf("store %s: %w (%s holds %s): close the other Interlock engine using it, or give this one another store path", path, ErrLocked, by, lockPath)
+		}
+		time.Sleep(2 * time.Millisecond)
 	}
-	return f, nil
+}
+
+// orphanLockWait bounds how long takeLock waits for a lock whose owner is
+// dead to be let go by the owner's children.
+const orphanLockWait = 2 * time.Second
+
+// lockOwner returns the live process that took the flock on f, from
+// /proc/locks: 0 when that process is dead (the kernel shows pid 0 then)
+// or the lock is not listed.
+func lockOwner(f *os.File) int {
+	var st unix.Stat_t
+	if unix.Fstat(int(f.Fd()), &st) != nil {
+		return 0
+	}
+	locks, err := os.ReadFile("/proc/locks")
+	if err != nil {
+		return 0
+	}
+	id := fmt.Sprintf("%02x:%02x:%d", unix.Major(st.Dev), unix.Minor(st.Dev), st.Ino)
+	for _, line := range strings.Split(string(locks), "\n") {
+		// "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF"
+		fields := strings.Fields(line)
+		if len(fields) >= 6 && fields[1] == "FLOCK" && fields[5] == id {
+			pid, _ := strconv.Atoi(fields[4])
+			if pid > 0 && unix.Kill(pid, 0) == nil {
+				return pid
+			}
+			return 0
+		}
+	}
+	return 0
 }
 
 // open opens the database on one connection, sets it up and migrates it.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -39,6 +40,21 @@ func TestMain(m *testing.M) {
 		bufio.NewReader(os.Stdin).ReadString('\n')
 		st.Close()
 		os.Exit(0)
+	case "handoff": // open the store, hand its lock to a child that lives until stdin closes, wait to be killed
+		path := os.Args[len(os.Args)-1]
+		if _, err := store.Open(context.Background(), path); err != nil {
+			fmt.Println("error:", err)
+			os.Exit(1)
+		}
+		child := exec.Command("sh", "-c", "read x")
+		child.Stdin = os.Stdin
+		child.ExtraFiles = []*os.File{lockFile(path + ".lock")}
+		if err := child.Start(); err != nil {
+			fmt.Println("error:", err)
+			os.Exit(1)
+		}
+		fmt.Println("opened")
+		select {}
 	case "readonly": // in a user+mount namespace: make the dir read-only, open
 		dir := os.Args[len(os.Args)-1]
 		if err := roBind(dir); err != nil {
@@ -50,6 +66,18 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	goleak.VerifyTestMain(m)
+}
+
+// lockFile returns this process's open file of lockPath (the one its store locked).
+func lockFile(lockPath string) *os.File {
+	fds, _ := os.ReadDir("/proc/self/fd")
+	for _, fd := range fds {
+		if target, _ := os.Readlink("/proc/self/fd/" + fd.Name()); target == lockPath {
+			n, _ := strconv.Atoi(fd.Name())
+			return os.NewFile(uintptr(n), lockPath)
+		}
+	}
+	panic("no open file of " + lockPath)
 }
 
 func roBind(dir string) error {
@@ -381,6 +409,7 @@ func TestSecondOpenerIsRefused(t *testing.T) {
 	_, err = store.Open(t.Context(), path)
 	require.ErrorIs(t, err, store.ErrLocked)
 	assert.Contains(t, err.Error(), path)
+	assert.Contains(t, err.Error(), fmt.Sprintf("process %d holds", cmd.Process.Pid), "the owner is named")
 	assert.Contains(t, err.Error(), "close the other Interlock engine")
 	assert.Equal(t, before, hash(t, path))
 
@@ -391,8 +420,51 @@ func TestSecondOpenerIsRefused(t *testing.T) {
 
 	_, err = store.Open(t.Context(), path)
 	require.ErrorIs(t, err, store.ErrLocked, "a second opener in the same process")
+	assert.Contains(t, err.Error(), fmt.Sprintf("process %d holds", os.Getpid()))
 	require.NoError(t, st.Close())
 	open(t, path)
+}
+
+// An owner killed while a child it started still shares its lock (as a
+// child does between fork and exec): the next opener waits for the child
+// to let go instead of refusing a store nobody owns.
+func TestOrphanedLockIsWaitedFor(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "s.db")
+	cmd := exec.Command(os.Args[0], "-test.run=^$", path)
+	cmd.Env = append(os.Environ(), childEnv+"=handoff")
+	stdin, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	require.NoError(t, err)
+	require.Equal(t, "opened\n", line)
+	require.NoError(t, cmd.Process.Kill())
+	cmd.Wait()
+
+	probe, err := os.Open(path + ".lock")
+	require.NoError(t, err)
+	require.ErrorIs(t, unix.Flock(int(probe.Fd()), unix.LOCK_EX|unix.LOCK_NB), unix.EWOULDBLOCK, "the owner's child still holds the lock")
+	probe.Close()
+
+	type opened struct {
+		st  *store.Store
+		err error
+	}
+	done := make(chan opened, 1)
+	trying := make(chan struct{})
+	go func() {
+		close(trying)
+		st, err := store.Open(context.Background(), path)
+		done <- opened{st, err}
+	}()
+	<-trying
+	stdin.Close() // the child ends, and the lock with it
+	got := <-done
+	require.NoError(t, got.err)
+	require.NoError(t, got.st.Close())
 }
 
 // A directory that cannot be written: a clear error, nothing created.
