@@ -73,11 +73,15 @@ type engineEntry struct {
 	bg     sync.WaitGroup
 
 	// The script of the last session created with one, and its provider
-	// (see sessionScript).
+	// (see sessionScript); the last options decoded (see sessionOptions).
 	scriptMu   sync.Mutex
 	lastScript struct {
 		raw string
 		p   engine.Provider
+	}
+	lastOptions struct {
+		text string
+		o    sessionOptions
 	}
 }
 
@@ -159,7 +163,11 @@ func ownedBy(obj any) *engineEntry {
 // decodeJSON decodes a borrowed JSON argument into v, rejecting unknown
 // fields and trailing data. NULL or "" leaves v as it is.
 func decodeJSON(what string, src *C.char, v any) error {
-	text := goString(src)
+	return decodeJSONText(what, goString(src), v)
+}
+
+// decodeJSONText is decodeJSON of a Go string.
+func decodeJSONText(what, text string, v any) error {
 	if text == "" {
 		return nil
 	}

@@ -80,3 +80,33 @@ func TestSessionScriptIsSharedOnlyWhenEqual(t *testing.T) {
 		assert.Contains(t, hist, fmt.Sprintf(`"text":%q`, text), "session %d plays its own script", i)
 	}
 }
+
+// Options repeated from one session to the next are decoded once; what
+// differs (another script, an id, bad JSON) is decoded anew.
+func TestSessionOptionsReusedOnlyWhenEqual(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t, `{}`)
+	same := `{"script": [{"text": "one"}], "env": ["A=1"]}`
+	a := newSession(t, e, same)
+	b := newSession(t, e, same)
+	assert.NotEqual(t, a, b)
+	ida, _, _ := driveSessionID(a)
+	idb, _, _ := driveSessionID(b)
+	assert.NotEqual(t, ida, idb, "each gets its own id")
+	_, st, msg := driveSessionCreate(e, ptr(same[:len(same)-1])) // the same text cut short
+	assert.Equal(t, ilInvalidArgument, st, msg)
+	_, st, msg = driveSessionCreate(e, ptr(`{"script": [{"text": "one"}], "env": ["A=1"], "colour": 1}`))
+	assert.Equal(t, ilInvalidArgument, st)
+	assert.Contains(t, msg, "colour")
+	c := newSession(t, e, `{"id": "named", "script": [{"text": "two"}]}`)
+	d := newSession(t, e, same)
+	for s, want := range map[uint64]string{a: "one", c: "two", d: "one"} {
+		_, st, msg := drivePrompt(s, "go")
+		require.Equal(t, ilOK, st, msg)
+		waitStatus(t, s, statusIdle)
+		hist, _, _ := driveHistory(s)
+		assert.Contains(t, hist, fmt.Sprintf(`"text":%q`, want))
+	}
+	id, _, _ := driveSessionID(c)
+	assert.Equal(t, "named", id)
+}

@@ -70,6 +70,31 @@ func (ee *engineEntry) sessionScript(raw json.RawMessage) (engine.Provider, erro
 	return p, err
 }
 
+// sessionOptions decodes the JSON of il_session_create. Options without an
+// id or sandbox repeat when a host makes many sessions alike (10,000 from
+// one script): the last such text is decoded once and its value reused
+// (nothing in it is modified afterwards: the engine copies the environment,
+// sessionScript only reads the script).
+func (ee *engineEntry) sessionOptions(text string) (sessionOptions, error) {
+	ee.scriptMu.Lock()
+	if text != "" && text == ee.lastOptions.text {
+		o := ee.lastOptions.o
+		ee.scriptMu.Unlock()
+		return o, nil
+	}
+	ee.scriptMu.Unlock()
+	var o sessionOptions
+	if err := decodeJSONText("session options", text, &o); err != nil {
+		return o, err
+	}
+	if o.ID == "" && o.Sandbox == nil {
+		ee.scriptMu.Lock()
+		ee.lastOptions.text, ee.lastOptions.o = text, o
+		ee.scriptMu.Unlock()
+	}
+	return o, nil
+}
+
 // newSession creates a session and its handle. Call it inside whileOpen.
 func (ee *engineEntry) newSession(o engine.SessionOptions) (*sessionEntry, C.il_handle, error) {
 	s, err := ee.e.NewSession(o)
@@ -86,8 +111,8 @@ func il_session_create(h C.il_handle, optsJSON *C.char, out *C.il_handle) C.il_s
 		if out == nil {
 			return errNilOut("out_session")
 		}
-		var o sessionOptions
-		if err := decodeJSON("session options", optsJSON, &o); err != nil {
+		o, err := ee.sessionOptions(goString(optsJSON))
+		if err != nil {
 			return err
 		}
 		// A NUL would cut the id at the C boundary (every id out is a C string).
