@@ -68,11 +68,12 @@ type dispatcher struct {
 	// consumer's thread that has just caused events (deliverNow), so that
 	// batches keep engine order whoever delivers them.
 	deliverMu sync.Mutex
-	held      int               // batches held by the consumer
-	stopped   bool              // the dispatcher has delivered its last batch
-	items     []engine.FeedItem // the batch being delivered
-	batch     bytes.Buffer      // its encoding
-	scratch   bytes.Buffer      // one task-loop event's JSON
+	held      int          // batches held by the consumer
+	stopped   bool         // the dispatcher has delivered its last batch
+	batch     bytes.Buffer // the encoding of the batch being delivered
+	records   bool         // it is IL_EVENTS_RECORDS (else a JSON array)
+	encoded   int          // items in it
+	scratch   bytes.Buffer // one task-loop event's JSON
 }
 
 func newDispatcher(e *engine.Engine, reportTo func(string)) *dispatcher {
@@ -150,8 +151,7 @@ func (d *dispatcher) run() {
 		if err := d.feed.Wait(context.Background()); err != nil { // the engine closed and everything was taken
 			<-d.producersDone
 			d.deliverMu.Lock()
-			items, _ := d.feed.Next(takeNow, d.items) // what was added meanwhile
-			d.deliverBatch(items)
+			d.takeQueued() // what was added meanwhile
 			d.stopped = true
 			d.deliverMu.Unlock()
 			return
@@ -163,7 +163,7 @@ func (d *dispatcher) run() {
 	}
 }
 
-// takeNow is a context already done: Feed.Next with it takes what is
+// takeNow is a context already done: Feed.Take with it takes what is
 // queued without waiting.
 var takeNow = func() context.Context {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -171,17 +171,29 @@ var takeNow = func() context.Context {
 	return ctx
 }()
 
-// takeQueued delivers everything queued as one batch. Call it with
-// deliverMu held.
+// takeQueued delivers everything queued as one batch, counting it if the
+// callback holds it. Call it with deliverMu held.
 func (d *dispatcher) takeQueued() {
-	items, err := d.feed.Next(takeNow, d.items)
-	if err != nil || len(items) == 0 {
+	defer func() {
+		if p := recover(); p != nil {
+			d.reportTo(fmt.Sprintf("event dispatcher: internal error (panic: %v); events may have been lost. This is a bug in libinterlock %s: please report it", p, version))
+		}
+	}()
+	d.beginBatch()
+	if d.feed.Take(takeNow, d.addToBatch) != nil {
 		return
 	}
-	d.items = items
-	d.deliverBatch(items)
+	if b := d.endBatch(); b != nil && d.hasCb.Load() {
+		d.takeDones()
+		if d.deliver(b) == C.IL_EVENTS_HELD {
+			d.held++
+		}
+	}
 	if d.batch.Cap() > keptBatchBytes { // a burst is over: don't keep its memory
 		d.batch = bytes.Buffer{}
+	}
+	if d.scratch.Cap() > keptBatchBytes {
+		d.scratch = bytes.Buffer{}
 	}
 }
 
@@ -235,27 +247,6 @@ func (d *dispatcher) waitForRoom() {
 // keptBatchBytes is the largest batch buffer kept for reuse.
 const keptBatchBytes = 256 << 10
 
-// deliverBatch encodes items and calls the callback with them, counting
-// the batch if the callback holds it. Call it with deliverMu held.
-func (d *dispatcher) deliverBatch(items []engine.FeedItem) {
-	defer func() {
-		if p := recover(); p != nil {
-			d.reportTo(fmt.Sprintf("event dispatcher: internal error (panic: %v); events may have been lost. This is a bug in libinterlock %s: please report it", p, version))
-		}
-	}()
-	if len(items) == 0 || !d.hasCb.Load() {
-		return
-	}
-	b := d.encode(items)
-	if b == nil {
-		return
-	}
-	d.takeDones()
-	if d.deliver(b) == C.IL_EVENTS_HELD {
-		d.held++
-	}
-}
-
 // takeDones counts the holds ended so far, without waiting (deliverMu
 // held).
 func (d *dispatcher) takeDones() {
@@ -272,23 +263,34 @@ func (d *dispatcher) takeDones() {
 	}
 }
 
-// encode returns items as the registered format (a JSON array, or
-// records), NUL-terminated (the NUL not counted in a C len); nil when none
-// could be encoded.
-func (d *dispatcher) encode(items []engine.FeedItem) []byte {
-	if d.format.Load()&^C.IL_EVENTS_FROM_CALLS == C.IL_EVENTS_RECORDS {
-		return d.encodeRecords(items)
+// beginBatch starts encoding a batch in the registered format: a JSON
+// array, or records (IL_EVENTS_RECORDS).
+func (d *dispatcher) beginBatch() {
+	d.batch.Reset()
+	d.encoded = 0
+	d.records = d.format.Load()&^C.IL_EVENTS_FROM_CALLS == C.IL_EVENTS_RECORDS
+	if !d.records {
+		d.batch.WriteByte('[')
+	}
+}
+
+// addToBatch encodes items at the end of the batch (nothing when no
+// callback is registered: they are dropped).
+func (d *dispatcher) addToBatch(items []engine.FeedItem) {
+	if !d.hasCb.Load() {
+		return
+	}
+	if d.records {
+		d.addRecords(items)
+		return
 	}
 	buf := &d.batch
-	buf.Reset()
-	buf.WriteByte('[')
 	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
-	n := 0
 	for i := range items {
 		it := &items[i]
 		mark := buf.Len()
-		if n > 0 {
+		if d.encoded > 0 {
 			buf.WriteByte(',')
 		}
 		if raw, ok := it.Extra.(json.RawMessage); ok {
@@ -300,16 +302,24 @@ func (d *dispatcher) encode(items []engine.FeedItem) []byte {
 		} else {
 			buf.Truncate(buf.Len() - 1) // Encode's newline
 		}
-		n++
+		d.encoded++
 	}
-	if n == 0 {
-		return nil
-	}
-	buf.WriteString("]\x00")
-	return buf.Bytes()
 }
 
-// encodeRecords writes IL_EVENTS_RECORDS: one line per item, "<type>
+// endBatch returns the batch, NUL-terminated (the NUL not counted in a C
+// len); nil when it holds nothing.
+func (d *dispatcher) endBatch() []byte {
+	if d.encoded == 0 {
+		return nil
+	}
+	if !d.records {
+		d.batch.WriteByte(']')
+	}
+	d.batch.WriteByte(0)
+	return d.batch.Bytes()
+}
+
+// addRecords writes IL_EVENTS_RECORDS: one line per item, "<type>
 // <pause> <json>\n" for a session event with camelCase keys (the JS
 // surface: the consumer parses only the types it has listeners for, and
 // renames nothing; <pause> is the session's current pause, see
@@ -317,9 +327,8 @@ func (d *dispatcher) encode(items []engine.FeedItem) []byte {
 // parsing), and
 // "* <json>\n" in the library's snake_case for anything else (task-loop
 // events, host messages). JSON never holds a raw newline.
-func (d *dispatcher) encodeRecords(items []engine.FeedItem) []byte {
+func (d *dispatcher) addRecords(items []engine.FeedItem) {
 	buf, tmp := &d.batch, &d.scratch
-	buf.Reset()
 	enc := json.NewEncoder(tmp)
 	enc.SetEscapeHTML(false)
 	for i := range items {
@@ -344,15 +353,8 @@ func (d *dispatcher) encodeRecords(items []engine.FeedItem) []byte {
 			buf.Write(appendEventJSON(buf.AvailableBuffer(), &it.Event))
 		}
 		buf.WriteByte('\n')
+		d.encoded++
 	}
-	if buf.Len() == 0 {
-		return nil
-	}
-	buf.WriteByte(0)
-	if tmp.Cap() > keptBatchBytes {
-		*tmp = bytes.Buffer{}
-	}
-	return buf.Bytes()
 }
 
 // writePauseToken writes the session's current pause after an event as a

@@ -30,7 +30,11 @@ func TestRecordsFormat(t *testing.T) {
 		{Extra: json.RawMessage(`{"type":"tool_call","call_id":"c","args":{"work_dir":"x"}}`)},
 		{Event: engine.Event{Loop: &engine.TaskEvent{Loop: "l1", Type: "task_begin"}}},
 	}
-	out := d.encode(items)
+	d.hasCb.Store(true)
+	d.beginBatch()
+	d.addToBatch(items[:2])
+	d.addToBatch(items[2:])
+	out := d.endBatch()
 	require.NotNil(t, out)
 	require.Equal(t, byte(0), out[len(out)-1], "NUL-terminated")
 	lines := strings.Split(strings.TrimSuffix(string(out[:len(out)-1]), "\n"), "\n")

@@ -15,19 +15,26 @@ import (
 // most one pending delta per session between two of them — bounded by the
 // work done, never by the size of the output.
 //
-// Next hands over everything queued at once: a reader that delivers in
+// Take hands over everything queued at once: a reader that delivers in
 // batches gets one batch per call, and an event published while the reader
-// waits is returned at once (batching merges only what is already queued).
+// waits is handed over at once (batching merges only what is already
+// queued). The queue grows by blocks of feedBlock items and never copies
+// what it holds: a burst of 60,000 events (10,000 runs approved at once)
+// costs no growing slice and no garbage beyond its blocks, which are
+// reused.
 //
 // The owner of a feed may add its own items (Add) in the same order.
 type Feed struct {
 	eng *Engine
 
-	mu    sync.Mutex
-	items []FeedItem
-	// last holds, per session with items queued, the index of its last
-	// item, to merge a delta into the previous one of the same kind.
-	last    map[string]int
+	mu sync.Mutex
+	// blocks hold the queued items in order; each but the last is full.
+	blocks [][]FeedItem
+	queued int
+	spare  [][]FeedItem // emptied blocks kept for reuse (keptFeedBlocks)
+	// last holds, per session with items queued, its last item, to merge a
+	// delta into the previous one of the same kind.
+	last    map[string]*FeedItem
 	wake    chan struct{} // closed when an item arrives; nil when nobody waits
 	closed  bool          // Close was called
 	ended   bool          // the engine closed: nothing more will come
@@ -47,9 +54,15 @@ type FeedItem struct {
 // text is kept (Coalesced still counts every merged delta).
 const maxMergedText = 64 << 10
 
-// keptFeedCap is the most items whose memory a feed keeps for reuse
-// between reads; a larger burst's memory is given back.
-const keptFeedCap = 1024
+// feedBlock is how many items one block of a feed's queue holds (40 KiB).
+const feedBlock = 128
+
+// keptFeedBlocks is how many emptied blocks a feed keeps for reuse between
+// reads (1,024 items); a larger burst's memory is given back.
+const keptFeedBlocks = 8
+
+// keptFeedSessions is the size of the last-item map kept between reads.
+const keptFeedSessions = 1024
 
 // Coalescable reports whether events of this type are deltas that a reader
 // which fell behind may get merged (text and tool-progress chunks). Every
@@ -61,7 +74,7 @@ func (t EventType) Coalescable() bool {
 // NewFeed returns a feed of every event published from now on. Close it
 // when done; it also ends (after the queued items) when the engine closes.
 func (e *Engine) NewFeed() *Feed {
-	f := &Feed{eng: e, last: map[string]int{}}
+	f := &Feed{eng: e, last: map[string]*FeedItem{}}
 	e.feedMu.Lock()
 	defer e.feedMu.Unlock()
 	if e.feedsEnded {
@@ -115,15 +128,35 @@ func (f *Feed) publish(ev Event) {
 		return
 	}
 	if ev.Type.Coalescable() {
-		if i, ok := f.last[ev.Session]; ok && f.items[i].Extra == nil && mergeable(f.items[i].Event, ev) {
-			f.items[i].merge(ev)
+		if it, ok := f.last[ev.Session]; ok && it.Extra == nil && mergeable(it.Event, ev) {
+			it.merge(ev)
 			f.eng.coalesced.Add(1)
 			return
 		}
 	}
-	f.last[ev.Session] = len(f.items)
-	f.items = append(f.items, FeedItem{Event: ev})
+	it := f.appendLocked()
+	it.Event = ev
+	f.last[ev.Session] = it
 	f.wakeLocked()
+}
+
+// appendLocked returns a new zero item at the end of the queue.
+func (f *Feed) appendLocked() *FeedItem {
+	n := len(f.blocks)
+	if n == 0 || len(f.blocks[n-1]) == feedBlock {
+		var b []FeedItem
+		if k := len(f.spare); k > 0 {
+			b, f.spare = f.spare[k-1], f.spare[:k-1]
+		} else {
+			b = make([]FeedItem, 0, feedBlock)
+		}
+		f.blocks = append(f.blocks, b)
+		n++
+	}
+	b := &f.blocks[n-1]
+	*b = (*b)[:len(*b)+1]
+	f.queued++
+	return &(*b)[len(*b)-1]
 }
 
 func mergeable(prev, next Event) bool {
@@ -171,7 +204,7 @@ func (f *Feed) Add(extra any) {
 	if f.closed {
 		return
 	}
-	f.items = append(f.items, FeedItem{Extra: extra})
+	f.appendLocked().Extra = extra
 	clear(f.last) // no delta merges across it: that would move the delta before it
 	f.wakeLocked()
 }
@@ -183,38 +216,39 @@ func (f *Feed) wakeLocked() {
 	}
 }
 
-// Next waits until something is queued and returns everything queued, in
-// order, appended to buf[:0] (pass the slice Next returned last time to
-// reuse its memory). It returns ErrSubscriptionClosed after Close, or once
-// the engine has closed and everything was taken; ctx's error when ctx
-// ends first.
-func (f *Feed) Next(ctx context.Context, buf []FeedItem) ([]FeedItem, error) {
-	clear(buf) // drop references the reader is done with, also while waiting
-	if cap(buf) > keptFeedCap {
-		buf = nil // a burst is over: don't keep its memory
-	}
+// Take waits until something is queued, then calls fn with everything
+// queued, in order, one block at a time (the items belong to the feed:
+// fn must not keep them). It returns ErrSubscriptionClosed after Close, or
+// once the engine has closed and everything was taken; ctx's error when
+// ctx ends first (Take with a context already done takes what is queued
+// without waiting). One reader at a time.
+func (f *Feed) Take(ctx context.Context, fn func(items []FeedItem)) error {
 	for {
 		f.mu.Lock()
 		if f.closed {
 			f.mu.Unlock()
-			return buf[:0], ErrSubscriptionClosed
+			return ErrSubscriptionClosed
 		}
-		if len(f.items) > 0 {
-			out := f.items
-			for i := range out {
-				out[i].settle()
-			}
-			f.items = buf[:0]
-			if len(f.last) > keptFeedCap {
-				f.last = map[string]int{}
+		if f.queued > 0 {
+			blocks := f.blocks
+			f.blocks, f.queued = nil, 0
+			if len(f.last) > keptFeedSessions {
+				f.last = map[string]*FeedItem{}
 			}
 			clear(f.last)
 			f.mu.Unlock()
-			return out, nil
+			for _, b := range blocks {
+				for i := range b {
+					b[i].settle()
+				}
+				fn(b)
+			}
+			f.recycle(blocks)
+			return nil
 		}
 		if f.ended {
 			f.mu.Unlock()
-			return buf[:0], ErrSubscriptionClosed
+			return ErrSubscriptionClosed
 		}
 		if f.wake == nil {
 			f.wake = make(chan struct{})
@@ -224,8 +258,22 @@ func (f *Feed) Next(ctx context.Context, buf []FeedItem) ([]FeedItem, error) {
 		select {
 		case <-wake:
 		case <-ctx.Done():
-			return buf[:0], ctx.Err()
+			return ctx.Err()
 		}
+	}
+}
+
+// recycle keeps up to keptFeedBlocks of blocks taken for the next items,
+// emptied so that they hold no references.
+func (f *Feed) recycle(blocks [][]FeedItem) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, b := range blocks {
+		if len(f.spare) == keptFeedBlocks || f.closed {
+			return
+		}
+		clear(b)
+		f.spare = append(f.spare, b[:0])
 	}
 }
 
@@ -240,7 +288,7 @@ func (f *Feed) Wait(ctx context.Context) error {
 		case f.closed:
 			f.mu.Unlock()
 			return ErrSubscriptionClosed
-		case len(f.items) > 0:
+		case f.queued > 0:
 			f.mu.Unlock()
 			return nil
 		case f.ended:
@@ -264,7 +312,7 @@ func (f *Feed) Wait(ctx context.Context) error {
 func (f *Feed) Pending() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return len(f.items)
+	return f.queued
 }
 
 // Close ends the feed: a Next in progress returns ErrSubscriptionClosed and
@@ -272,7 +320,7 @@ func (f *Feed) Pending() int {
 func (f *Feed) Close() {
 	f.mu.Lock()
 	f.closed = true
-	f.items, f.last = nil, nil
+	f.blocks, f.spare, f.queued, f.last = nil, nil, 0, nil
 	f.wakeLocked()
 	removed := f.removed
 	f.removed = true

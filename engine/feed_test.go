@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -27,15 +28,13 @@ func chatty(n, size int) engine.ToolFunc {
 // drain reads f until the engine closed and returns what it got.
 func drain(t *testing.T, f *engine.Feed) []engine.FeedItem {
 	t.Helper()
-	var all, buf []engine.FeedItem
+	var all []engine.FeedItem
 	for {
-		items, err := f.Next(t.Context(), buf)
+		err := f.Take(t.Context(), func(items []engine.FeedItem) { all = append(all, items...) })
 		if err != nil {
 			require.ErrorIs(t, err, engine.ErrSubscriptionClosed)
 			return all
 		}
-		all = append(all, items...)
-		buf = items
 	}
 }
 
@@ -101,8 +100,11 @@ func TestFeedKeepsEveryDecisionOfThousandsOfSessions(t *testing.T) {
 	}
 	require.NoError(t, e.Close())
 	count := map[engine.EventType]int{}
+	version := map[string]uint64{}
 	for _, it := range drain(t, f) {
 		count[it.Event.Type]++
+		assert.Equal(t, version[it.Event.Session]+1, it.Event.Version, "session %s: engine order across the queue's blocks", it.Event.Session)
+		version[it.Event.Session] = it.Event.Version
 	}
 	for _, tp := range []engine.EventType{engine.EventPaused, engine.EventPauseAnswered, engine.EventToolStarted,
 		engine.EventToolFinished, engine.EventRunFinished, engine.EventClosed} {
@@ -136,7 +138,8 @@ func TestFeedCloseAndEnd(t *testing.T) {
 	closed := e.NewFeed()
 	closed.Close()
 	closed.Close() // idempotent
-	_, err := closed.Next(t.Context(), nil)
+	nothing := func([]engine.FeedItem) { t.Error("an item from a feed that is closed or ended") }
+	err := closed.Take(t.Context(), nothing)
 	require.ErrorIs(t, err, engine.ErrSubscriptionClosed)
 
 	f := e.NewFeed()
@@ -146,7 +149,7 @@ func TestFeedCloseAndEnd(t *testing.T) {
 	require.NoError(t, e.Close())
 	assert.NotEmpty(t, drain(t, f), "what was queued is still read after the engine closed")
 	late := e.NewFeed()
-	_, err = late.Next(t.Context(), nil)
+	err = late.Take(t.Context(), nothing)
 	require.ErrorIs(t, err, engine.ErrSubscriptionClosed, "a feed made after close has ended")
 }
 
@@ -175,4 +178,41 @@ func TestFeedMergesAFloodOfTinyChunksCheaply(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 1, got, "one merged delta")
+}
+
+// A burst queued for a reader that is busy (10,000 runs approved at once
+// from JS) costs its items and nothing more: the queue grows by blocks,
+// never by copying a growing slice of ~350-byte items (twice the memory,
+// all of it garbage), and the blocks are reused by the next burst. Not
+// parallel: it reads the process's allocation counter.
+func TestFeedBurstCostsItsItemsOnly(t *testing.T) {
+	e := engine.New()
+	t.Cleanup(func() { e.Close() })
+	f := e.NewFeed()
+	defer f.Close()
+	const n = 10_000
+	ev := engine.Event{Session: "s1", Type: engine.EventToolFinished}
+	allocated := func(events int) uint64 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for i := range events {
+			ev.Version = uint64(i + 1)
+			f.Publish(ev)
+		}
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	item := uint64(unsafe.Sizeof(engine.FeedItem{}))
+	assert.Less(t, allocated(n), n*item*5/4, "bytes allocated to queue %d events of %d bytes", n, item)
+	var taken []uint64
+	require.NoError(t, f.Take(t.Context(), func(items []engine.FeedItem) {
+		for _, it := range items {
+			taken = append(taken, it.Event.Version)
+		}
+	}))
+	require.Len(t, taken, n)
+	for i, v := range taken {
+		require.Equal(t, uint64(i+1), v, "engine order")
+	}
+	assert.Less(t, allocated(1000), 10*item, "a later burst of 1,000 reuses the blocks kept")
 }
