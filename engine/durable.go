@@ -138,7 +138,14 @@ func storedInterruption(in *Interruption) *store.Interruption {
 
 // appendHistoryLocked appends msgs to the history and records them with the
 // session's token counts and step, in one write.
-func (s *Session) appendHistoryLocked(msgs ...Message) {
+func (s *Session) appendHistoryLocked(msgs ...Message) { s.appendLocked(false, msgs) }
+
+// appendResultsLocked is appendHistoryLocked for a turn's tool results: the
+// next model request follows at once and nobody waits on this write, so
+// the store may checkpoint after it (store.Tx.MayCheckpoint).
+func (s *Session) appendResultsLocked(msgs ...Message) { s.appendLocked(true, msgs) }
+
+func (s *Session) appendLocked(beforeTurn bool, msgs []Message) {
 	from := len(s.history)
 	s.history = append(s.history, msgs...)
 	if s.eng.store == nil {
@@ -151,6 +158,9 @@ func (s *Session) appendHistoryLocked(msgs ...Message) {
 	s.persistLocked("history", func(tx *store.Tx) {
 		tx.AppendHistory(s.id, from, bodies...)
 		tx.Counters(s.id, s.tokens.Input, s.tokens.Output, s.step)
+		if beforeTurn {
+			tx.MayCheckpoint()
+		}
 	})
 }
 

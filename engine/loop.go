@@ -624,7 +624,9 @@ func (s *Session) runTools(r *run, calls []ToolCall) error {
 // recordResults records a turn's tool results; the run goes on unless it
 // was interrupted.
 func (s *Session) recordResults(r *run, results ...Message) error {
-	s.record(results...)
+	s.mu.Lock()
+	s.appendResultsLocked(results...)
+	s.mu.Unlock()
 	if r.ctx.Err() != nil {
 		return interruptErr(r.ctx)
 	}

@@ -277,20 +277,33 @@ func TestRecoveryAfterTheOwnerIsKilled(t *testing.T) {
 	assert.Equal(t, engine.NotEligibleTaskLoop, rep.Skipped["looping"])
 }
 
-// The attack on "durable before reported": an observer that, at each event,
-// reads the store file through a connection of its own must already find
-// what the event reports (a pause pending, its answer in the audit log, the
-// run's start and end).
+// The attack on "durable before reported": at each event, the store's
+// files are copied as they are on disk at that moment (what a SIGKILL of
+// the owner would leave: the database and its WAL, no SQLite cache) and
+// the copy, opened on its own, must already hold what the event reports (a
+// pause pending, its answer in the audit log, the run's start and end).
+// The live file itself cannot be read: the store holds it exclusively.
 func TestEveryReportedTransitionIsAlreadyStored(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "s.db")
 	e := openStore(t, path, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{ask(engine.PauseConfirm, "sure?")}}, {Text: "done"}})
 	s, err := e.NewSession(engine.SessionOptions{ID: "a"})
 	require.NoError(t, err)
-	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	live, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
 	require.NoError(t, err)
-	defer db.Close()
+	defer live.Close()
+	var n int
+	require.ErrorContains(t, live.QueryRow(`SELECT count(*) FROM sessions`).Scan(&n), "locked", "another connection cannot read a live store")
 	count := func(q string, args ...any) int {
+		dir := t.TempDir()
+		for _, suffix := range []string{"", "-wal"} {
+			b, err := os.ReadFile(path + suffix)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "copy.db"+suffix), b, 0o600))
+		}
+		db, err := sql.Open("sqlite", filepath.Join(dir, "copy.db"))
+		require.NoError(t, err)
+		defer db.Close()
 		var n int
 		require.NoError(t, db.QueryRow(q, args...).Scan(&n))
 		return n

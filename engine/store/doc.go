@@ -41,25 +41,33 @@
 // WAL without fsync: it survives the process being killed at any point
 // (the OS has the pages), while a power failure or kernel crash can lose
 // the commits since the last checkpoint (the file stays consistent). A
-// commit of a transition writes 2-5 pages: about 6 pwrite and 6 fcntl
-// calls (SQLite's WAL locks), 15-25 µs at p50 on the 2-core machine the
-// benchmarks run on.
+// commit of a transition writes 2-5 pages: two pwrite calls per page and
+// nothing else, 15-25 µs at p50 on the 2-core machine the benchmarks run
+// on. The connection is in exclusive locking mode: SQLite takes the file's
+// lock once and keeps the WAL's index in its own memory (no -shm file), so
+// a commit makes no lock calls (it made ~6 fcntl). The cost: no other
+// connection can read the file while the store is open (sqlite3 on a live
+// store says "database is locked"); what a kill would leave is what the
+// files hold, which the tests read from a copy taken at each event.
 //
-// One commit in about 300 crosses wal_autocheckpoint (1,000 pages) and
-// SQLite checkpoints inside it: it syncs the WAL, copies it into the
-// database file and syncs that. Measured with a timer around each commit,
-// that commit took 2.5-4 ms on an idle machine, nearly all of it the first
-// fsync writing the WAL's ~4 MB of dirty pages; it was the whole tail of
-// the pause round trip above ~0.3 ms. The store's own goroutine
-// (walsync.go) now syncs the WAL every 32 commits, off the transition
-// path and without any SQLite lock, so that checkpoint finds little left to
-// write: 0.6-1.5 ms under a load average of 5 (3-5 ms before, same load).
-// Moving the checkpoint itself off the path was tried and not kept: with
-// autocheckpoint off and PASSIVE checkpoints on a second connection the
-// WAL never restarts while writes come without a pause (the checkpointer
-// never catches up with the writer), so it grew by 100 MB in 2,000 pause
-// round trips and every commit paid for appending to a growing file
-// (p50 +8 µs); making the writer wait for a short last pass put an fsync
-// back on the path. Measured cost: see BENCHMARKS.md (store_* metrics and
-// the store-on pause round trips).
+// Checkpoints. SQLite checkpoints (syncs the WAL, copies it into the
+// database file, syncs that) inside the commit that takes the WAL past
+// wal_autocheckpoint pages: that commit took 0.6-5 ms, and it fell on
+// whatever transition came then; in the pause round trip the WAL restarts
+// in step with the round trips, so it fell on the pause's raise every
+// time and made the whole p99 of the notification. The store now
+// checkpoints after the first transaction marked with Tx.MayCheckpoint
+// once 256 commits were made since its last one: the engine marks the tool
+// results it appends just before the next model request, where nobody
+// waits on a reply and a millisecond is small beside the model's latency.
+// SQLite's own checkpoint stays, at 2,000 pages, for stores whose
+// transactions are never marked (runs without tools). Tried before and
+// not kept: a goroutine syncing the WAL every 32 commits so that the
+// checkpoint inside a commit had less to write (its fdatasync made the
+// commits made meanwhile slower: notify p99 365 vs 218 µs without it, 8
+// runs each), and checkpoints on a second connection (a PASSIVE
+// checkpoint never catches up with a writer that commits without pause, so
+// the WAL never restarted and grew by 100 MB in 2,000 pause round trips).
+// Measured cost: see BENCHMARKS.md (store_* metrics and the store-on pause
+// round trips).
 package store

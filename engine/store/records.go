@@ -107,16 +107,24 @@ type RunEnd struct {
 
 // Tx is one transaction: the writes of one transition, committed together.
 type Tx struct {
-	st  *Store
-	ctx context.Context
-	err error
+	st         *Store
+	ctx        context.Context
+	err        error
+	checkpoint bool // MayCheckpoint
 }
+
+// MayCheckpoint says that nobody waits on this transaction's commit (the
+// engine marks the tool results it appends just before the next model
+// request): a checkpoint that is due runs right after it, on the same
+// connection, instead of inside a later commit that an observer waits on.
+func (tx *Tx) MayCheckpoint() { tx.checkpoint = true }
 
 // statements prepared once per store, by name.
 var statements = map[string]string{
 	"begin":         `BEGIN IMMEDIATE`,
 	"commit":        `COMMIT`,
 	"rollback":      `ROLLBACK`,
+	"checkpoint":    `PRAGMA wal_checkpoint(PASSIVE)`,
 	"createSession": `INSERT INTO sessions (id, seq, created_at, options, state) VALUES (?, ?, ?, ?, 'idle')`,
 	"deleteSession": `DELETE FROM sessions WHERE id = ?`,
 	"deleteHistory": `DELETE FROM history WHERE session = ?`,
@@ -181,8 +189,12 @@ func (st *Store) Update(ctx context.Context, fn func(*Tx)) error {
 		st.stmts["rollback"].ExecContext(context.Background())
 		return tx.err
 	}
-	if st.walSync != nil {
-		st.walSync.committed()
+	st.commits++
+	if tx.checkpoint && st.commits >= checkpointEvery {
+		// Committed already: a checkpoint that fails leaves the WAL for
+		// SQLite's own, which retries it and reports the error.
+		st.stmts["checkpoint"].ExecContext(context.Background())
+		st.commits = 0
 	}
 	return nil
 }

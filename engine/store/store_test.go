@@ -208,30 +208,55 @@ func TestUpdateIsAllOrNothing(t *testing.T) {
 	}
 }
 
-// A file store's WAL is synced by the store's own goroutine as commits
-// come (so that SQLite's checkpoint inside a commit finds little left to
-// write), and Close stops that goroutine (goleak in TestMain).
-func TestWALIsSyncedInTheBackground(t *testing.T) {
+// The store checkpoints only after a transaction marked MayCheckpoint, and
+// only once CheckpointEvery commits were made since its last one; SQLite's
+// own checkpoint waits for 2,000 pages. Seen in the database file, which
+// only a checkpoint writes (commits append to the WAL).
+func TestCheckpointsComeAfterMarkedTransactions(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "s.db")
 	st, err := store.Open(t.Context(), path)
 	require.NoError(t, err)
+	size := func() int64 {
+		fi, err := os.Stat(path)
+		require.NoError(t, err)
+		return fi.Size()
+	}
+	empty := size()
 	require.NoError(t, st.Update(t.Context(), func(tx *store.Tx) {
 		tx.CreateSession(store.Session{ID: "a", Seq: 1, Options: raw(nil)})
 	}))
-	for i := range 200 {
-		require.NoError(t, st.Update(t.Context(), func(tx *store.Tx) { tx.AppendHistory("a", i, raw(i)) }))
+	n := 1
+	appendOne := func(mark bool) {
+		require.NoError(t, st.Update(t.Context(), func(tx *store.Tx) {
+			tx.AppendHistory("a", n, raw(strings.Repeat("x", 500)))
+			if mark {
+				tx.MayCheckpoint()
+			}
+		}))
+		n++
 	}
-	require.Eventually(t, func() bool { return st.WALSyncs() > 0 }, 10*time.Second, time.Millisecond, "the WAL was synced")
+	for range store.CheckpointEvery + 50 {
+		appendOne(false)
+	}
+	assert.Equal(t, empty, size(), "no checkpoint after unmarked transactions")
+	appendOne(true)
+	assert.Greater(t, size(), empty, "a checkpoint after the marked one")
+	checkpointed := size()
+	for range store.CheckpointEvery / 2 {
+		appendOne(true)
+	}
+	assert.Equal(t, checkpointed, size(), "none before CheckpointEvery more commits")
+
 	require.NoError(t, st.Close())
 	require.NoError(t, st.Close(), "Close is idempotent")
 	require.ErrorIs(t, st.Update(t.Context(), func(*store.Tx) {}), store.ErrClosed)
-
 	st = open(t, path)
 	got, err := st.Load(t.Context())
 	require.NoError(t, err)
-	assert.Len(t, got[0].History, 200)
-	assert.Zero(t, open(t, store.Memory).WALSyncs(), "a store in memory has no WAL")
+	assert.Len(t, got[0].History, n-1)
+	mem := open(t, store.Memory)
+	require.NoError(t, mem.Update(t.Context(), func(tx *store.Tx) { tx.MayCheckpoint() }), "a store in memory has no WAL: nothing to do")
 }
 
 // A new store gets the current schema, marked as ours; opening it again
