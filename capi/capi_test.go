@@ -82,6 +82,7 @@ type events struct {
 	mu      sync.Mutex
 	all     []map[string]any
 	batches int // callback calls
+	largest int // bytes of the largest batch
 }
 
 // listen registers a recording C callback on engine.
@@ -108,6 +109,7 @@ func (e *events) collect() []map[string]any {
 		require.NotEmpty(e.t, batch, "a callback call carries at least one event")
 		e.all = append(e.all, batch...)
 		e.batches++
+		e.largest = max(e.largest, len(line))
 	}
 	return append([]map[string]any(nil), e.all...)
 }

@@ -73,6 +73,7 @@ type dispatcher struct {
 	batch     bytes.Buffer // the encoding of the batch being delivered
 	records   bool         // it is IL_EVENTS_RECORDS (else a JSON array)
 	encoded   int          // items in it
+	inParts   bool         // a large batch goes in parts (the dispatcher goroutine: it may wait for room)
 	scratch   bytes.Buffer // one task-loop event's JSON
 }
 
@@ -151,13 +152,13 @@ func (d *dispatcher) run() {
 		if err := d.feed.Wait(context.Background()); err != nil { // the engine closed and everything was taken
 			<-d.producersDone
 			d.deliverMu.Lock()
-			d.takeQueued() // what was added meanwhile
+			d.takeQueued(true) // what was added meanwhile
 			d.stopped = true
 			d.deliverMu.Unlock()
 			return
 		}
 		d.deliverMu.Lock()
-		d.takeQueued()
+		d.takeQueued(true)
 		d.deliverMu.Unlock()
 		d.waitForRoom()
 	}
@@ -171,24 +172,21 @@ var takeNow = func() context.Context {
 	return ctx
 }()
 
-// takeQueued delivers everything queued as one batch, counting it if the
-// callback holds it. Call it with deliverMu held.
-func (d *dispatcher) takeQueued() {
+// takeQueued delivers everything queued as one batch, or, inParts (the
+// caller may wait for the consumer), as batches of about batchPartBytes.
+// Call it with deliverMu held.
+func (d *dispatcher) takeQueued(inParts bool) {
 	defer func() {
 		if p := recover(); p != nil {
 			d.reportTo(fmt.Sprintf("event dispatcher: internal error (panic: %v); events may have been lost. This is a bug in libinterlock %s: please report it", p, version))
 		}
 	}()
+	d.inParts = inParts
 	d.beginBatch()
 	if d.feed.Take(takeNow, d.addToBatch) != nil {
 		return
 	}
-	if b := d.endBatch(); b != nil && d.hasCb.Load() {
-		d.takeDones()
-		if d.deliver(b) == C.IL_EVENTS_HELD {
-			d.held++
-		}
-	}
+	d.deliverBatch()
 	if d.batch.Cap() > keptBatchBytes { // a burst is over: don't keep its memory
 		d.batch = bytes.Buffer{}
 	}
@@ -215,7 +213,7 @@ func (d *dispatcher) deliverNow() {
 	}
 	d.takeDones()
 	if d.held < maxHeldBatches {
-		d.takeQueued()
+		d.takeQueued(false)
 	}
 }
 
@@ -244,8 +242,43 @@ func (d *dispatcher) waitForRoom() {
 	}
 }
 
-// keptBatchBytes is the largest batch buffer kept for reuse.
-const keptBatchBytes = 256 << 10
+// batchPartBytes is the size beyond which a batch goes in parts: a burst
+// (10,000 runs approved at once: 40,000 events, ~10 MB) is encoded into one
+// buffer of this size reused, not into one that grows by copying to the
+// whole burst, and the consumer starts on its first part while the rest is
+// encoded. Parts keep engine order: each is handed over after the one
+// before it, within the consumer's holds.
+const batchPartBytes = 256 << 10
+
+// keptBatchBytes is the largest batch buffer kept for reuse: a part and
+// the item that filled it.
+const keptBatchBytes = 2 * batchPartBytes
+
+// deliverBatch hands the batch encoded so far to the callback, if it holds
+// anything, counting it if the callback holds it (deliverMu held).
+func (d *dispatcher) deliverBatch() {
+	if b := d.endBatch(); b != nil && d.hasCb.Load() {
+		d.takeDones()
+		if d.deliver(b) == C.IL_EVENTS_HELD {
+			d.held++
+		}
+	}
+}
+
+// nextPart hands over a batch that has grown to batchPartBytes and starts
+// the next, once the consumer has room (deliverMu held).
+func (d *dispatcher) nextPart() {
+	d.deliverBatch()
+	for d.held >= maxHeldBatches {
+		select {
+		case <-d.done:
+			d.held--
+		case <-d.producersDone: // closing: the closer may be the consumer's thread
+			d.held = 0
+		}
+	}
+	d.beginBatch()
+}
 
 // takeDones counts the holds ended so far, without waiting (deliverMu
 // held).
@@ -303,6 +336,9 @@ func (d *dispatcher) addToBatch(items []engine.FeedItem) {
 			buf.Truncate(buf.Len() - 1) // Encode's newline
 		}
 		d.encoded++
+		if d.inParts && buf.Len() >= batchPartBytes {
+			d.nextPart()
+		}
 	}
 }
 
@@ -354,6 +390,9 @@ func (d *dispatcher) addRecords(items []engine.FeedItem) {
 		}
 		buf.WriteByte('\n')
 		d.encoded++
+		if d.inParts && buf.Len() >= batchPartBytes {
+			d.nextPart()
+		}
 	}
 }
 

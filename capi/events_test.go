@@ -62,10 +62,11 @@ func TestSlowCallbackGetsEveryDecisionInBatches(t *testing.T) {
 		}
 	}
 	ev.mu.Lock()
-	batches := ev.batches
+	batches, largest := ev.batches, ev.largest
 	ev.mu.Unlock()
 	assert.Less(t, batches, len(all)/4, "%d events came in %d callback calls", len(all), batches)
-	t.Logf("%d events in %d callback calls", len(all), batches)
+	assert.LessOrEqual(t, largest, keptBatchBytes, "a large batch comes in parts")
+	t.Logf("%d events in %d callback calls, the largest %d bytes", len(all), batches, largest)
 }
 
 // Batching merges only what is already queued: with a callback waiting,
