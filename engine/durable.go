@@ -76,7 +76,7 @@ func (s *Session) persistEventLocked(ev *Event) {
 		body, _ := json.Marshal(p)
 		run := s.runID()
 		s.persistLocked("the pause "+p.ID, func(tx *store.Tx) {
-			tx.PauseRaised(s.id, s.pauseSeq, store.Pause{ID: p.ID, Run: run, Pause: body})
+			tx.PauseRaised(s.id, store.Pause{ID: p.ID, Run: run, Pause: body})
 			tx.Audit(auditOf(s.id, run, &p, "raised"))
 		})
 	case EventPauseAnswered:
@@ -121,7 +121,7 @@ func auditOf(session string, run uint64, p *Pause, event string) store.AuditEntr
 
 // runEndLocked is what the store keeps of how the last run ended.
 func (s *Session) runEndLocked(run uint64) store.RunEnd {
-	end := store.RunEnd{Run: run, LastEnd: int(s.lastEnd), TokensIn: s.tokens.Input, TokensOut: s.tokens.Output, Step: s.step, LastError: s.lastError}
+	end := store.RunEnd{Run: run, LastEnd: int(s.lastEnd), TokensIn: s.tokens.Input, TokensOut: s.tokens.Output, Step: s.step, LastError: s.lastError, PauseSeq: s.pauseSeq}
 	if s.lastEnd == endInterrupted && s.interruption != nil {
 		end.Interruption = storedInterruption(s.interruption)
 	}
@@ -157,7 +157,7 @@ func (s *Session) appendLocked(beforeTurn bool, msgs []Message) {
 	}
 	s.persistLocked("history", func(tx *store.Tx) {
 		tx.AppendHistory(s.id, from, bodies...)
-		tx.Counters(s.id, s.tokens.Input, s.tokens.Output, s.step)
+		tx.Counters(s.id, s.tokens.Input, s.tokens.Output, s.step, s.pauseSeq)
 		if beforeTurn {
 			tx.MayCheckpoint()
 		}

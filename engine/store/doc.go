@@ -41,9 +41,11 @@
 // WAL without fsync: it survives the process being killed at any point
 // (the OS has the pages), while a power failure or kernel crash can lose
 // the commits since the last checkpoint (the file stays consistent). A
-// commit of a transition writes 2-5 pages: two pwrite calls per page and
+// commit of a transition writes 2-4 pages: two pwrite calls per page and
 // nothing else, 15-25 µs at p50 on the 2-core machine the benchmarks run
-// on. The connection is in exclusive locking mode: SQLite takes the file's
+// on. A pause's raise writes the pause and its audit entry only; the
+// number of the session's last pause goes with its other counters (see
+// Tx.PauseRaised and Load). The connection is in exclusive locking mode: SQLite takes the file's
 // lock once and keeps the WAL's index in its own memory (no -shm file), so
 // a commit makes no lock calls (it made ~6 fcntl). The cost: no other
 // connection can read the file while the store is open (sqlite3 on a live

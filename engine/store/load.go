@@ -57,21 +57,39 @@ func (st *Store) Load(ctx context.Context) ([]Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = st.eachLocked(ctx, "read pauses", `SELECT p.session, p.id, p.run, p.pause FROM pauses p ORDER BY p.session, CAST(substr(p.id, 2) AS INTEGER)`, func(r *sql.Rows) error {
+	err = st.eachLocked(ctx, "read pauses", `SELECT p.session, p.id, CAST(substr(p.id, 2) AS INTEGER), p.run, p.pause FROM pauses p ORDER BY p.session, 3`, func(r *sql.Rows) error {
 		var id string
 		var p Pause
+		var seq uint64
 		var pause string
-		if err := r.Scan(&id, &p.ID, &p.Run, &pause); err != nil {
+		if err := r.Scan(&id, &p.ID, &seq, &p.Run, &pause); err != nil {
 			return err
 		}
 		p.Pause = json.RawMessage(pause)
 		if i, ok := index[id]; ok {
 			out[i].Pauses = append(out[i].Pauses, p)
+			out[i].PauseSeq = max(out[i].PauseSeq, seq)
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
+	}
+	// A raise does not write the session's row (PauseRaised): a session
+	// whose run ended has its last pause's number there (RunEnded), but
+	// one proceeding when its owner died may have raised pauses since its
+	// last Counters. The pending ones were counted above; an answered one
+	// is the last raise in the audit log (found through audit_session).
+	for i := range out {
+		if !out[i].Proceeding {
+			continue
+		}
+		var seq uint64
+		err := st.db.QueryRowContext(ctx, `SELECT CAST(substr(pause, 2) AS INTEGER) FROM audit WHERE session = ? AND event = 'raised' ORDER BY id DESC LIMIT 1`, out[i].ID).Scan(&seq)
+		if err != nil && err != sql.ErrNoRows {
+			return nil, st.fail("read the last pause of "+out[i].ID, err)
+		}
+		out[i].PauseSeq = max(out[i].PauseSeq, seq)
 	}
 	loops := map[[2]string]*Loop{}
 	err = st.eachLocked(ctx, "read task loops", `SELECT session, loop, state FROM task_loops ORDER BY session, loop`, func(r *sql.Rows) error {

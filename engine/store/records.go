@@ -19,11 +19,14 @@ type Session struct {
 	Options json.RawMessage
 	// Proceeding: a run was in flight at the last write. Found on Load,
 	// its owner died while the session was proceeding.
-	Proceeding   bool
-	Run          uint64 // the run in flight, or the last one
-	RunKind      string // "prompt", "loop" or "host": who drives the run
-	PauseSeq     uint64 // the number of the last pause raised
-	LastEnd      int    // how the last run ended, as the engine numbers it
+	Proceeding bool
+	Run        uint64 // the run in flight, or the last one
+	RunKind    string // "prompt", "loop" or "host": who drives the run
+	// PauseSeq is the number of the last pause raised: written with the
+	// session's other counters (Counters, RunEnded), not by the raise
+	// itself; Load makes up for the raises since (see Load).
+	PauseSeq     uint64
+	LastEnd      int // how the last run ended, as the engine numbers it
 	Interruption json.RawMessage
 	TokensIn     int
 	TokensOut    int
@@ -103,6 +106,7 @@ type RunEnd struct {
 	Step         int
 	LastError    string
 	NeedsInput   json.RawMessage
+	PauseSeq     uint64 // the number of the last pause raised
 }
 
 // Tx is one transaction: the writes of one transition, committed together.
@@ -133,12 +137,11 @@ var statements = map[string]string{
 	"deleteTasks":   `DELETE FROM task_states WHERE session = ?`,
 	"runStarted":    `UPDATE sessions SET state = 'proceeding', run = ?, run_kind = ?, needs_input = NULL WHERE id = ?`,
 	"runEnded": `UPDATE sessions SET state = 'ended', run = ?, last_end = ?, interruption = coalesce(?, interruption),
-		tokens_in = ?, tokens_out = ?, step = ?, last_error = ?, needs_input = ? WHERE id = ?`,
+		tokens_in = ?, tokens_out = ?, step = ?, last_error = ?, needs_input = ?, pause_seq = max(pause_seq, ?) WHERE id = ?`,
 	"interruption": `INSERT INTO interruptions (session, run, reason, label, at, detail) VALUES (?, ?, ?, ?, ?, ?)`,
 	"history":      `INSERT INTO history (session, idx, message) VALUES (?, ?, ?)`,
-	"counters":     `UPDATE sessions SET tokens_in = ?, tokens_out = ?, step = ? WHERE id = ?`,
+	"counters":     `UPDATE sessions SET tokens_in = ?, tokens_out = ?, step = ?, pause_seq = max(pause_seq, ?) WHERE id = ?`,
 	"pauseRaised":  `INSERT INTO pauses (session, id, run, pause) VALUES (?, ?, ?, ?)`,
-	"pauseSeq":     `UPDATE sessions SET pause_seq = max(pause_seq, ?) WHERE id = ?`,
 	"pauseEnded":   `DELETE FROM pauses WHERE session = ? AND id = ?`,
 	"audit":        `INSERT INTO audit (at, session, run, pause, event, kind, tool, message, answer, reason, by, remember) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	"grant": `INSERT INTO grants (session, tool, action, dir, by, at) VALUES (?, ?, ?, ?, ?, ?)
@@ -234,7 +237,7 @@ func (tx *Tx) RunEnded(session string, e RunEnd) {
 		in = string(e.Interruption.Detail)
 		tx.Interruption(session, *e.Interruption)
 	}
-	tx.exec("runEnded", e.Run, e.LastEnd, in, e.TokensIn, e.TokensOut, e.Step, e.LastError, nullJSON(e.NeedsInput), session)
+	tx.exec("runEnded", e.Run, e.LastEnd, in, e.TokensIn, e.TokensOut, e.Step, e.LastError, nullJSON(e.NeedsInput), e.PauseSeq, session)
 	tx.exec("deletePauses", session)
 }
 
@@ -250,15 +253,18 @@ func (tx *Tx) AppendHistory(session string, from int, msgs ...json.RawMessage) {
 	}
 }
 
-// Counters records the session's token counts and step.
-func (tx *Tx) Counters(session string, tokensIn, tokensOut, step int) {
-	tx.exec("counters", tokensIn, tokensOut, step, session)
+// Counters records the session's token counts, step and the number of its
+// last pause.
+func (tx *Tx) Counters(session string, tokensIn, tokensOut, step int, pauseSeq uint64) {
+	tx.exec("counters", tokensIn, tokensOut, step, pauseSeq, session)
 }
 
-// PauseRaised records a pending pause and seq, the number in its id.
-func (tx *Tx) PauseRaised(session string, seq uint64, p Pause) {
+// PauseRaised records a pending pause, whose id is "p" and its number.
+// The session's row is left alone (one page less to write on the path of
+// every pause): the number is written with the next Counters or RunEnded,
+// and Load takes it from the pause itself until then.
+func (tx *Tx) PauseRaised(session string, p Pause) {
 	tx.exec("pauseRaised", session, p.ID, p.Run, string(p.Pause))
-	tx.exec("pauseSeq", seq, session)
 }
 
 // PauseEnded forgets a pending pause (answered, timed out, interrupted).

@@ -116,16 +116,16 @@ func TestRoundTrip(t *testing.T) {
 		tx.CreateSession(store.Session{ID: "b", Seq: 2, CreatedAt: at, Options: raw(map[string]string{})})
 		tx.RunStarted("a", 1, "prompt")
 		tx.AppendHistory("a", 0, raw("hi"), raw("there"))
-		tx.Counters("a", 10, 20, 3)
-		tx.PauseRaised("a", 1, store.Pause{ID: "p1", Run: 1, Pause: raw("q1")})
-		tx.PauseRaised("a", 2, store.Pause{ID: "p2", Run: 1, Pause: raw("q2")})
+		tx.Counters("a", 10, 20, 3, 0)
+		tx.PauseRaised("a", store.Pause{ID: "p1", Run: 1, Pause: raw("q1")})
+		tx.PauseRaised("a", store.Pause{ID: "p2", Run: 1, Pause: raw("q2")})
 		tx.Audit(store.AuditEntry{At: at, Session: "a", Run: 1, Pause: "p1", Event: "raised", Kind: "confirm", Tool: "Bash", Message: "rm?"})
 		tx.PauseEnded("a", "p1")
 		tx.Audit(store.AuditEntry{At: at, Session: "a", Run: 1, Pause: "p1", Event: "answered", Kind: "confirm", Tool: "Bash", Message: "rm?", Answer: "approved", By: "tui", Remember: "project"})
 		tx.Grant(store.Grant{Session: "a", Tool: "Bash", Action: "rm x", Dir: "/w", By: "tui", At: at})
 		tx.SaveLoop("b", store.Loop{ID: "l1", State: raw("st"), Tasks: []store.TaskState{{Index: 0, Title: "one", Status: "completed"}, {Index: 1, Title: "two", Status: "running"}}})
 		tx.RunStarted("b", 2, "loop")
-		tx.RunEnded("b", store.RunEnd{Run: 2, LastEnd: 3, Interruption: in, TokensIn: 1, TokensOut: 2, Step: 4})
+		tx.RunEnded("b", store.RunEnd{Run: 2, LastEnd: 3, Interruption: in, TokensIn: 1, TokensOut: 2, Step: 4, PauseSeq: 7})
 	}))
 	require.NoError(t, st.Close())
 	require.NoError(t, st.Close(), "Close is idempotent")
@@ -143,6 +143,7 @@ func TestRoundTrip(t *testing.T) {
 	assert.Equal(t, uint64(2), a.PauseSeq)
 	assert.Equal(t, "prompt", a.RunKind)
 	assert.Equal(t, "loop", b.RunKind)
+	assert.Equal(t, uint64(7), b.PauseSeq)
 	assert.JSONEq(t, `{"dir":"/w"}`, string(a.Options))
 	assert.Equal(t, at, a.CreatedAt)
 	assert.False(t, b.Proceeding)
@@ -206,6 +207,56 @@ func TestUpdateIsAllOrNothing(t *testing.T) {
 			assert.Len(t, got[0].History, 1)
 		})
 	}
+}
+
+// A raise does not write the session's row: the number of the last pause
+// comes back after a kill that left it only in the pause itself (pending)
+// or in the audit log (answered), so a pause raised after the restart never
+// takes an old pause's id.
+func TestPauseNumberSurvivesAKillAfterTheRaise(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "s.db")
+	st, err := store.Open(t.Context(), path)
+	require.NoError(t, err)
+	raise := func(session, id string) {
+		require.NoError(t, st.Update(t.Context(), func(tx *store.Tx) {
+			tx.PauseRaised(session, store.Pause{ID: id, Run: 1, Pause: raw("q")})
+			tx.Audit(store.AuditEntry{Session: session, Run: 1, Pause: id, Event: "raised"})
+		}))
+	}
+	answer := func(session, id string) {
+		require.NoError(t, st.Update(t.Context(), func(tx *store.Tx) {
+			tx.PauseEnded(session, id)
+			tx.Audit(store.AuditEntry{Session: session, Run: 1, Pause: id, Event: "answered", Answer: "approved"})
+		}))
+	}
+	require.NoError(t, st.Update(t.Context(), func(tx *store.Tx) {
+		for i, id := range []string{"answered", "pending", "both", "ended"} {
+			tx.CreateSession(store.Session{ID: id, Seq: int64(i), Options: raw(nil)})
+			tx.RunStarted(id, 1, "prompt")
+			tx.Counters(id, 0, 0, 1, 2) // p1 and p2 raised before
+		}
+	}))
+	raise("answered", "p3")
+	answer("answered", "p3")
+	raise("pending", "p3")
+	raise("both", "p3")
+	raise("both", "p4")
+	answer("both", "p4") // p3 still pending, p4 answered
+	raise("ended", "p3")
+	answer("ended", "p3")
+	require.NoError(t, st.Update(t.Context(), func(tx *store.Tx) {
+		tx.RunEnded("ended", store.RunEnd{Run: 1, PauseSeq: 3})
+	}))
+	require.NoError(t, st.Close()) // as a kill leaves it: no more writes
+
+	got, err := open(t, path).Load(t.Context())
+	require.NoError(t, err)
+	seqs := map[string]uint64{}
+	for _, s := range got {
+		seqs[s.ID] = s.PauseSeq
+	}
+	assert.Equal(t, map[string]uint64{"answered": 3, "pending": 3, "both": 4, "ended": 3}, seqs)
 }
 
 // The store checkpoints only after a transaction marked MayCheckpoint, and
