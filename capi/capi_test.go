@@ -336,7 +336,11 @@ func TestConfirmPauseByID(t *testing.T) {
 	code, _ := driveStatus(s)
 	assert.Equal(t, statusPaused, code)
 
-	st, msg = driveConfirm(s, ptr(id), true, ptr("fine"), ptr("session"))
+	st, msg = driveConfirm(s, ptr(id), true, nil, ptr("session"))
+	assert.Equal(t, ilInvalidArgument, st, "the pause offers no remember scope")
+	assert.Contains(t, msg, "not offered by this pause")
+
+	st, msg = driveConfirm(s, ptr(id), true, ptr("fine"), ptr("once"))
 	require.Equal(t, ilOK, st, msg)
 
 	done, _ := ev.waitRunEnd("s1", 1)

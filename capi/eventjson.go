@@ -77,16 +77,8 @@ func appendPauseJSON(b []byte, p *engine.Pause) []byte {
 	b = append(b, `,"message":`...)
 	b = appendJSONString(b, p.Message)
 	b = appendOptString(b, `,"details":`, p.Details)
-	if len(p.Reasons) > 0 {
-		b = append(b, `,"reasons":[`...)
-		for i, r := range p.Reasons {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendJSONString(b, r)
-		}
-		b = append(b, ']')
-	}
+	b = appendOptStrings(b, `,"reasons":`, p.Reasons)
+	b = appendOptStrings(b, `,"rememberScopes":`, p.RememberScopes)
 	b = append(b, `,"step":`...)
 	b = strconv.AppendInt(b, int64(p.Step), 10)
 	if p.Task != 0 {
@@ -115,6 +107,22 @@ func appendRunResultJSON(b []byte, r *engine.RunResult) []byte {
 	b = appendOptString(b, `,"error":`, r.Error)
 	b = appendOptString(b, `,"errorCode":`, r.ErrorCode)
 	return append(b, '}')
+}
+
+// appendOptStrings appends key and the array ss unless it is empty (omitempty).
+func appendOptStrings(b []byte, key string, ss []string) []byte {
+	if len(ss) == 0 {
+		return b
+	}
+	b = append(b, key...)
+	b = append(b, '[')
+	for i, s := range ss {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, s)
+	}
+	return append(b, ']')
 }
 
 // appendOptString appends key and s unless s is empty (omitempty).

@@ -232,6 +232,11 @@ type pauseRequest struct {
 	// command: its reasons are shown and an approval the user remembers
 	// becomes the session's or project's grant.
 	Command string `json:"command"`
+	// RememberKey names what an approval of the confirm covers: the
+	// engine remembers it (engine.PauseRequest.RememberKey), offering
+	// RememberScopes (default session and project).
+	RememberKey    string   `json:"remember_key"`
+	RememberScopes []string `json:"remember_scopes"`
 }
 
 //export il_host_pause
@@ -241,7 +246,7 @@ func il_host_pause(h C.il_handle, request C.uint64_t, reqJSON *C.char) C.il_stat
 		if err := decodeJSON("pause request", reqJSON, &r); err != nil {
 			return err
 		}
-		req := engine.PauseRequest{Kind: r.Kind, Tool: r.Tool, Message: r.Message, Details: r.Details}
+		req := engine.PauseRequest{Kind: r.Kind, Tool: r.Tool, Message: r.Message, Details: r.Details, RememberKey: r.RememberKey, RememberScopes: r.RememberScopes}
 		if r.TimeoutMS != nil {
 			d, err := millis("timeout_ms", r.TimeoutMS)
 			if err != nil {
@@ -254,6 +259,9 @@ func il_host_pause(h C.il_handle, request C.uint64_t, reqJSON *C.char) C.il_stat
 		}
 		if r.Command != "" && r.Kind != engine.PauseConfirm {
 			return errorf(C.IL_ERR_INVALID_ARGUMENT, "pause request: command %q with kind %q: a command is confirmed: use kind \"confirm\"", r.Command, r.Kind)
+		}
+		if r.Command != "" && (r.RememberKey != "" || r.RememberScopes != nil) {
+			return errorf(C.IL_ERR_INVALID_ARGUMENT, "pause request: command %q with a remember key or scopes: the bash gate keys what an approval of a command covers itself: drop rememberKey and rememberScopes", r.Command)
 		}
 		if r.Command != "" && req.Tool == "" { // who asks: the JS tool, else the bash gate
 			req.Tool = "Bash"

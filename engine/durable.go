@@ -88,6 +88,12 @@ func (s *Session) persistEventLocked(ev *Event) {
 			a.Answer, a.Reason, a.By, a.Remember = string(ev.Answer), ev.AnswerReason, ev.By, ev.Remember
 			tx.Audit(a) // a project grant itself is written by the tool that keeps it (GrantKeeper)
 		})
+	case EventGranted:
+		run := s.runID()
+		s.persistLocked("the approval by a grant", func(tx *store.Tx) {
+			tx.Audit(store.AuditEntry{At: time.Now(), Session: s.id, Run: run, Event: "granted", Kind: string(PauseConfirm), Tool: ev.Tool,
+				Message: ev.Text, Answer: string(AnswerApproved), By: ev.By, Remember: ev.Remember})
+		})
 	case EventInterrupted, EventRunFinished, EventRunFailed:
 		end := s.runEndLocked(ev.Run)
 		s.persistLocked("the run's end", func(tx *store.Tx) { tx.RunEnded(s.id, end) })

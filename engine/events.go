@@ -31,6 +31,10 @@ const (
 	EventRunFailed      EventType = "run_failed" // Text is the error, Code its class (ErrorCode)
 	EventClosed         EventType = "closed"
 	EventWarning        EventType = "warning" // Tool, Text: e.g. the sandbox is not fully in force
+	// EventGranted: a confirm was approved without asking by an approval
+	// remembered before (PauseRequest.RememberKey): Tool, Text = the key,
+	// Remember = the grant's scope, Answer approved, By "grant".
+	EventGranted EventType = "granted"
 )
 
 func (e Event) terminal() bool {

@@ -46,7 +46,31 @@ type PauseRequest struct {
 	// Timeout, when > 0, answers the pause with AnswerTimedOut after that
 	// long. Zero waits for the user for ever.
 	Timeout time.Duration
+	// RememberKey names exactly what an approval of this confirm covers
+	// ("deploy api to production"). With one, the engine remembers for the
+	// tool: a confirm of the same tool and key that the user approved with
+	// remember "session" (in this session) or "project" (in this project)
+	// is approved again without asking, and says so (EventGranted). Keep
+	// it as narrow as the approval: everything the key does not name is
+	// approved along with it. "" is never remembered.
+	RememberKey string
+	// RememberScopes are the scopes the pause offers for remembering an
+	// approval (RememberSession, RememberProject); an answer with any
+	// other is refused. With RememberKey it defaults to both; without, a
+	// tool that remembers by itself (bash) lists what it honours.
+	RememberScopes []string
+
+	// grantTool and grantRoot are what a grant of RememberKey is bound
+	// to: the tool's registered name and the session's project root.
+	grantTool, grantRoot string
 }
+
+// Scopes of a remembered approval (PauseResult.Remember).
+const (
+	RememberOnce    = "once"    // not remembered
+	RememberSession = "session" // until the session ends; never approves another session's pause
+	RememberProject = "project" // every session of the engine in the same project root
+)
 
 // Pause is one pending request for a user answer, as observers see it.
 type Pause struct {
@@ -57,9 +81,12 @@ type Pause struct {
 	Message string      `json:"message"`
 	Details string      `json:"details,omitempty"`
 	Reasons []string    `json:"reasons,omitempty"`
-	Step    int         `json:"step"`
-	Task    int         `json:"task,omitempty"`
-	At      time.Time   `json:"at"`
+	// RememberScopes are the scopes the user may choose to remember an
+	// approval with ("session", "project"); empty when it can't be.
+	RememberScopes []string  `json:"remember_scopes,omitempty"`
+	Step           int       `json:"step"`
+	Task           int       `json:"task,omitempty"`
+	At             time.Time `json:"at"`
 	// Version is the session version at which the pause was raised: an
 	// answer from a client that had not yet seen that version is stale.
 	Version uint64 `json:"version"`
@@ -70,10 +97,13 @@ type PauseResult struct {
 	Answer Answer `json:"answer"`
 	Reason string `json:"reason,omitempty"` // the user's optional reason (deny)
 	// Remember is the scope the user chose for remembering an approval:
-	// "" or "once" (not remembered), "session" or "project". The engine
-	// passes it through; tools that remember decisions (bash) act on it.
+	// "" or "once" (not remembered), "session" or "project", one the pause
+	// offered. The engine records it for a confirm with a RememberKey;
+	// tools that remember by themselves (bash) act on it. On an approval
+	// by a grant (By is "grant") it is the grant's scope.
 	Remember string `json:"remember,omitempty"`
-	// By names the client that answered (AnsweredBy), for the audit log.
+	// By names the client that answered (AnsweredBy), for the audit log;
+	// "grant" when a remembered grant approved without asking.
 	By string `json:"by,omitempty"`
 }
 
@@ -103,6 +133,8 @@ type pending struct {
 	Pause
 	answered chan PauseResult // the waiter's (nil when parked)
 	parked   parked           // the parked run (nil when a goroutine waits)
+	// What an approval remembers (PauseRequest.RememberKey), and where.
+	rememberKey, grantTool, grantRoot string
 }
 
 // parked is where a parked run goes on once its pause has ended: answered

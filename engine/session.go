@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -52,6 +53,9 @@ type Session struct {
 	tokens     Usage
 	history    []Message
 	locals     map[any]any
+	// grants are the approvals remembered for this session alone
+	// (PauseRequest.RememberKey answered with remember "session").
+	grants map[grantKey]struct{}
 	// log is the session's own event stream, made at the first Subscribe:
 	// a session nobody subscribes to (most, under a UI that reads the
 	// engine's feed) does without.
@@ -372,10 +376,12 @@ func (s *Session) raisePauseLocked(ctx context.Context, r *run, req PauseRequest
 	p := &pending{
 		Pause: Pause{
 			ID: "p" + strconv.FormatUint(s.pauseSeq, 10), Kind: req.Kind, Source: src, Tool: req.Tool,
-			Message: req.Message, Details: req.Details, Reasons: req.Reasons, Step: step, Task: task, At: time.Now(),
+			Message: req.Message, Details: req.Details, Reasons: req.Reasons, RememberScopes: req.RememberScopes,
+			Step: step, Task: task, At: time.Now(),
 			Version: s.version.Load() + 1, // the version emitLocked gives the paused event
 		},
-		parked: parked,
+		parked:      parked,
+		rememberKey: req.RememberKey, grantTool: req.grantTool, grantRoot: req.grantRoot,
 	}
 	if parked == nil {
 		p.answered = make(chan PauseResult, 1)
@@ -464,7 +470,7 @@ func (s *Session) answer(pauseID string, a Answer, opts ...AnswerOption) error {
 		o(&res)
 	}
 	switch res.Remember {
-	case "", "once", "session", "project":
+	case "", RememberOnce, RememberSession, RememberProject:
 	default:
 		return fmt.Errorf("%w: remember scope %q (want once, session or project)", ErrInvalidArgument, res.Remember)
 	}
@@ -494,7 +500,15 @@ func (s *Session) answer(pauseID string, a Answer, opts ...AnswerOption) error {
 		}
 		return fmt.Errorf("session %s: %s is a %s pause, cannot answer %s: %w; %s", s.id, p.ID, p.Kind, a, ErrWrongPauseKind, want)
 	}
+	if res.Remember != "" && res.Remember != RememberOnce && !slices.Contains(p.RememberScopes, res.Remember) {
+		offered := "it cannot be remembered: answer without a scope, or \"once\""
+		if len(p.RememberScopes) > 0 {
+			offered = fmt.Sprintf("it offers %s: answer with one of those, or \"once\"", strings.Join(p.RememberScopes, ", "))
+		}
+		return fmt.Errorf("session %s: %s: %w: remember scope %q is not offered by this pause; %s", s.id, p.ID, ErrInvalidArgument, res.Remember, offered)
+	}
 	s.pauses = slices.Delete(s.pauses, i, i+1)
+	s.rememberLocked(p, res)
 	if p.answered != nil {
 		p.answered <- res // room for exactly one; only ever sent here, under the lock
 	}

@@ -45,7 +45,7 @@ func TestStoreKeepsSessionsAcrossARestart(t *testing.T) {
 	sub := a.Subscribe()
 	out := start(t, a, "tidy up")
 	p := waitEvent(t, sub, isType(engine.EventPaused)).Pause
-	require.NoError(t, a.Confirm(p.ID, true, engine.Remember("project"), engine.AnsweredBy("tui")))
+	require.NoError(t, a.Confirm(p.ID, true, engine.Remember("once"), engine.AnsweredBy("tui")))
 	res := <-out
 	require.NoError(t, res.Err)
 	sub.Close()
@@ -84,7 +84,7 @@ func TestStoreKeepsSessionsAcrossARestart(t *testing.T) {
 	assert.Equal(t, p.ID, audit[1].Pause)
 	assert.Equal(t, "approved", audit[1].Answer)
 	assert.Equal(t, "tui", audit[1].By)
-	assert.Equal(t, "project", audit[1].Remember)
+	assert.Equal(t, "once", audit[1].Remember)
 
 	c, err := e.NewSession(engine.SessionOptions{Provider: engine.NewScriptedProvider([]engine.ScriptTurn{{Text: "hello"}})})
 	require.NoError(t, err)

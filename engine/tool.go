@@ -182,7 +182,13 @@ func (e *Env) Step() int { return e.step }
 // context the tool was given. A timed-out pause returns AnswerTimedOut and
 // no error: callers must treat anything but Approved() as "no". Called after
 // the tool call has ended, it returns ErrNotRunning and shows nothing.
+//
+// A confirm with a RememberKey that the user approved before with remember
+// "session" or "project" is approved at once (By "grant"), without a pause.
 func (e *Env) Pause(ctx context.Context, req PauseRequest) (PauseResult, error) {
+	if res, done, err := e.remembered(ctx, &req); done {
+		return res, err
+	}
 	res, err := e.session.pauseFor(ctx, e.run, req, SourceTool, e.step, 0)
 	if err != nil && e.run.ctx.Err() != nil {
 		e.cutAtPause.Store(true)
@@ -205,6 +211,12 @@ func (e *Env) Pause(ctx context.Context, req PauseRequest) (PauseResult, error) 
 // question, a ctx of the tool's own making) Ask blocks as Pause does and
 // calls then itself.
 func (e *Env) Ask(ctx context.Context, req PauseRequest, then AskFunc) (Result, error) {
+	if res, done, err := e.remembered(ctx, &req); done {
+		if err != nil {
+			return Result{}, err
+		}
+		return then(ctx, res)
+	}
 	if e.canPark && e.then == nil && req.Timeout <= 0 && ctx == e.run.ctx && req.Kind.valid() {
 		e.ask, e.then = &req, then
 		return Result{}, errParked
@@ -214,6 +226,28 @@ func (e *Env) Ask(ctx context.Context, req PauseRequest, then AskFunc) (Result, 
 		return Result{}, err
 	}
 	return then(ctx, res)
+}
+
+// remembered settles req without asking when it can't be asked (done, err)
+// or a remembered grant approves it (done, approved). Otherwise it binds
+// what an approval of req remembers to the tool and the session's project.
+func (e *Env) remembered(ctx context.Context, req *PauseRequest) (res PauseResult, done bool, err error) {
+	tool := e.call.Name // the registered name: what a grant is bound to
+	if tool == "" {     // a host's own run
+		tool = req.Tool
+	}
+	if err := e.session.prepareRemember(req, tool); err != nil {
+		return PauseResult{Answer: AnswerInterrupted}, true, err
+	}
+	scope, err := e.session.granted(ctx, req)
+	if err != nil {
+		e.Warn(fmt.Sprintf("remembered approvals could not be read, asking instead: %v", err))
+	}
+	if scope == "" {
+		return PauseResult{}, false, nil
+	}
+	res, err = e.session.approveByGrant(ctx, e.run, req, scope, e.step)
+	return res, true, err
 }
 
 // Progress streams a chunk of output (stdout, status lines) to observers.

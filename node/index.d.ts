@@ -40,6 +40,9 @@ export interface PauseInfo {
   message: string;      // "Potentially dangerous command"
   details?: string;     // the command
   reasons?: string[];
+  /** The scopes an approval may be remembered with (confirm's `remember`);
+   *  absent when it can't be remembered: offer only Approve and Deny. */
+  rememberScopes?: ('session' | 'project')[];
   step: number;
   task?: number;
   at: string;           // RFC 3339
@@ -63,7 +66,7 @@ export interface Interruption {
 export type EventType =
   | 'run_started' | 'text' | 'tool_call_delta' | 'tool_started' | 'tool_progress' | 'tool_finished'
   | 'paused' | 'pause_answered' | 'pause_requested' | 'stopping'
-  | 'interrupted' | 'run_finished' | 'run_failed' | 'closed' | 'warning';
+  | 'interrupted' | 'run_finished' | 'run_failed' | 'closed' | 'warning' | 'granted';
 
 /** What every engine event carries. Every change bumps `version`; all observers see the same order. */
 export interface EventBase {
@@ -134,12 +137,19 @@ export interface ProviderConfig {
 export interface ClosedEvent extends EventBase { type: 'closed'; }
 /** Something the user must know that does not stop the run: e.g. the sandbox is not fully in force (once per session). */
 export interface WarningEvent extends EventBase { type: 'warning'; tool?: string; text: string; }
+/**
+ * A confirm with a `rememberKey` was approved without asking, by an approval
+ * remembered before: text is the key, remember the grant's scope.
+ */
+export interface GrantedEvent extends EventBase {
+  type: 'granted'; tool: string; text: string; answer: 'approved'; remember: 'session' | 'project'; by: 'grant';
+}
 
 /** One engine event, discriminated by `type`. */
 export type EngineEvent =
   | RunStartedEvent | TextEvent | ToolCallDeltaEvent | ToolStartedEvent | ToolProgressEvent | ToolFinishedEvent
   | PausedEvent | PauseAnsweredEvent | PauseRequestedEvent | StoppingEvent
-  | InterruptedEvent | RunFinishedEvent | RunFailedEvent | ClosedEvent | WarningEvent;
+  | InterruptedEvent | RunFinishedEvent | RunFailedEvent | ClosedEvent | WarningEvent | GrantedEvent;
 
 /** The listener argument of each event type; 'event' receives every type. */
 export type SessionEventMap = { [K in EventType]: Extract<EngineEvent, { type: K }> } & { event: EngineEvent };
@@ -290,8 +300,9 @@ export interface AuditEntry {
   session: string;
   run: number;
   pause: string;
-  /** 'raised', 'answered', or 'recovered' (pending when the previous owner stopped). */
-  event: 'raised' | 'answered' | 'recovered';
+  /** 'raised', 'answered', 'recovered' (pending when the previous owner stopped),
+   *  or 'granted' (approved by a remembered grant without asking; message is its key). */
+  event: 'raised' | 'answered' | 'recovered' | 'granted';
   kind: PauseKind;
   tool: string;
   message: string;
@@ -325,6 +336,19 @@ export interface HostPauseRequest {
   details?: string;
   tool?: string;                   // the name shown ("Bash"); a JS tool's own name by default
   timeoutMs?: number;              // answers timed_out after that long (fails closed)
+  /**
+   * A confirm's remember key: names exactly what an approval covers
+   * ("deploy api to production"). The user may then approve for the session
+   * or the project (the TUI's [S] / [P]); a later confirm of the same tool
+   * with the same key is approved at once, without a pause (answer
+   * `{answer: 'approved', remember, by: 'grant'}`, and a 'granted' event).
+   * Session grants never approve another session's pause; project grants
+   * hold for the session's project root (its git root, else its directory)
+   * and, with a store, after a restart. Without a key nothing is remembered.
+   */
+  rememberKey?: string;
+  /** The scopes offered with rememberKey (default both). */
+  rememberScopes?: ('session' | 'project')[];
 }
 
 /**
@@ -345,7 +369,10 @@ export interface CommandPauseRequest {
 export interface PauseAnswer {
   answer: Answer;
   reason?: string;
+  /** The scope the user chose to remember the approval with; a grant's scope when by is 'grant'. */
   remember?: 'once' | 'session' | 'project';
+  /** The client that answered; 'grant' when a remembered approval answered without asking. */
+  by?: string;
 }
 
 /** The second argument of a JS tool's run. */
@@ -473,7 +500,8 @@ export declare class Session {
    * of the tick or before any later call on the engine or its sessions
    * (a read included), in the order given. Every error JS can know is
    * thrown at once: bad arguments, ERR_CLOSED, ERR_NOT_PAUSED,
-   * ERR_UNKNOWN_PAUSE, ERR_WRONG_PAUSE_KIND, ERR_INVALID_ARGUMENT. One only
+   * ERR_UNKNOWN_PAUSE, ERR_WRONG_PAUSE_KIND, ERR_INVALID_ARGUMENT (a
+   * remember scope the pause does not offer: see its rememberScopes). One only
    * the engine can find when it applies the answer (the pause was
    * interrupted, timed out or answered elsewhere meanwhile) is emitted as a
    * process warning (an InterlockError with its code), as close() reports

@@ -289,7 +289,8 @@ func TestGrantsBoundToTheJudgedAction(t *testing.T) {
 	sh := newShell(t, e, projA, "TARGET=build")
 
 	const cmd = "mkdir -p build && rm -rf build"
-	sh.ask(cmd, engine.AnswerApproved, engine.Remember(ScopeSession))
+	p, _ := sh.ask(cmd, engine.AnswerApproved, engine.Remember(ScopeSession))
+	assert.Equal(t, []string{ScopeSession, ScopeProject}, p.RememberScopes, "what the user may choose")
 	grants := tool.SessionGrants(sh.s).List()
 	require.Len(t, grants, 1)
 	assert.Equal(t, "rm -rf build (in "+projA+")", grants[0].Command, "the listing shows what the grant covers")
@@ -297,8 +298,9 @@ func TestGrantsBoundToTheJudgedAction(t *testing.T) {
 
 	t.Run("variable pointing elsewhere", func(t *testing.T) {
 		sh.ask("D=other; mkdir -p $D && rm -rf $D", engine.AnswerDenied)
-		p, _ := sh.ask(`rm -rf "$TARGET"`, engine.AnswerApproved, engine.Remember(ScopeSession))
+		p, _ := sh.ask(`rm -rf "$TARGET"`, engine.AnswerApproved)
 		assert.Contains(t, p.Reasons[0], "an approval cannot be remembered: $TARGET is only known when it runs")
+		assert.Empty(t, p.RememberScopes, "nothing to remember is offered")
 		sh.ask(`rm -rf "$TARGET"`, engine.AnswerDenied) // still asks
 		assert.Len(t, tool.SessionGrants(sh.s).List(), 1)
 	})

@@ -17,9 +17,9 @@ import (
 
 // Scopes of a remembered approval, as passed to engine.Remember.
 const (
-	ScopeOnce    = "once"    // not remembered
-	ScopeSession = "session" // until the session closes; never shared with another session
-	ScopeProject = "project" // for every session of the Tool, kept in the engine's store (else WithProjectGrantsFile)
+	ScopeOnce    = engine.RememberOnce    // not remembered
+	ScopeSession = engine.RememberSession // until the session closes; never shared with another session
+	ScopeProject = engine.RememberProject // for every session of the Tool, kept in the engine's store (else WithProjectGrantsFile)
 )
 
 // ErrUnknownGrant is returned by Grants.Revoke for a command that has no grant.
@@ -239,15 +239,14 @@ func (g *Grants) saveLocked() error {
 	return nil
 }
 
-// projectRoot is the root a project grant made in dir is bound to: the
-// nearest directory at or above dir holding .git, else dir itself.
-func projectRoot(dir string) string {
-	for d := dir; d != "" && d != "/"; d = filepath.Dir(d) {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d
-		}
+// rememberScopes are the scopes a confirm of findings keyed keys offers:
+// both when an approval covers every finding, none when one of them can't
+// be remembered (the same question would be asked again).
+func rememberScopes(keys []string) []string {
+	if len(keys) == 0 || slices.Contains(keys, "") {
+		return nil
 	}
-	return dir
+	return []string{ScopeSession, ScopeProject}
 }
 
 // actionKey is what a grant of the simple command args remembers: its

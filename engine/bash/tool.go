@@ -209,7 +209,7 @@ func (t *Tool) gate(command, dir string, files *FileLog, env *engine.Env) gateRe
 	case ActionDeny:
 		return gateResult{refused: &engine.Result{IsError: true, Output: "Command denied by rule: " + strings.Join(d.Reasons, "; ")}}
 	}
-	root := projectRoot(sc.dir)
+	root := engine.ProjectRoot(sc.dir)
 	reasons, keys := t.unapproved(d, env, root)
 	if len(reasons) == 0 {
 		return gateResult{writes: d.writes} // every finding was approved before
@@ -220,6 +220,9 @@ func (t *Tool) gate(command, dir string, files *FileLog, env *engine.Env) gateRe
 		Message: "Potentially dangerous command",
 		Details: command,
 		Reasons: reasons,
+		// What an approval can be remembered with; this tool remembers
+		// it itself (remember).
+		RememberScopes: rememberScopes(keys),
 	}}
 }
 
@@ -291,7 +294,7 @@ func (t *Tool) Judge(env *engine.Env, command string) Decision {
 	if d.Decision != ActionConfirm {
 		return d
 	}
-	reasons, _ := t.unapproved(d, env, projectRoot(sc.dir))
+	reasons, _ := t.unapproved(d, env, engine.ProjectRoot(sc.dir))
 	if len(reasons) == 0 {
 		return Decision{Decision: ActionAllow, Reasons: []string{}, writes: d.writes}
 	}
@@ -311,7 +314,7 @@ func (t *Tool) Confirm(ctx context.Context, env *engine.Env, command string, req
 	if d.Decision == ActionDeny {
 		return engine.PauseResult{Answer: engine.AnswerDenied, Reason: "Command denied by rule: " + strings.Join(d.Reasons, "; ")}, nil
 	}
-	root := projectRoot(sc.dir)
+	root := engine.ProjectRoot(sc.dir)
 	reasons, keys := t.unapproved(d, env, root)
 	req.Kind = engine.PauseConfirm
 	if req.Message == "" {
@@ -323,6 +326,7 @@ func (t *Tool) Confirm(ctx context.Context, env *engine.Env, command string, req
 	if len(req.Reasons) == 0 {
 		req.Reasons = reasons
 	}
+	req.RememberScopes = rememberScopes(keys)
 	answer, err := env.Pause(ctx, req)
 	if err != nil || !answer.Approved() {
 		return answer, err

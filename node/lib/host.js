@@ -37,9 +37,9 @@ export class HostRouter {
     return fromNative(native.hostEnd(host, toNativeJSON(result ?? {}, 'result', 'end(result?)')));
   }
 
-  /** A pause for host work: resolves with {answer, reason?, remember?}. */
+  /** A pause for host work: resolves with {answer, reason?, remember?, by?} (by 'grant': approved by a remembered grant, unasked). */
   pause(host, opts) {
-    const usage = "pause(opts: {kind: 'continue' | 'confirm', message: string, details?: string, tool?: string, command?: string})";
+    const usage = "pause(opts: {kind: 'continue' | 'confirm', message: string, details?: string, tool?: string, command?: string, rememberKey?: string, rememberScopes?: string[]})";
     return this.#request(host, usage, (request) => native.hostPause(host, request, toNativeJSON(opts, 'opts', usage)));
   }
 

@@ -19,7 +19,7 @@ const CLOSED = StatusCode.closed;
 /** Event types a Session's on() accepts. */
 export const SESSION_EVENTS = new Set([
   'run_started', 'text', 'tool_call_delta', 'tool_started', 'tool_progress', 'tool_finished', 'paused', 'pause_answered',
-  'pause_requested', 'stopping', 'interrupted', 'run_finished', 'run_failed', 'closed', 'warning', 'event',
+  'pause_requested', 'stopping', 'interrupted', 'run_finished', 'run_failed', 'closed', 'warning', 'granted', 'event',
 ]);
 
 /** One agent session. Get one from engine.createSession(). */
@@ -164,7 +164,9 @@ export class Session extends EngineObject {
     const [approved, reason, pauseId, remember] = args;
     if (id === this.#answered || (pauseId != null && pauseId !== id)) return false;
     if (reason != null && (typeof reason !== 'string' || reason.includes('\0'))) return false;
-    if (remember != null && remember !== 'once' && remember !== 'session' && remember !== 'project') return false;
+    // A remembered approval goes through the direct call: only the engine
+    // knows the scopes the pause offers, and a refusal is thrown at once.
+    if (remember != null && remember !== 'once') return false;
     this.#answered = id;
     this.#engine[kInternal].queueConfirm({ session: this, handle: this[kRawHandle], pauseId: id, approved, reason, remember });
     return true;

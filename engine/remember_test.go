@@ -1,0 +1,248 @@
+package engine_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/interlock-dev/interlock/engine"
+)
+
+// deployTool asks before deploying to the environment its call names, with
+// a remember key naming exactly that environment (none when args.keyless).
+// It parks on the question (Env.Ask), as a tool of the engine's loop does.
+var deployTool = engine.ToolFunc(func(ctx context.Context, c engine.ToolCall, env *engine.Env) (engine.Result, error) {
+	var a struct {
+		Env     string   `json:"env"`
+		Keyless bool     `json:"keyless"`
+		Scopes  []string `json:"scopes"`
+	}
+	if err := json.Unmarshal(c.Args, &a); err != nil {
+		return engine.Result{}, err
+	}
+	req := engine.PauseRequest{Kind: engine.PauseConfirm, Message: "Deploy to " + a.Env + "?", RememberKey: "deploy to " + a.Env, RememberScopes: a.Scopes}
+	if a.Keyless {
+		req.RememberKey = ""
+	}
+	return env.Ask(ctx, req, func(ctx context.Context, ans engine.PauseResult) (engine.Result, error) {
+		if !ans.Approved() {
+			return engine.Result{Output: "not deployed", IsError: true}, nil
+		}
+		return engine.Result{Output: "deployed (" + ans.Remember + " " + ans.By + ")"}, nil
+	})
+})
+
+func deployTurns(args map[string]any) []engine.ScriptTurn {
+	return []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("deploy", args)}}, {Text: "done"}}
+}
+
+// deployer drives deploys in one session.
+type deployer struct {
+	t   *testing.T
+	s   *engine.Session
+	sub *engine.Subscription[engine.Event]
+}
+
+func newDeployer(t *testing.T, e *engine.Engine, dir string) *deployer {
+	t.Helper()
+	s, err := e.NewSession(engine.SessionOptions{Dir: dir})
+	require.NoError(t, err)
+	sub := s.Subscribe()
+	t.Cleanup(func() { sub.Close() })
+	return &deployer{t: t, s: s, sub: sub}
+}
+
+// asked runs a deploy that must pause, answers it with opts and returns the
+// pause and what the tool returned.
+func (d *deployer) asked(approve bool, opts ...engine.AnswerOption) (*engine.Pause, string) {
+	d.t.Helper()
+	out := start(d.t, d.s, "deploy")
+	ev := waitEvent(d.t, d.sub, func(ev engine.Event) bool {
+		require.NotEqual(d.t, engine.EventGranted, ev.Type, "approved by a grant: %s", ev.Text)
+		return ev.Type == engine.EventPaused
+	})
+	require.NoError(d.t, d.s.Confirm(ev.Pause.ID, approve, opts...))
+	require.NoError(d.t, (<-out).Err)
+	return ev.Pause, lastTool(d.s.History()).Text
+}
+
+// granted runs a deploy that a grant must approve without a pause, and
+// returns the granted event and what the tool returned.
+func (d *deployer) granted() (engine.Event, string) {
+	d.t.Helper()
+	out := start(d.t, d.s, "deploy")
+	ev := waitEvent(d.t, d.sub, func(ev engine.Event) bool {
+		require.NotEqual(d.t, engine.EventPaused, ev.Type, "asked again: %+v", ev.Pause)
+		return ev.Type == engine.EventGranted
+	})
+	require.NoError(d.t, (<-out).Err)
+	return ev, lastTool(d.s.History()).Text
+}
+
+func TestRememberedConfirm(t *testing.T) {
+	t.Parallel()
+	prod := deployTurns(map[string]any{"env": "production"})
+	newEng := func(t *testing.T, turns []engine.ScriptTurn) *engine.Engine {
+		e := engine.New(engine.WithProvider(engine.NewScriptedProvider(turns)), engine.WithTool("deploy", deployTool))
+		t.Cleanup(func() { e.Close() })
+		return e
+	}
+
+	t.Run("session grant: honoured in its session only", func(t *testing.T) {
+		t.Parallel()
+		e := newEng(t, prod)
+		dir := t.TempDir()
+		a := newDeployer(t, e, dir)
+		p, out := a.asked(true, engine.Remember(engine.RememberSession))
+		assert.Equal(t, []string{engine.RememberSession, engine.RememberProject}, p.RememberScopes, "a keyed confirm offers both scopes")
+		assert.Equal(t, "deployed (session )", out)
+		ev, out := a.granted()
+		assert.Equal(t, "deploy to production", ev.Text, "the event names the grant")
+		assert.Equal(t, "deploy", ev.Tool)
+		assert.Equal(t, engine.RememberSession, ev.Remember)
+		assert.Equal(t, engine.AnswerApproved, ev.Answer)
+		assert.Equal(t, "deployed (session grant)", out, "the tool learns a grant approved")
+		assert.Equal(t, engine.StatusIdle, a.s.Status())
+
+		b := newDeployer(t, e, dir) // same engine, same directory
+		_, out = b.asked(false)
+		assert.Equal(t, "not deployed", out, "another session's grant approves nothing here")
+	})
+
+	t.Run("a grant covers its key only", func(t *testing.T) {
+		t.Parallel()
+		turns := []engine.ScriptTurn{
+			{ToolCalls: []engine.ScriptCall{call("deploy", map[string]any{"env": "production"})}},
+			{ToolCalls: []engine.ScriptCall{call("deploy", map[string]any{"env": "staging"})}},
+			{Text: "done"},
+		}
+		d := newDeployer(t, newEng(t, turns), t.TempDir())
+		out := start(t, d.s, "deploy twice")
+		p := waitEvent(t, d.sub, isType(engine.EventPaused)).Pause
+		assert.Equal(t, "Deploy to production?", p.Message)
+		require.NoError(t, d.s.Confirm(p.ID, true, engine.Remember(engine.RememberSession)))
+		ev := waitEvent(t, d.sub, func(ev engine.Event) bool { return ev.Type == engine.EventPaused || ev.Type == engine.EventGranted })
+		require.Equal(t, engine.EventPaused, ev.Type, "staging is not production: asked")
+		assert.Equal(t, "Deploy to staging?", ev.Pause.Message)
+		require.NoError(t, d.s.Confirm(ev.Pause.ID, false))
+		require.NoError(t, (<-out).Err)
+	})
+
+	t.Run("once and key-less confirms are never remembered", func(t *testing.T) {
+		t.Parallel()
+		a := newDeployer(t, newEng(t, prod), t.TempDir())
+		a.asked(true, engine.Remember(engine.RememberOnce))
+		a.asked(true)
+
+		k := newDeployer(t, newEng(t, deployTurns(map[string]any{"env": "production", "keyless": true})), t.TempDir())
+		p, _ := k.asked(true)
+		assert.Empty(t, p.RememberScopes, "nothing offered")
+		k.asked(false)
+	})
+
+	t.Run("a scope the pause does not offer is refused", func(t *testing.T) {
+		t.Parallel()
+		for _, tt := range []struct {
+			name    string
+			args    map[string]any
+			refused string
+		}{
+			{"key-less", map[string]any{"env": "production", "keyless": true}, engine.RememberSession},
+			{"session only", map[string]any{"env": "production", "scopes": []string{"session"}}, engine.RememberProject},
+		} {
+			t.Run(tt.name, func(t *testing.T) {
+				d := newDeployer(t, newEng(t, deployTurns(tt.args)), t.TempDir())
+				out := start(t, d.s, "deploy")
+				p := waitEvent(t, d.sub, isType(engine.EventPaused)).Pause
+				err := d.s.Confirm(p.ID, true, engine.Remember(tt.refused))
+				require.ErrorIs(t, err, engine.ErrInvalidArgument)
+				assert.ErrorContains(t, err, "not offered by this pause")
+				assert.Equal(t, engine.StatusPaused, d.s.Status(), "the pause still waits for an answer")
+				require.NoError(t, d.s.Confirm(p.ID, false))
+				require.NoError(t, (<-out).Err)
+			})
+		}
+	})
+
+	t.Run("a remember key on a continue pause is refused", func(t *testing.T) {
+		t.Parallel()
+		_, s := newEngine(t, nil)
+		h, err := s.Begin(t.Context())
+		require.NoError(t, err)
+		_, err = h.Pause(t.Context(), engine.PauseRequest{Kind: engine.PauseContinue, Message: "next?", RememberKey: "next"})
+		assert.ErrorIs(t, err, engine.ErrInvalidArgument)
+		_, err = h.End(nil)
+		require.NoError(t, err)
+	})
+
+	t.Run("a host's own loop", func(t *testing.T) {
+		t.Parallel()
+		_, s := newEngine(t, nil)
+		sub := s.Subscribe()
+		defer sub.Close()
+		h, err := s.Begin(t.Context())
+		require.NoError(t, err)
+		req := engine.PauseRequest{Kind: engine.PauseConfirm, Tool: "email", Message: "Send the email?", RememberKey: "send to team@example.com"}
+		answered := make(chan engine.PauseResult, 1)
+		go func() {
+			res, err := h.Pause(t.Context(), req)
+			assert.NoError(t, err)
+			answered <- res
+		}()
+		p := waitEvent(t, sub, isType(engine.EventPaused)).Pause
+		require.NoError(t, s.Confirm(p.ID, true, engine.Remember(engine.RememberSession)))
+		assert.Equal(t, engine.PauseResult{Answer: engine.AnswerApproved, Remember: engine.RememberSession}, <-answered)
+		res, err := h.Pause(t.Context(), req)
+		require.NoError(t, err)
+		assert.Equal(t, engine.PauseResult{Answer: engine.AnswerApproved, Remember: engine.RememberSession, By: "grant"}, res)
+		ev := waitEvent(t, sub, isType(engine.EventGranted))
+		assert.Equal(t, "email", ev.Tool)
+		_, err = h.End(nil)
+		require.NoError(t, err)
+	})
+}
+
+// A project grant is kept in the engine's store: after a restart it
+// approves in its project, and only there.
+func TestRememberedConfirmProjectGrantSurvivesARestart(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "s.db")
+	projA, projB := t.TempDir(), t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(projA, ".git"), 0o755))
+	require.NoError(t, os.Mkdir(filepath.Join(projA, "sub"), 0o755))
+	open := func() *engine.Engine {
+		e, err := engine.Open(t.Context(), engine.WithStore(path), engine.WithTool("deploy", deployTool),
+			engine.WithProvider(engine.NewScriptedProvider(deployTurns(map[string]any{"env": "production"}))))
+		require.NoError(t, err)
+		return e
+	}
+	e := open()
+	newDeployer(t, e, projA).asked(true, engine.Remember(engine.RememberProject), engine.AnsweredBy("tui"))
+	newDeployer(t, e, projA).granted() // another session, same project
+	require.NoError(t, e.Close())
+
+	e = open()
+	defer e.Close()
+	ev, out := newDeployer(t, e, filepath.Join(projA, "sub")).granted() // the project is the git root above
+	assert.Equal(t, engine.RememberProject, ev.Remember)
+	assert.Equal(t, "deployed (project grant)", out)
+	_, out = newDeployer(t, e, projB).asked(false)
+	assert.Equal(t, "not deployed", out, "another project asks")
+
+	audit, err := e.AuditLog(t.Context(), "")
+	require.NoError(t, err)
+	var granted int
+	for _, a := range audit {
+		if a.Event == "granted" {
+			granted++
+			assert.Equal(t, "deploy to production", a.Message)
+			assert.Equal(t, "project", a.Remember)
+		}
+	}
+	assert.Equal(t, 2, granted, "every approval by a grant is in the audit log")
+}

@@ -1,0 +1,132 @@
+// Remembered approvals of ordinary confirms: a JS tool's ctx.pause and a
+// host loop's run.pause with a rememberKey, approved for the session or the
+// project, are not asked again; what an approval can't be remembered with
+// is refused at once.
+
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+
+import { Engine, internals } from '../index.js';
+import { askConfirm, nextEvent, tempDir } from './helpers.js';
+
+const engine = new Engine({ workDir: tempDir() });
+after(async () => {
+  engine.close();
+  await engine.closed;
+  assert.equal(internals.counters().openHandles, 0, 'the library handle table is empty');
+});
+
+const answers = [];
+engine.registerTool('js_deploy', {
+  run: async (args, ctx) => {
+    const a = await ctx.pause({ kind: 'confirm', message: `Deploy to ${args.env}?`, rememberKey: `deploy to ${args.env}` });
+    answers.push(a);
+    return a.answer === 'approved' ? 'deployed' : 'not deployed';
+  },
+});
+const deploy = (env) => [{ toolCalls: [{ name: 'js_deploy', args: { env } }] }, { text: 'done' }];
+/** Fails on any pause of s until the returned function is called. */
+const noPause = (s) => {
+  const fail = (ev) => assert.fail(`asked again: ${ev.pause.message}`);
+  s.on('paused', fail);
+  return () => s.off('paused', fail);
+};
+
+test("a JS tool's confirm approved for the session is not asked again in that session, and only there", async () => {
+  const dir = tempDir();
+  const s = engine.createSession({ dir, script: deploy('production') });
+  const other = engine.createSession({ dir, script: deploy('production') });
+  try {
+    const shown = nextEvent(s, 'paused');
+    const first = s.prompt('deploy');
+    const pause = (await shown).pause;
+    assert.deepEqual(pause.rememberScopes, ['session', 'project'], 'a keyed confirm offers both scopes');
+    s.confirm(true, undefined, pause.id, 'session');
+    assert.equal((await first).status, 'idle');
+    assert.deepEqual(answers.at(-1), { answer: 'approved', remember: 'session' });
+
+    const off = noPause(s);
+    const granted = nextEvent(s, 'granted');
+    assert.equal((await s.prompt('deploy again')).status, 'idle');
+    const ev = await granted;
+    assert.deepEqual([ev.tool, ev.text, ev.remember, ev.answer, ev.by], ['js_deploy', 'deploy to production', 'session', 'approved', 'grant']);
+    assert.deepEqual(answers.at(-1), { answer: 'approved', remember: 'session', by: 'grant' }, 'the tool learns a grant approved');
+    assert.equal(s.history().filter((m) => m.role === 'tool').at(-1).text, 'deployed');
+    off();
+
+    const asked = nextEvent(other, 'paused');
+    const third = other.prompt('deploy');
+    other.confirm(false, undefined, (await asked).pause.id);
+    assert.equal((await third).status, 'idle', "another session's grant approves nothing");
+    assert.deepEqual(answers.at(-1), { answer: 'denied' });
+  } finally {
+    s.close();
+    other.close();
+  }
+});
+
+test("a host loop's run.pause approved for the session is not asked again", async () => {
+  const s = engine.createSession();
+  try {
+    const run = s.begin();
+    const req = { kind: 'confirm', tool: 'mailer', message: 'Send the weekly report?', details: 'to team@example.com', rememberKey: 'send weekly report to team@example.com' };
+    const shown = nextEvent(s, 'paused');
+    const first = run.pause(req);
+    const pause = (await shown).pause;
+    assert.deepEqual(pause.rememberScopes, ['session', 'project']);
+    s.confirm(true, undefined, pause.id, 'session');
+    assert.deepEqual(await first, { answer: 'approved', remember: 'session' });
+
+    const off = noPause(s);
+    const granted = nextEvent(s, 'granted');
+    assert.deepEqual(await run.pause(req), { answer: 'approved', remember: 'session', by: 'grant' });
+    assert.equal((await granted).tool, 'mailer');
+    off();
+
+    const asked = nextEvent(s, 'paused');
+    const other = run.pause({ ...req, rememberKey: 'send weekly report to all@example.com' });
+    s.confirm(false, undefined, (await asked).pause.id);
+    assert.equal((await other).answer, 'denied', 'another key is asked');
+    run.end();
+  } finally {
+    s.close();
+  }
+});
+
+test('a remember scope the pause does not offer is refused at once', async (t) => {
+  await t.test('a confirm without a key', async () => {
+    const s = engine.createSession({ script: askConfirm });
+    try {
+      const shown = nextEvent(s, 'paused');
+      const run = s.prompt('go');
+      const pause = (await shown).pause;
+      assert.equal(pause.rememberScopes, undefined, 'nothing offered');
+      assert.throws(() => s.confirm(true, undefined, pause.id, 'session'), { code: 'ERR_INVALID_ARGUMENT', message: /not offered by this pause/ });
+      assert.equal(s.status, 'paused', 'still waiting');
+      s.confirm(true, undefined, pause.id, 'once');
+      assert.equal((await run).status, 'idle');
+    } finally {
+      s.close();
+    }
+  });
+  await t.test('a key on a continue pause', async () => {
+    const s = engine.createSession();
+    try {
+      const run = s.begin();
+      await assert.rejects(run.pause({ kind: 'continue', message: 'next?', rememberKey: 'next' }), { code: 'ERR_INVALID_ARGUMENT', message: /only an approval is remembered/ });
+      run.end();
+    } finally {
+      s.close();
+    }
+  });
+  await t.test('a key with a command', async () => {
+    const s = engine.createSession();
+    try {
+      const run = s.begin();
+      await assert.rejects(async () => run.pause({ kind: 'confirm', command: 'rm -rf build', rememberKey: 'rm' }), { code: 'ERR_INVALID_ARGUMENT', message: /bash gate keys/ });
+      run.end();
+    } finally {
+      s.close();
+    }
+  });
+});
