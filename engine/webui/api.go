@@ -242,7 +242,8 @@ func (s *Server) continueRun(w http.ResponseWriter, r *http.Request) {
 
 // answer answers one pause by id. The engine applies an answer once: a
 // second client (or a stale tab) gets "already answered". A tab whose
-// version is older than the pause's never saw it and is refused.
+// version is older than the pause's never saw it and is refused. An
+// approval may be remembered with a scope the pause offers (remember).
 func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		Epoch   string        `json:"epoch"`
@@ -250,6 +251,8 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 		PauseID string        `json:"pause_id"`
 		Answer  engine.Answer `json:"answer"`
 		Reason  string        `json:"reason"`
+		// Remember: "session" or "project", one of the pause's remember_scopes.
+		Remember string `json:"remember"`
 	}
 	ss, ok := s.session(w, r)
 	if !ok || !s.decode(w, r, &req) || !s.sameEpoch(w, req.Epoch) {
@@ -266,7 +269,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	var err error
-	switch opts := []engine.AnswerOption{engine.WithReason(req.Reason), engine.AnsweredBy("webui")}; req.Answer {
+	switch opts := []engine.AnswerOption{engine.WithReason(req.Reason), engine.AnsweredBy("webui"), engine.Remember(req.Remember)}; req.Answer {
 	case engine.AnswerResumed:
 		err = ss.Resume(req.PauseID, opts...)
 	case engine.AnswerApproved, engine.AnswerDenied:

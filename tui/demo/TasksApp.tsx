@@ -9,6 +9,7 @@ import {
   useBracketedPaste,
   useSessionState,
   type PauseDecision,
+  type RememberChoice,
 } from '../src/index.js';
 import { StatusLine } from './StatusLine.js';
 import { Transcript } from './Transcript.js';
@@ -46,9 +47,9 @@ export function TasksApp({ loop, intro, settleMs }: TasksAppProps) {
   }, [loop, onError]);
 
   const onDecision = useCallback(
-    (decision: PauseDecision, pauseId: string) => {
+    (decision: PauseDecision, pauseId: string, remember?: RememberChoice) => {
       try {
-        answerPause(session, decision, pauseId);
+        answerPause(session, decision, pauseId, remember);
       } catch (error) {
         onError(error);
       }

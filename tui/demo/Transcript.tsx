@@ -7,6 +7,10 @@ const TOOL_LINES = 8;
 
 const ANSWER: Record<string, { text: string; color: keyof Theme }> = {
   approved: { text: '✓ Approved', color: 'success' },
+  'approved:session': { text: '✓ Approved for this session', color: 'success' },
+  'approved:project': { text: '✓ Approved for this project', color: 'success' },
+  'granted:session': { text: '✓ Approved: you approved it for this session', color: 'success' },
+  'granted:project': { text: '✓ Approved: you approved it for this project', color: 'success' },
   denied: { text: '✗ Denied', color: 'danger' },
   resumed: { text: '↩ Continued', color: 'paused' },
   timed_out: { text: '✗ Timed out', color: 'danger' },

@@ -1,7 +1,9 @@
 // The demo's host modes (--host js-tool | loop): the two ways an app's own
 // code runs under Interlock's control besides the engine's Go tools.
 //  - js-tool: a tool written in JS ("deploy") that asks before it acts with
-//    ctx.pause(), answered with the same keys as any tool's pause.
+//    ctx.pause(), answered with the same keys as any tool's pause; its
+//    rememberKey lets the user approve it for the session ([S]) or the
+//    project ([P]), and then it is not asked again.
 //  - loop: the demo's own agent loop drives the session through
 //    session.begin(): status, Esc, emergency stop and pause signals reach it.
 
@@ -17,7 +19,8 @@ export function registerDeployTool(engine: Engine): void {
     parameters: { type: 'object', properties: { target: { type: 'string' } }, required: ['target'] },
     run: async (args: { target: string }, ctx) => {
       ctx.progress(`packaging build 42 for ${args.target}\n`);
-      const a = await ctx.pause({ kind: 'confirm', message: `Deploy to ${args.target}?`, details: `deploy build 42 to ${args.target}` });
+      const what = `deploy build 42 to ${args.target}`;
+      const a = await ctx.pause({ kind: 'confirm', message: `Deploy to ${args.target}?`, details: what, rememberKey: what });
       if (a.answer !== 'approved') return `not deployed: ${a.answer}${a.reason ? `: ${a.reason}` : ''}`;
       ctx.progress(`uploading to ${args.target}\n`);
       return `deployed build 42 to ${args.target}`;

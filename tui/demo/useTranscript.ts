@@ -16,7 +16,7 @@ export type Entry =
       name: string;
       title: string;
       output: string;
-      /** How the user answered the tool's pause. */
+      /** How the user answered the tool's pause ('approved', 'approved:session', 'granted:project'...). */
       answer?: string;
       result?: { text: string; isError: boolean };
       done: boolean;
@@ -91,12 +91,17 @@ export function useTranscript(session: Session, intro?: string) {
           );
         }
         case 'pause_answered':
+        case 'granted': {
           if (!ev.answer || ev.answer === 'interrupted') return; // the marker says it
+          // An approval remembered now (pause_answered) or before (granted) says for how long.
+          const remembered = ev.remember === 'session' || ev.remember === 'project';
+          const answer = ev.type === 'granted' ? `granted:${ev.remember}` : remembered ? `${ev.answer}:${ev.remember}` : ev.answer;
           return setEntries((list) => {
             const i = list.findLastIndex((e) => e.kind === 'tool' && !e.done);
             if (i < 0) return list;
-            return list.map((e, j) => (j === i ? { ...e, answer: ev.answer } : e));
+            return list.map((e, j) => (j === i ? { ...e, answer } : e));
           });
+        }
         case 'run_started':
           return setEntries(closeOpen);
         case 'interrupted':

@@ -15,6 +15,7 @@ export type {
   InterruptionView,
   PauseDecision,
   PauseView,
+  RememberChoice,
   CountsView,
   EngineLike,
   EngineState,

@@ -17,7 +17,12 @@ export interface PauseView {
   message: string;
   /** E.g. the command a confirm pause is about. */
   details?: string;
+  /** The scopes a confirm's approval may be remembered with ([S], [P]); absent when it can't be. */
+  rememberScopes?: readonly RememberChoice[];
 }
+
+/** How long an approval is remembered, when the user chose to: this session, or this project. */
+export type RememberChoice = 'session' | 'project';
 
 /** Why the last run stopped, as shown to the user. */
 export interface InterruptionView {
@@ -65,7 +70,7 @@ export type TaskLoopLike = Pick<
   'id' | 'session' | 'state' | 'setPauseMode' | 'isPauseMode' | 'continue' | 'continueAll' | 'on' | 'off'
 >;
 
-/** What the user decided at a pause (dialogs report it; their owner acts on it). */
+/** What the user decided at a pause (dialogs report it; their owner acts on it). An approval may come with a RememberChoice. */
 export type PauseDecision = 'resume' | 'approve' | 'deny' | 'cancel';
 
 /** One line of the sessions view, from the engine's snapshot. */

@@ -9,14 +9,14 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Terminal, whyNoDemo } from './terminal.js';
+import { CONFIRM_DIALOG, Terminal, whyNoDemo } from './terminal.js';
 
 const missing = whyNoDemo();
 if (missing && process.env.INTERLOCK_REQUIRE_DEMO === '1') throw new Error(`the demo can't run: ${missing}`);
 const skip = missing ? `skipped: ${missing}` : false;
 
 const DEMO = [process.execPath, '--import', 'tsx', 'tui/demo/main.tsx'];
-const DIALOG = '[Y] Approve  [N] Deny  [Esc] Cancel';
+const DIALOG = CONFIRM_DIALOG;
 const count = (screen: string, text: string) => screen.split(text).length - 1;
 /** lastRun is the screen from the last submitted prompt on. */
 const lastRun = (screen: string) => screen.slice(screen.lastIndexOf('\n> go\n'));
@@ -72,6 +72,26 @@ describe('host code under control, in a real terminal (tmux)', { skip, timeout: 
     await term.waitFor((s) => count(s, 'Deployment finished.') === 2 && /· idle\n/.test(s));
 
     await term.answer('q', (s) => /\[demo exited \d+\]/.test(s)); // q once the keys of the run are over
+    assert.equal(await term.waitForExit(), 0);
+  });
+
+  it("S at a JS tool's confirm approves it for the session: the next identical confirm does not ask", async () => {
+    const term = open([...DEMO, '--host', 'js-tool']);
+    await term.waitFor('> Type a prompt');
+    await term.type('go');
+    await term.waitFor((s) => lastRun(s).includes(DIALOG));
+    let screen = await term.answer('s', (s) => lastRun(s).includes('deployed build 42 to staging'));
+    assert.match(lastRun(screen), /✓ Approved for this session/);
+    await term.waitFor((s) => /Deployment finished\./.test(s) && /· idle\n/.test(s));
+
+    await term.type('go');
+    screen = await term.waitFor((s) => count(s, 'Deployment finished.') === 2 && /· idle\n/.test(s));
+    assert.match(lastRun(screen), /✓ Approved: you approved it for this session/, 'the transcript says which grant approved it');
+    assert.match(lastRun(screen), /deployed build 42 to staging/);
+    assert.doesNotMatch(lastRun(screen), /Deploy to staging\?/, 'not asked again');
+    assert.equal(count(screen, DIALOG), 0);
+
+    await term.answer('q', (s) => /\[demo exited \d+\]/.test(s));
     assert.equal(await term.waitForExit(), 0);
   });
 

@@ -12,7 +12,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { clockTicks, cpuSeconds, Terminal, whyNoDemo } from './terminal.js';
+import { CONFIRM_DIALOG, clockTicks, cpuSeconds, Terminal, whyNoDemo } from './terminal.js';
 
 const missing = whyNoDemo();
 if (missing && process.env.INTERLOCK_REQUIRE_DEMO === '1') throw new Error(`the demo can't run: ${missing}`);
@@ -28,7 +28,7 @@ it(`the demo idles at a pause using at most ${MAX_PERCENT}% of a core`, { skip: 
   await term.waitFor('> Type a prompt');
   term.keys('go', { literal: true });
   term.keys('Enter');
-  await term.waitFor('[Y] Approve  [N] Deny  [Esc] Cancel');
+  await term.waitFor(CONFIRM_DIALOG);
   const pid = term.pid();
   const ticks = clockTicks();
   const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
@@ -47,7 +47,7 @@ it(`the demo idles at a pause using at most ${MAX_PERCENT}% of a core`, { skip: 
     const metrics = { tui_idle_cpu_percent: { value: Number(percent.toFixed(3)), unit: '%' } };
     writeFileSync(path.join(dir, 'tui.json'), JSON.stringify(metrics, null, 2) + '\n');
   }
-  assert.ok(term.screen().includes('[Y] Approve  [N] Deny  [Esc] Cancel'), 'still paused');
+  assert.ok(term.screen().includes(CONFIRM_DIALOG), 'still paused');
   assert.ok(percent <= MAX_PERCENT, `idle CPU ${percent.toFixed(2)}% > ${MAX_PERCENT}%`);
 
   term.keys('Escape');

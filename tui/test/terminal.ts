@@ -9,6 +9,9 @@ import { fileURLToPath } from 'node:url';
 /** The repository root (tui/test/ is two levels down). */
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
+/** The key-hint line of a confirm the user may remember (the demo's bash and deploy confirms). */
+export const CONFIRM_DIALOG = '[Y] Approve  [S] Approve for this session  [P] Approve for this project  [N] Deny  [Esc] Cancel';
+
 /**
  * whyNoDemo says why the demo can't run here (no tmux, the addon does not
  * load), or null when it can. The addon is loaded in a child process: this

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { afterEach, describe, it } from 'node:test';
-import { alive, descendants, Terminal, whyNoDemo } from './terminal.js';
+import { CONFIRM_DIALOG, alive, descendants, Terminal, whyNoDemo } from './terminal.js';
 
 const missing = whyNoDemo();
 if (missing && process.env.INTERLOCK_REQUIRE_DEMO === '1') throw new Error(`the demo can't run: ${missing}`);
@@ -35,7 +35,7 @@ describe('demo in a real terminal', { skip, timeout: 120_000 }, () => {
 
     // A dangerous command asks; N denies it and the model sees the denial.
     await term.waitFor('⚠️ Bash: Potentially dangerous command');
-    let screen = await term.waitFor('[Y] Approve  [N] Deny  [Esc] Cancel');
+    let screen = await term.waitFor(CONFIRM_DIALOG);
     assert.match(screen, /^rm -rf \.\/demo-scratch$/m, 'the command on its own line');
     screen = await term.answer('n', (s) => s.includes('Command denied by user'));
     assert.ok(existsSync(`${workDir}/demo-scratch`), 'denied: the directory is still there');
@@ -66,7 +66,7 @@ describe('demo in a real terminal', { skip, timeout: 120_000 }, () => {
 
     // A new prompt replays the script; Esc at its first confirm stops it too.
     await term.type('again');
-    await term.waitFor((s) => count(s, 'Now I will clean up') === 2 && /^\[Y\] Approve {2}\[N\] Deny {2}\[Esc\] Cancel$/m.test(s));
+    await term.waitFor((s) => count(s, 'Now I will clean up') === 2 && s.split('\n').includes(CONFIRM_DIALOG));
     term.keys('Escape');
     await term.waitFor((s) => count(s, '— Stopped by you —') === 2);
 
@@ -180,7 +180,7 @@ describe('demo in a real terminal', { skip, timeout: 120_000 }, () => {
     term.start([...DEMO, '--script', 'confirm'], { env: { NO_COLOR: '1' } });
     await term.waitFor('> Type a prompt');
     await term.type('go');
-    await term.waitFor('[Y] Approve  [N] Deny  [Esc] Cancel');
+    await term.waitFor(CONFIRM_DIALOG);
     const styled = term.screenWithStyles();
     // An SGR colour: 30-37, 40-47, 90-97, 100-107, or 38;/48; (256 / true colour). tmux writes
     // 39/49 (default colours) as part of its resets: those are no colour.

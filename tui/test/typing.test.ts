@@ -1,7 +1,8 @@
 // Human control under real typing: the demo in tmux (real engine, real
 // terminal) while a person keeps typing. A flood of y, Y, Enter and space
-// runs from before a pause appears until 2 s after it: no pause may be
-// answered. Keys still flowing after Esc must never start a run. Esc with a
+// (and at a confirm s, S, p, P: approve for the session or project) runs
+// from before a pause appears until 2 s after it: no pause may be answered,
+// nothing remembered. Keys still flowing after Esc must never start a run. Esc with a
 // key in the same read, and through a tmux client with the default
 // escape-time (which merges them), must stop the run every time.
 //
@@ -13,7 +14,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Terminal, whyNoDemo, type Control } from './terminal.js';
+import { CONFIRM_DIALOG, Terminal, whyNoDemo, type Control } from './terminal.js';
 
 const missing = whyNoDemo();
 if (missing && process.env.INTERLOCK_REQUIRE_DEMO === '1') throw new Error(`the demo can't run: ${missing}`);
@@ -28,6 +29,8 @@ const SETTLE_WAIT_MS = 400;
 /** A flood with a gap this long (near the quiet period) is not a flood: the trial is run again. */
 const MAX_FLOOD_GAP_MS = 240;
 const FLOOD_KEYS = ['y', 'Y', 'Enter', 'Space'];
+/** At a confirm the flood holds the keys that remember an approval too: the longest-lasting answer. */
+const CONFIRM_FLOOD_KEYS = ['y', 's', 'Y', 'S', 'Enter', 'p', 'Space', 'P'];
 
 const count = (screen: string, text: string) => screen.split(text).length - 1;
 /** runs counts the prompts submitted: each is printed once ("> go"), unlike live parts a redraw may leave behind. */
@@ -49,6 +52,7 @@ class Flood {
 
   constructor(
     private readonly control: Control,
+    private readonly keys = FLOOD_KEYS,
     private readonly target = 'demo',
   ) {}
 
@@ -59,7 +63,7 @@ class Flood {
       const now = performance.now();
       this.maxGap = Math.max(this.maxGap, now - this.last);
       this.last = now;
-      this.control.send(`send-keys -t ${this.target} ${FLOOD_KEYS[this.sent++ % FLOOD_KEYS.length]}`);
+      this.control.send(`send-keys -t ${this.target} ${this.keys[this.sent++ % this.keys.length]}`);
     }, periodMs);
   }
 
@@ -91,8 +95,8 @@ const shares = (n: number, k: number) => Array.from({ length: k }, (_, i) => Mat
  * then lets SETTLE_WAIT_MS pass. It returns the screen, or null when the
  * flood itself stalled (then it is not a valid trial).
  */
-async function floodTrial(term: Terminal, control: Control, shown: (s: string) => boolean): Promise<string | null> {
-  const flood = new Flood(control);
+async function floodTrial(term: Terminal, control: Control, shown: (s: string) => boolean, keys = FLOOD_KEYS): Promise<string | null> {
+  const flood = new Flood(control, keys);
   flood.start();
   try {
     await term.waitFor(shown);
@@ -109,7 +113,7 @@ async function floodTrial(term: Terminal, control: Control, shown: (s: string) =
 async function chatFloodTrials(kind: 'confirm' | 'continue', trials: number, note: (s: string) => void): Promise<number> {
   const { term, control } = open([...DEMO, '--script', kind]);
   await term.waitFor('> Type a prompt');
-  const dialog = kind === 'confirm' ? '[Y] Approve  [N] Deny  [Esc] Cancel' : '(Press Enter to continue, Esc to stop)';
+  const dialog = kind === 'confirm' ? CONFIRM_DIALOG : '(Press Enter to continue, Esc to stop)';
   const answered = kind === 'confirm' ? '✓ Approved' : '↩ Continued';
   let runs = 0;
   let valid = 0;
@@ -117,11 +121,11 @@ async function chatFloodTrials(kind: 'confirm' | 'continue', trials: number, not
     await term.type('go');
     runs++;
     // The dialog is the last thing on screen while the pause is shown.
-    const screen = await floodTrial(term, control, (s) => s.includes(dialog));
+    const screen = await floodTrial(term, control, (s) => s.includes(dialog), kind === 'confirm' ? CONFIRM_FLOOD_KEYS : FLOOD_KEYS);
     if (screen === null) note(`${kind}: the flood stalled; trial run again`);
     else {
       valid++;
-      assert.equal(count(screen, answered), 0, `the flood answered the ${kind} pause:\n${screen}`);
+      assert.equal(count(screen, answered), 0, `the flood answered the ${kind} pause:\n${screen}`); // '✓ Approved for this session' too
       assert.match(screen, /Keys ignored while you were typing — press (Y or N|Enter) again/);
       assert.match(screen, /· paused\n/, 'still paused');
     }
@@ -209,7 +213,7 @@ describe('human control under real typing (tmux)', { skip, timeout: 240_000 }, (
       // At the confirm pause: Esc + y (one write of two bytes) stops and approves nothing.
       for (let run = 1; run <= 10; run++) {
         await term.type('go');
-        await term.waitFor((s) => s.includes('[Y] Approve  [N] Deny  [Esc] Cancel'));
+        await term.waitFor((s) => s.includes(CONFIRM_DIALOG));
         await sleep(300); // quiet: a lone y now would approve
         await control.command('send-keys -t demo -H 1b 79');
         const screen = await term.waitFor((s) => count(s, '— Stopped by you —') === run);

@@ -178,9 +178,14 @@ function renderSession() {
   pause.hidden = !p;
   if (p) {
     const disabled = !live;
-    const answer = (a) => answerPause(s, p, a);
+    const answer = (a, remember) => answerPause(s, p, a, remember);
+    // An approval the pause lets the user remember gets a button per scope.
+    const remember = (p.remember_scopes || []).map((scope) => el('button',
+      { type: 'button', 'data-answer': 'approved', 'data-remember': scope, onclick: () => answer('approved', scope) },
+      `Approve for this ${scope}`));
     const buttons = p.kind === 'confirm'
       ? [el('button', { type: 'button', 'data-answer': 'approved', onclick: () => answer('approved') }, 'Approve'),
+        ...remember,
         el('button', { type: 'button', 'data-answer': 'denied', onclick: () => answer('denied') }, 'Deny')]
       : [el('button', { type: 'button', 'data-answer': 'resumed', onclick: () => answer('resumed') }, 'Continue')];
     for (const b of buttons) b.disabled = disabled;
@@ -212,8 +217,10 @@ function select(id) {
   loadHistory();
 }
 
-async function answerPause(s, p, answer) {
-  const { ok } = await post(`/api/sessions/${encodeURIComponent(s.id)}/answer`, { epoch: state.epoch, version: s.version, pause_id: p.id, answer });
+async function answerPause(s, p, answer, remember) {
+  const body = { epoch: state.epoch, version: s.version, pause_id: p.id, answer };
+  if (remember) body.remember = remember;
+  const { ok } = await post(`/api/sessions/${encodeURIComponent(s.id)}/answer`, body);
   if (ok) showNotice('');
 }
 

@@ -6,7 +6,7 @@ import { useKeys } from '../hooks/useKeys.js';
 import { useSessionState } from '../hooks/useSessionState.js';
 import { DEFAULT_SETTLE_MS, type KeyRead } from '../input/quiet.js';
 import { useTheme } from '../theme.js';
-import type { PauseDecision, SessionLike, SessionState } from '../types.js';
+import type { PauseDecision, RememberChoice, SessionLike, SessionState } from '../types.js';
 import { PauseIndicator } from './PauseIndicator.js';
 import { TextInput } from './TextInput.js';
 import { ThinkingIndicator } from './ThinkingIndicator.js';
@@ -85,7 +85,7 @@ export function InputTransition({
   );
 
   const onDecision = useCallback(
-    (decision: PauseDecision, pauseId: string) => call(() => answerPause(session, decision, pauseId)),
+    (decision: PauseDecision, pauseId: string, remember?: RememberChoice) => call(() => answerPause(session, decision, pauseId, remember)),
     [call, session],
   );
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { afterEach, describe, it, mock } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { cleanup, KEY, manualClock, render, tick } from '../testing/ink.js';
-import type { PauseDecision, PauseView } from '../types.js';
+import type { PauseDecision, PauseView, RememberChoice } from '../types.js';
 import { IGNORED_HINT, PauseIndicator } from './PauseIndicator.js';
 
 const pageLoaded: PauseView = {
@@ -13,9 +13,16 @@ const dangerous: PauseView = {
   id: 'p-bash', kind: 'confirm', source: 'tool', toolName: 'Bash', message: 'Potentially dangerous command', details: 'rm -rf /important/*',
 };
 
+/** A JS tool's confirm whose approval can be remembered. */
+const deploy: PauseView = {
+  id: 'p-deploy', kind: 'confirm', source: 'tool', toolName: 'deploy', message: 'Deploy to production?', rememberScopes: ['session', 'project'],
+};
+
 function recorder() {
-  const decisions: [PauseDecision, string][] = [];
-  return { decisions, onDecision: (d: PauseDecision, id: string) => void decisions.push([d, id]) };
+  const decisions: ([PauseDecision, string] | [PauseDecision, string, RememberChoice])[] = [];
+  const onDecision = (d: PauseDecision, id: string, remember?: RememberChoice) =>
+    void decisions.push(remember ? [d, id, remember] : [d, id]);
+  return { decisions, onDecision };
 }
 
 afterEach(cleanup);
@@ -36,6 +43,86 @@ describe('PauseIndicator', () => {
       ui.frame(),
       '⚠️ Bash: Potentially dangerous command\nrm -rf /important/*\n[Y] Approve  [N] Deny  [Esc] Cancel',
     );
+    ui.unmount();
+  });
+
+  it('offers the scopes a confirm can be remembered with, and only those', async () => {
+    const ui = await render(<PauseIndicator holdMs={0} pause={deploy} />);
+    assert.equal(
+      ui.frame(),
+      '⚠️ deploy: Deploy to production?\n[Y] Approve  [S] Approve for this session  [P] Approve for this project  [N] Deny  [Esc] Cancel',
+    );
+    ui.rerender(<PauseIndicator holdMs={0} pause={{ ...deploy, rememberScopes: ['session'] }} />);
+    assert.equal(ui.frame(), '⚠️ deploy: Deploy to production?\n[Y] Approve  [S] Approve for this session  [N] Deny  [Esc] Cancel');
+    ui.unmount();
+  });
+
+  for (const [name, pause, key, want] of [
+    ['s approves for the session', deploy, 's', [['approve', 'p-deploy', 'session']]],
+    ['S approves for the session', deploy, 'S', [['approve', 'p-deploy', 'session']]],
+    ['p approves for the project', deploy, 'p', [['approve', 'p-deploy', 'project']]],
+    ['P approves for the project', deploy, 'P', [['approve', 'p-deploy', 'project']]],
+    ['y approves once', deploy, 'y', [['approve', 'p-deploy']]],
+    ['s does nothing where nothing can be remembered', dangerous, 's', []],
+    ['p does nothing where only the session is offered', { ...deploy, rememberScopes: ['session'] } as PauseView, 'p', []],
+    ['s does nothing at a continue pause', pageLoaded, 's', []],
+  ] as const) {
+    it(`confirm: ${name}`, async () => {
+      const clock = manualClock();
+      const { decisions, onDecision } = recorder();
+      const ui = await render(<PauseIndicator holdMs={0} pause={pause} onDecision={onDecision} now={clock.now} />);
+      clock.advance(250);
+      await ui.press(key);
+      assert.deepEqual(decisions, want);
+      ui.unmount();
+    });
+  }
+
+  it('a flood of s, S, p, P and y through the moment a confirm appears remembers nothing', async () => {
+    const clock = manualClock();
+    const { decisions, onDecision } = recorder();
+    const flood = ['s', 'S', 'p', 'P', 'y'];
+    const ui = await render(<PauseIndicator holdMs={0} pause={deploy} onDecision={onDecision} now={clock.now} />);
+    for (let t = 0; t < 2_000; t += 240) {
+      await ui.press(flood[(t / 240) % flood.length]!);
+      clock.advance(240);
+    }
+    assert.deepEqual(decisions, []);
+    assert.ok(ui.frame().endsWith(IGNORED_HINT.confirm), ui.frame());
+    clock.advance(10);
+    await ui.press('n');
+    assert.deepEqual(decisions, [['deny', 'p-deploy']]);
+    ui.unmount();
+  });
+
+  it('s or p delivered in a run after a stall remember nothing (the hold)', async () => {
+    const clock = manualClock();
+    const { decisions, onDecision } = recorder();
+    const ui = await render(<PauseIndicator pause={deploy} onDecision={onDecision} now={clock.now} holdMs={40} />);
+    clock.advance(1_000);
+    ui.stdin.write('s'); // admitted and held ...
+    await tick();
+    ui.stdin.write('p'); // ... and the rest of the flood drops it
+    await delay(100);
+    await tick();
+    assert.deepEqual(decisions, []);
+    for (const chunk of ['sp', 'Ps', 'sy']) {
+      clock.advance(1_000);
+      await ui.press(chunk); // several printable keys in one read: a flood that piled up
+    }
+    assert.deepEqual(decisions, []);
+    ui.unmount();
+  });
+
+  it('a paste holding s or p never remembers', async () => {
+    const clock = manualClock();
+    const { decisions, onDecision } = recorder();
+    const ui = await render(<PauseIndicator holdMs={0} pause={deploy} onDecision={onDecision} now={clock.now} />);
+    for (const chunk of ['\u001B[200~s\u001B[201~', '\u001B[200~p\r\u001B[201~', 'sure\r', 'please\r']) {
+      clock.advance(1_000);
+      await ui.press(chunk);
+    }
+    assert.deepEqual(decisions, []);
     ui.unmount();
   });
 

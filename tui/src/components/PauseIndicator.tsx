@@ -6,12 +6,16 @@ import { useQuietGate } from '../hooks/useQuietGate.js';
 import type { Key } from '../input/keys.js';
 import { DEFAULT_SETTLE_MS, type KeyRead } from '../input/quiet.js';
 import { useTheme } from '../theme.js';
-import type { PauseDecision, PauseView } from '../types.js';
+import type { PauseDecision, PauseView, RememberChoice } from '../types.js';
 
 export interface PauseIndicatorProps {
   pause: PauseView;
-  /** Called once per pause with the user's decision and the id of the pause it answers. */
-  onDecision?: (decision: PauseDecision, pauseId: string) => void;
+  /**
+   * Called once per pause with the user's decision and the id of the pause
+   * it answers; an approval with [S] or [P] also names the scope to remember
+   * it with.
+   */
+  onDecision?: (decision: PauseDecision, pauseId: string, remember?: RememberChoice) => void;
   /** Whether this indicator owns keyboard input. Default: true when onDecision is given. */
   isActive?: boolean;
   /**
@@ -42,9 +46,13 @@ export const IGNORED_HINT = {
  *             rm -rf /important/*
  *             [Y] Approve  [N] Deny  [Esc] Cancel                Y approve, N deny, Esc cancel
  *
+ * A confirm whose approval can be remembered (pause.rememberScopes) also
+ * offers [S] Approve for this session and [P] Approve for this project.
+ *
  * Keys answer only after a quiet period (see settleMs): a person typing
- * through the moment the pause appears answers nothing. A read holding an
- * Esc anywhere cancels, and nothing else in that read counts.
+ * through the moment the pause appears answers nothing; a remembered
+ * approval, the answer that lasts longest, passes the same gate. A read
+ * holding an Esc anywhere cancels, and nothing else in that read counts.
  */
 export function PauseIndicator({
   pause,
@@ -58,18 +66,19 @@ export function PauseIndicator({
   const gate = useQuietGate(pause.id, { settleMs, holdMs, now });
   const answered = useRef<string | null>(null);
 
-  const decide = (decision: PauseDecision) => {
+  const decide = ({ decision, remember }: Choice) => {
     if (answered.current === pause.id) return; // one answer per pause
     answered.current = pause.id;
-    onDecision?.(decision, pause.id);
+    if (remember) onDecision?.(decision, pause.id, remember);
+    else onDecision?.(decision, pause.id);
   };
 
   useKeys(
     (read: KeyRead) => {
       // Stopping is always safe: no quiet period, and it works even after an answer.
       if (read.keys.some((key) => key.name === 'escape')) return onDecision?.('cancel', pause.id);
-      const decision = decisionFor(pause, read.keys[0]);
-      gate.offer(read, decision ? () => decide(decision) : undefined);
+      const choice = choiceFor(pause, read.keys[0]);
+      gate.offer(read, choice ? () => decide(choice) : undefined);
     },
     { isActive, now, onArrive: gate.arrived },
   );
@@ -92,18 +101,42 @@ export function PauseIndicator({
         ⚠️ {pause.toolName}: {pause.message}
       </Text>
       {pause.details ? <Text>{pause.details}</Text> : null}
-      <Text color={theme.muted}>[Y] Approve  [N] Deny  [Esc] Cancel</Text>
+      <Text color={theme.muted}>{confirmHint(pause)}</Text>
       {ignored}
     </Box>
   );
 }
 
-/** decisionFor is what key answers at pause, if anything: Enter at a continue pause, Y or N at a confirm pause. */
-function decisionFor(pause: PauseView, key: Key | undefined): PauseDecision | null {
+/** The key that approves and remembers with each scope, and its label. */
+const REMEMBER_KEYS: Record<RememberChoice, { key: string; label: string }> = {
+  session: { key: 's', label: '[S] Approve for this session' },
+  project: { key: 'p', label: '[P] Approve for this project' },
+};
+
+/** The key-hint line of a confirm pause: the scope keys only when the pause offers them. */
+function confirmHint(pause: PauseView): string {
+  const remember = (['session', 'project'] as const).filter((s) => pause.rememberScopes?.includes(s)).map((s) => REMEMBER_KEYS[s].label);
+  return ['[Y] Approve', ...remember, '[N] Deny', '[Esc] Cancel'].join('  ');
+}
+
+interface Choice {
+  decision: PauseDecision;
+  remember?: RememberChoice;
+}
+
+/**
+ * choiceFor is what key answers at pause, if anything: Enter at a continue
+ * pause; Y or N at a confirm pause, and S or P where it offers that scope.
+ */
+function choiceFor(pause: PauseView, key: Key | undefined): Choice | null {
   if (!key) return null;
-  if (pause.kind === 'continue') return key.name === 'return' ? 'resume' : null;
+  if (pause.kind === 'continue') return key.name === 'return' ? { decision: 'resume' } : null;
   if (key.name !== 'char') return null;
-  if (key.text === 'y' || key.text === 'Y') return 'approve';
-  if (key.text === 'n' || key.text === 'N') return 'deny';
+  const k = key.text.toLowerCase();
+  if (k === 'y') return { decision: 'approve' };
+  if (k === 'n') return { decision: 'deny' };
+  for (const scope of pause.rememberScopes ?? []) {
+    if (k === REMEMBER_KEYS[scope].key) return { decision: 'approve', remember: scope };
+  }
   return null;
 }

@@ -45,6 +45,11 @@ describe('session store', () => {
       id: 'p1', kind: 'confirm', source: 'tool', toolName: 'Bash', message: 'Potentially dangerous command', details: 'rm -rf x',
     });
     assert.equal(paused.model, 'scripted');
+    const other = new FakeSession();
+    const otherStore = createSessionStore(other);
+    otherStore.subscribe(() => {});
+    other.pauseWith({ id: 'p2', kind: 'confirm', tool: 'deploy', message: 'Deploy?', rememberScopes: ['session', 'project'] });
+    assert.deepEqual(otherStore.getSnapshot().pauseInfo?.rememberScopes, ['session', 'project'], 'what the pause lets the user remember');
     session.interrupt('user_stop');
     assert.deepEqual(store.getSnapshot().interruption, { reason: 'user_stop', label: 'Stopped by you', resumable: true });
     assert.equal(store.getSnapshot().pauseInfo, null);

@@ -22,6 +22,7 @@ export function toPauseView(pause: PauseInfo): PauseView {
     message: pause.message,
   };
   if (pause.details) view.details = pause.details;
+  if (pause.rememberScopes?.length) view.rememberScopes = Object.freeze([...pause.rememberScopes]);
   return Object.freeze(view);
 }
 

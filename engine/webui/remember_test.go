@@ -1,0 +1,78 @@
+package webui_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/interlock-dev/interlock/engine"
+)
+
+// deployTool asks before it deploys, with a remember key: an approval can
+// be remembered for the session or the project.
+var deployTool = engine.ToolFunc(func(ctx context.Context, c engine.ToolCall, env *engine.Env) (engine.Result, error) {
+	req := engine.PauseRequest{Kind: engine.PauseConfirm, Tool: "deploy", Message: "Deploy to production?", RememberKey: "deploy to production"}
+	return env.Ask(ctx, req, func(ctx context.Context, ans engine.PauseResult) (engine.Result, error) {
+		if !ans.Approved() {
+			return engine.Result{Output: "not deployed", IsError: true}, nil
+		}
+		return engine.Result{Output: "deployed"}, nil
+	})
+})
+
+// The page offers a button per scope the pause offers; "Approve for this
+// session" remembers the approval: the next deploy is not asked.
+func TestPageRemembersAnApprovalForTheSession(t *testing.T) {
+	e := engine.New(engine.WithTool("deploy", deployTool))
+	t.Cleanup(func() { e.Close() })
+	s := newSession(t, e, "agent", engine.ScriptTurn{ToolCalls: []engine.ScriptCall{call("deploy", nil)}}, engine.ScriptTurn{Text: "done"})
+	sub := s.Subscribe()
+	defer sub.Close()
+	srv := serve(t, e)
+	tb := openTab(t, startBrowser(t), srv.URL())
+
+	_, out, err := s.Start(t.Context(), "go")
+	require.NoError(t, err)
+	tb.waitFor(`!document.getElementById('pause').hidden && document.querySelector('#pause [data-remember=project]')`)
+	assert.Equal(t, "Approve for this session", tb.eval(`document.querySelector('#pause [data-remember=session]').textContent`))
+	tb.click(`#pause [data-remember=session]`)
+	require.NoError(t, (<-out).Err)
+	answered := waitEvent(t, sub, isType(engine.EventPauseAnswered))
+	assert.Equal(t, engine.RememberSession, answered.Remember)
+	assert.Equal(t, "webui", answered.By)
+
+	_, out, err = s.Start(t.Context(), "again")
+	require.NoError(t, err)
+	require.NoError(t, (<-out).Err)
+	granted := waitEvent(t, sub, func(ev engine.Event) bool {
+		require.NotEqual(t, engine.EventPaused, ev.Type, "asked again")
+		return ev.Type == engine.EventGranted
+	})
+	assert.Equal(t, engine.RememberSession, granted.Remember)
+	tb.waitFor(`document.querySelector('[data-session=agent] .badge').textContent === 'Idle'`)
+}
+
+// A scope the pause does not offer is refused with the engine's words.
+func TestAnswerWithAScopeThePauseDoesNotOfferIsRefused(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t)
+	s := newSession(t, e, "s", engine.ScriptTurn{ToolCalls: []engine.ScriptCall{ask(engine.PauseConfirm, "Run it?", "rm -rf build")}}, engine.ScriptTurn{Text: "ok"})
+	sub := s.Subscribe()
+	defer sub.Close()
+	_, out, err := s.Start(t.Context(), "go")
+	require.NoError(t, err)
+	ev := waitEvent(t, sub, isType(engine.EventPaused))
+	srv := serve(t, e)
+	c := newClient(t, srv)
+	body := map[string]any{"epoch": c.state().Epoch, "version": ev.Version, "pause_id": ev.Pause.ID, "answer": "approved", "remember": "project"}
+	r := c.do(http.MethodPost, "/api/sessions/s/answer", body, nil)
+	assert.Equal(t, http.StatusBadRequest, r.Status)
+	assert.Contains(t, r.Body["error"], "not offered by this pause")
+	assert.Equal(t, engine.StatusPaused, s.Status())
+	body["remember"] = "once"
+	assert.Equal(t, http.StatusOK, c.do(http.MethodPost, "/api/sessions/s/answer", body, nil).Status)
+	require.NoError(t, (<-out).Err)
+}
