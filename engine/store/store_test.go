@@ -518,7 +518,11 @@ func TestOrphanedLockIsWaitedFor(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "opened\n", line)
 	require.NoError(t, cmd.Process.Kill())
-	cmd.Wait()
+	// Not cmd.Wait: it closes the stdin pipe, which ends the child that
+	// holds the lock (the probe below then found it free, 1 run in ~20).
+	_, err = cmd.Process.Wait()
+	require.NoError(t, err)
+	t.Cleanup(func() { cmd.Wait() }) // closes the pipes; the process was reaped
 
 	probe, err := os.Open(path + ".lock")
 	require.NoError(t, err)
