@@ -102,3 +102,19 @@ func TestHostToolInterrupt(t *testing.T) {
 		}
 	})
 }
+
+// Every model turn asks for the tools' descriptions: they are made once and
+// shared until a tool is registered (a JS tool after the engine started).
+func TestSpecsAreMadeOncePerRegistration(t *testing.T) {
+	var r engine.Registry
+	r.Register("b", &engine.HostTool{Spec: engine.ToolSpec{Description: "bee"}})
+	first := r.Specs()
+	require.Len(t, first, 1)
+	assert.Zero(t, testing.AllocsPerRun(100, func() { r.Specs() }), "a turn allocates nothing for the descriptions")
+	r.Register("a", &engine.HostTool{Spec: engine.ToolSpec{Description: "ay"}})
+	got := r.Specs()
+	require.Len(t, got, 2, "a tool registered later is described")
+	assert.Equal(t, "a", got[0].Name)
+	assert.Equal(t, "ay", got[0].Description)
+	assert.Equal(t, "b", first[0].Name, "what an earlier turn got is not changed")
+}

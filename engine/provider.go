@@ -35,7 +35,8 @@ type ModelRequest struct {
 	// Messages is the session's history so far. It shares the session's
 	// (append-only) storage: read it, never modify it.
 	Messages []Message
-	// Tools describes the tools the model may call, sorted by name.
+	// Tools describes the tools the model may call, sorted by name. It is
+	// shared with every other turn: read it, never modify it.
 	Tools []ToolSpec
 }
 

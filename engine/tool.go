@@ -47,7 +47,9 @@ type ToolSpec struct {
 }
 
 // Describer is implemented by tools that describe themselves to the model.
-// The registry fills in the name the tool is registered under.
+// The registry fills in the name the tool is registered under, and asks
+// once per registration: a tool describes itself the same way for as long
+// as it is registered.
 type Describer interface {
 	Describe() ToolSpec
 }
@@ -81,6 +83,7 @@ type SideEffecter interface {
 type Registry struct {
 	mu    sync.RWMutex
 	tools map[string]Tool
+	specs []ToolSpec // what Specs returns until the next Register; nil: not made yet
 }
 
 // Register adds or replaces the tool under name.
@@ -91,6 +94,7 @@ func (r *Registry) Register(name string, t Tool) {
 		r.tools = make(map[string]Tool)
 	}
 	r.tools[name] = t
+	r.specs = nil
 }
 
 // Lookup returns the tool registered under name.
@@ -112,18 +116,28 @@ func (r *Registry) Names() []string {
 }
 
 // Specs describes every registered tool to the model, sorted by name.
+// Every model turn asks, so the answer is made once and shared until the
+// next Register: read it, never modify it.
 func (r *Registry) Specs() []ToolSpec {
 	r.mu.RLock()
-	defer r.mu.RUnlock()
-	names := r.namesLocked()
-	specs := make([]ToolSpec, len(names))
-	for i, n := range names {
-		if d, ok := r.tools[n].(Describer); ok {
-			specs[i] = d.Describe()
-		}
-		specs[i].Name = n
+	specs := r.specs
+	r.mu.RUnlock()
+	if specs != nil {
+		return specs
 	}
-	return specs
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.specs == nil {
+		names := r.namesLocked()
+		r.specs = make([]ToolSpec, len(names))
+		for i, n := range names {
+			if d, ok := r.tools[n].(Describer); ok {
+				r.specs[i] = d.Describe()
+			}
+			r.specs[i].Name = n
+		}
+	}
+	return r.specs
 }
 
 func (r *Registry) namesLocked() []string {
