@@ -273,6 +273,12 @@ func (e *Engine) restore(row store.Session) (*Session, error) {
 			return nil, fmt.Errorf("pending question: %w", err)
 		}
 	}
+	for _, g := range row.Grants {
+		if s.grants == nil {
+			s.grants = map[grantKey]struct{}{}
+		}
+		s.grants[grantKey{g.Tool, "", g.Action}] = struct{}{}
+	}
 	return s, nil
 }
 

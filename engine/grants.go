@@ -239,6 +239,9 @@ func (s *Session) rememberLocked(p *pending, res PauseResult) {
 			s.grants = map[grantKey]struct{}{}
 		}
 		s.grants[grantKey{p.grantTool, "", p.rememberKey}] = struct{}{}
+		s.persistLocked("the session's grant of "+p.rememberKey, func(tx *store.Tx) {
+			tx.SessionGrant(s.id, store.SessionGrant{Tool: p.grantTool, Action: p.rememberKey, By: res.By, At: time.Now()})
+		})
 	case RememberProject:
 		if err := s.eng.addProjectGrant(context.Background(), grantKey{p.grantTool, p.grantRoot, p.rememberKey}, s.id, res.By); err != nil {
 			s.emitLocked(Event{Type: EventWarning, Tool: p.Tool, Text: fmt.Sprintf("approval of %q not remembered for the project: %v", p.rememberKey, err)})

@@ -246,3 +246,43 @@ func TestRememberedConfirmProjectGrantSurvivesARestart(t *testing.T) {
 	}
 	assert.Equal(t, 2, granted, "every approval by a grant is in the audit log")
 }
+
+// A session grant is kept with its session: after a restart it approves in
+// that session (still no other), and a session its user closed takes its
+// grants along (a new session of the same id asks).
+func TestRememberedConfirmSessionGrantSurvivesARestart(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "s.db")
+	dir := t.TempDir()
+	open := func() *engine.Engine {
+		e, err := engine.Open(t.Context(), engine.WithStore(path), engine.WithTool("deploy", deployTool),
+			engine.WithProvider(engine.NewScriptedProvider(deployTurns(map[string]any{"env": "production"}))))
+		require.NoError(t, err)
+		return e
+	}
+	attach := func(t *testing.T, e *engine.Engine, id string) *deployer {
+		s, err := e.Session(id)
+		require.NoError(t, err)
+		sub := s.Subscribe()
+		t.Cleanup(func() { sub.Close() })
+		return &deployer{t: t, s: s, sub: sub}
+	}
+	e := open()
+	a := newDeployer(t, e, dir)
+	a.asked(true, engine.Remember(engine.RememberSession))
+	b := newDeployer(t, e, dir)
+	require.NoError(t, e.Close())
+
+	e = open()
+	ev, _ := attach(t, e, a.s.ID()).granted()
+	assert.Equal(t, engine.RememberSession, ev.Remember)
+	attach(t, e, b.s.ID()).asked(false) // still only its own session
+
+	require.NoError(t, attach(t, e, a.s.ID()).s.Close()) // closed by its user: forgotten, grants too
+	again, err := e.NewSession(engine.SessionOptions{ID: a.s.ID(), Dir: dir})
+	require.NoError(t, err)
+	require.NoError(t, e.Close())
+	e = open()
+	defer e.Close()
+	attach(t, e, again.ID()).asked(false)
+}

@@ -1,9 +1,10 @@
 // Package store keeps an engine's sessions in one SQLite file so that they
 // survive the process: sessions and their options (never secrets), the
 // append-only history, interruptions with their reasons, pending pauses,
-// remembered project grants, task loops and their tasks, and an audit log
-// of every decision about a pause (raised, answered how, by which client,
-// with which remember scope, when).
+// remembered grants (project grants; a session's own, forgotten with it),
+// task loops and their tasks, and an audit log of every decision about a
+// pause (raised, answered how, by which client, with which remember scope,
+// approved by which grant, when).
 //
 //	st, err := store.Open(ctx, "/home/me/.local/state/interlock/sessions.db")
 //	if err != nil { ... } // ErrLocked, ErrCorrupt, ErrForeign, ErrNewerSchema, ErrReadOnly

@@ -91,6 +91,22 @@ func (st *Store) Load(ctx context.Context) ([]Session, error) {
 		}
 		out[i].PauseSeq = max(out[i].PauseSeq, seq)
 	}
+	err = st.eachLocked(ctx, "read session grants", `SELECT session, tool, action, by, at FROM session_grants ORDER BY session, at`, func(r *sql.Rows) error {
+		var id string
+		var g SessionGrant
+		var at int64
+		if err := r.Scan(&id, &g.Tool, &g.Action, &g.By, &at); err != nil {
+			return err
+		}
+		g.At = fromMS(at)
+		if i, ok := index[id]; ok {
+			out[i].Grants = append(out[i].Grants, g)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
 	loops := map[[2]string]*Loop{}
 	err = st.eachLocked(ctx, "read task loops", `SELECT session, loop, state FROM task_loops ORDER BY session, loop`, func(r *sql.Rows) error {
 		var id, loop, state string

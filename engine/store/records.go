@@ -36,6 +36,15 @@ type Session struct {
 	History      []json.RawMessage
 	Pauses       []Pause // pending, oldest first
 	Loops        []Loop
+	Grants       []SessionGrant // approvals remembered for this session alone
+}
+
+// SessionGrant is an approval a session remembered for itself.
+type SessionGrant struct {
+	Tool   string // the tool that asked, by its registered name
+	Action string // what exactly was approved, as the tool keys it
+	By     string
+	At     time.Time
 }
 
 // Pause is a pending pause.
@@ -150,6 +159,9 @@ var statements = map[string]string{
 	"loop":        `INSERT INTO task_loops (session, loop, state) VALUES (?, ?, ?) ON CONFLICT (session, loop) DO UPDATE SET state = excluded.state`,
 	"task": `INSERT INTO task_states (session, loop, idx, title, status, error) VALUES (?, ?, ?, ?, ?, ?)
 		ON CONFLICT (session, loop, idx) DO UPDATE SET title = excluded.title, status = excluded.status, error = excluded.error`,
+	"sessionGrant": `INSERT INTO session_grants (session, tool, action, by, at) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (session, tool, action) DO UPDATE SET by = excluded.by, at = excluded.at`,
+	"deleteSessionGrants": `DELETE FROM session_grants WHERE session = ?`,
 }
 
 func (st *Store) prepare(ctx context.Context) error {
@@ -216,10 +228,11 @@ func (tx *Tx) CreateSession(s Session) {
 	tx.exec("createSession", s.ID, s.Seq, ms(s.CreatedAt), string(s.Options))
 }
 
-// DeleteSession forgets a closed session: its row, history, pauses and
-// loops. Its interruptions, grants and audit entries stay.
+// DeleteSession forgets a closed session: its row, history, pauses, loops
+// and session grants. Its interruptions, project grants and audit entries
+// stay.
 func (tx *Tx) DeleteSession(id string) {
-	for _, name := range []string{"deleteSession", "deleteHistory", "deletePauses", "deleteLoops", "deleteTasks"} {
+	for _, name := range []string{"deleteSession", "deleteHistory", "deletePauses", "deleteLoops", "deleteTasks", "deleteSessionGrants"} {
 		tx.exec(name, id)
 	}
 }
@@ -278,6 +291,11 @@ func (tx *Tx) Audit(a AuditEntry) {
 // Grant records a remembered approval with project scope (replacing one of
 // the same tool, action and project root).
 func (tx *Tx) Grant(g Grant) { tx.exec("grant", g.Session, g.Tool, g.Action, g.Dir, g.By, ms(g.At)) }
+
+// SessionGrant records an approval session remembered for itself.
+func (tx *Tx) SessionGrant(session string, g SessionGrant) {
+	tx.exec("sessionGrant", session, g.Tool, g.Action, g.By, ms(g.At))
+}
 
 // RevokeGrant forgets tool's grants of action, in every project.
 func (tx *Tx) RevokeGrant(tool, action string) { tx.exec("revokeGrant", tool, action) }

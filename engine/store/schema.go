@@ -103,6 +103,18 @@ ALTER TABLE sessions ADD COLUMN pause_seq INTEGER NOT NULL DEFAULT 0;
 DELETE FROM grants;
 CREATE UNIQUE INDEX grants_action ON grants (tool, dir, action);
 `,
+	// 4: approvals a session remembered for itself (session scope), kept
+	// with the session and forgotten with it.
+	`
+CREATE TABLE session_grants (
+	session TEXT NOT NULL,
+	tool TEXT NOT NULL,
+	action TEXT NOT NULL,
+	by TEXT NOT NULL DEFAULT '',
+	at INTEGER NOT NULL,
+	PRIMARY KEY (session, tool, action)
+) WITHOUT ROWID;
+`,
 }
 
 // SchemaVersion is the schema version this package writes.
