@@ -72,6 +72,7 @@ var sentinelStatus = []struct {
 	{engine.ErrNotResumable, C.IL_ERR_NOT_RESUMABLE},
 	{engine.ErrInterrupted, C.IL_ERR_INTERRUPTED},
 	{engine.ErrInvalidArgument, C.IL_ERR_INVALID_ARGUMENT},
+	{engine.ErrUnknownGrant, C.IL_ERR_INVALID_ARGUMENT},
 	{webui.ErrNonLoopback, C.IL_ERR_INVALID_ARGUMENT},
 	{webui.ErrWeakToken, C.IL_ERR_INVALID_ARGUMENT},
 }

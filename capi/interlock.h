@@ -252,6 +252,17 @@ il_status il_engine_counts(il_handle engine, char **out_json);
  * owner stopped). [] without a store. Free with il_free. */
 il_status il_engine_audit_log(il_handle engine, const char *session, char **out_json);
 
+/* The approvals remembered for confirms with a remember key (the bash
+ * tool's own grants are not among them): [{"tool","key","scope","session",
+ * "root","at"}], scope "session" (of session) or "project" (bound to root).
+ * Free with il_free. */
+il_status il_engine_grants(il_handle engine, char **out_json);
+
+/* Forgets one of il_engine_grants' approvals, given as listed (JSON with
+ * scope, tool, key and session or root): the next such confirm asks again.
+ * IL_ERR_INVALID_ARGUMENT when nothing so is remembered. */
+il_status il_engine_revoke_grant(il_handle engine, const char *grant_json);
+
 /* SQLite's integrity check of the engine's store, as a JSON string: "ok"
  * when the file is sound. IL_ERR_INVALID_ARGUMENT without a store. Free
  * with il_free. */

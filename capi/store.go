@@ -8,6 +8,7 @@ import "C"
 import (
 	"context"
 
+	"github.com/interlock-dev/interlock/engine"
 	"github.com/interlock-dev/interlock/engine/store"
 )
 
@@ -25,6 +26,34 @@ func il_engine_audit_log(h C.il_handle, session *C.char, out **C.char) C.il_stat
 			log = []store.AuditEntry{}
 		}
 		return putJSON(out, log)
+	})
+}
+
+//export il_engine_grants
+func il_engine_grants(h C.il_handle, out **C.char) C.il_status {
+	return call("il_engine_grants", h, func(ee *engineEntry) error {
+		if out == nil {
+			return errNilOut("out_json")
+		}
+		grants, err := ee.e.Grants(context.Background())
+		if err != nil {
+			return err
+		}
+		if grants == nil {
+			grants = []engine.Grant{}
+		}
+		return putJSON(out, grants)
+	})
+}
+
+//export il_engine_revoke_grant
+func il_engine_revoke_grant(h C.il_handle, grantJSON *C.char) C.il_status {
+	return call("il_engine_revoke_grant", h, func(ee *engineEntry) error {
+		var g engine.Grant
+		if err := decodeJSON("grant", grantJSON, &g); err != nil {
+			return err
+		}
+		return ee.e.RevokeGrant(context.Background(), g)
 	})
 }
 

@@ -275,9 +275,9 @@ func (e *Engine) restore(row store.Session) (*Session, error) {
 	}
 	for _, g := range row.Grants {
 		if s.grants == nil {
-			s.grants = map[grantKey]struct{}{}
+			s.grants = map[grantKey]time.Time{}
 		}
-		s.grants[grantKey{g.Tool, "", g.Action}] = struct{}{}
+		s.grants[grantKey{g.Tool, "", g.Action}] = g.At
 	}
 	return s, nil
 }

@@ -29,6 +29,8 @@ var (
 	ErrUnknownTool = errors.New("unknown tool")
 	// ErrInvalidArgument: a malformed argument (bad enum value, empty id...).
 	ErrInvalidArgument = errors.New("invalid argument")
+	// ErrUnknownGrant: RevokeGrant of an approval that is not remembered.
+	ErrUnknownGrant = errors.New("no such remembered approval")
 	// ErrIdleTimeout: the model stream sent nothing for longer than the idle timeout.
 	ErrIdleTimeout = errors.New("model stream idle timeout")
 )

@@ -1,11 +1,13 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -115,7 +117,7 @@ type grantKey struct{ tool, root, action string }
 type projectGrants struct {
 	mu     sync.Mutex
 	loaded bool
-	held   map[grantKey]bool
+	held   map[grantKey]time.Time // when each was given
 }
 
 // has reports whether k is granted; with a store, its grants are read at
@@ -125,19 +127,20 @@ func (e *Engine) hasProjectGrant(ctx context.Context, k grantKey) (bool, error) 
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if !g.loaded {
-		g.held = map[grantKey]bool{}
+		g.held = map[grantKey]time.Time{}
 		if e.store != nil {
 			all, err := e.store.Grants(ctx)
 			if err != nil {
 				return false, fmt.Errorf("store %s: read the project grants: %w", e.store.Path(), err)
 			}
 			for _, sg := range all {
-				g.held[grantKey{sg.Tool, sg.Dir, sg.Action}] = true
+				g.held[grantKey{sg.Tool, sg.Dir, sg.Action}] = sg.At
 			}
 		}
 		g.loaded = true
 	}
-	return g.held[k], nil
+	_, ok := g.held[k]
+	return ok, nil
 }
 
 // addProjectGrant remembers k, in the store first when there is one: a
@@ -146,15 +149,16 @@ func (e *Engine) addProjectGrant(ctx context.Context, k grantKey, session, by st
 	if _, err := e.hasProjectGrant(ctx, k); err != nil { // loads what the store holds
 		return err
 	}
+	now := time.Now()
 	if e.store != nil {
 		if err := e.store.Update(ctx, func(tx *store.Tx) {
-			tx.Grant(store.Grant{Session: session, Tool: k.tool, Action: k.action, Dir: k.root, By: by, At: time.Now()})
+			tx.Grant(store.Grant{Session: session, Tool: k.tool, Action: k.action, Dir: k.root, By: by, At: now})
 		}); err != nil {
 			return fmt.Errorf("store %s: record the project grant: %w", e.store.Path(), err)
 		}
 	}
 	e.grants.mu.Lock()
-	e.grants.held[k] = true
+	e.grants.held[k] = now
 	e.grants.mu.Unlock()
 	return nil
 }
@@ -236,15 +240,116 @@ func (s *Session) rememberLocked(p *pending, res PauseResult) {
 	switch res.Remember {
 	case RememberSession:
 		if s.grants == nil {
-			s.grants = map[grantKey]struct{}{}
+			s.grants = map[grantKey]time.Time{}
 		}
-		s.grants[grantKey{p.grantTool, "", p.rememberKey}] = struct{}{}
+		now := time.Now()
+		s.grants[grantKey{p.grantTool, "", p.rememberKey}] = now
 		s.persistLocked("the session's grant of "+p.rememberKey, func(tx *store.Tx) {
-			tx.SessionGrant(s.id, store.SessionGrant{Tool: p.grantTool, Action: p.rememberKey, By: res.By, At: time.Now()})
+			tx.SessionGrant(s.id, store.SessionGrant{Tool: p.grantTool, Action: p.rememberKey, By: res.By, At: now})
 		})
 	case RememberProject:
 		if err := s.eng.addProjectGrant(context.Background(), grantKey{p.grantTool, p.grantRoot, p.rememberKey}, s.id, res.By); err != nil {
 			s.emitLocked(Event{Type: EventWarning, Tool: p.Tool, Text: fmt.Sprintf("approval of %q not remembered for the project: %v", p.rememberKey, err)})
 		}
 	}
+}
+
+// Grant is an approval remembered for confirms with a RememberKey, as
+// Engine.Grants lists it.
+type Grant struct {
+	Tool    string    `json:"tool"`              // the tool that asked, by its registered name
+	Key     string    `json:"key"`               // the RememberKey it approves
+	Scope   string    `json:"scope"`             // RememberSession or RememberProject
+	Session string    `json:"session,omitempty"` // session scope: the session it belongs to
+	Root    string    `json:"root,omitempty"`    // project scope: the project root it is bound to
+	At      time.Time `json:"at"`
+}
+
+// Grants lists the approvals remembered for confirms with a RememberKey:
+// every session's own (by session), then the project grants (by root), so
+// that a user can see what is approved without asking and take it back
+// (RevokeGrant). A tool that keeps its own grants (bash: Tool.SessionGrants,
+// Tool.ProjectGrants) lists those itself.
+func (e *Engine) Grants(ctx context.Context) ([]Grant, error) {
+	var out []Grant
+	for _, s := range e.Sessions() {
+		s.mu.Lock()
+		for k, at := range s.grants {
+			out = append(out, Grant{Tool: k.tool, Key: k.action, Scope: RememberSession, Session: s.id, At: at})
+		}
+		s.mu.Unlock()
+	}
+	if _, err := e.hasProjectGrant(ctx, grantKey{}); err != nil { // loads what the store holds
+		return nil, err
+	}
+	keepers := e.grantKeepers()
+	e.grants.mu.Lock()
+	for k, at := range e.grants.held {
+		if !keepers[k.tool] {
+			out = append(out, Grant{Tool: k.tool, Key: k.action, Scope: RememberProject, Root: k.root, At: at})
+		}
+	}
+	e.grants.mu.Unlock()
+	slices.SortStableFunc(out, func(a, b Grant) int {
+		return cmp.Or(strings.Compare(b.Scope, a.Scope), strings.Compare(a.Session, b.Session), strings.Compare(a.Root, b.Root),
+			strings.Compare(a.Tool, b.Tool), strings.Compare(a.Key, b.Key))
+	})
+	return out, nil
+}
+
+// RevokeGrant forgets the remembered approval g names (by Scope, Tool, Key,
+// and Session or Root, as Grants lists it): the next such confirm asks
+// again. It returns an error wrapping ErrUnknownGrant if there is none.
+func (e *Engine) RevokeGrant(ctx context.Context, g Grant) error {
+	switch g.Scope {
+	case RememberSession:
+		s, err := e.Session(g.Session)
+		if err != nil {
+			return fmt.Errorf("revoke the session grant %q of %s: %w", g.Key, g.Tool, err)
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		k := grantKey{g.Tool, "", g.Key}
+		if _, ok := s.grants[k]; !ok {
+			return fmt.Errorf("session %s: %s %q: %w (list them with Grants)", s.id, g.Tool, g.Key, ErrUnknownGrant)
+		}
+		delete(s.grants, k)
+		s.persistLocked("the revocation of the grant "+g.Key, func(tx *store.Tx) { tx.RevokeSessionGrant(s.id, g.Tool, g.Key) })
+		return nil
+	case RememberProject:
+		k := grantKey{g.Tool, g.Root, g.Key}
+		ok, err := e.hasProjectGrant(ctx, k)
+		if err != nil {
+			return err
+		}
+		if !ok || e.grantKeepers()[g.Tool] {
+			return fmt.Errorf("project %s: %s %q: %w (list them with Grants)", g.Root, g.Tool, g.Key, ErrUnknownGrant)
+		}
+		if e.store != nil {
+			if err := e.store.Update(ctx, func(tx *store.Tx) { tx.RevokeProjectGrant(g.Tool, g.Root, g.Key) }); err != nil {
+				return fmt.Errorf("store %s: revoke the project grant %q: %w", e.store.Path(), g.Key, err)
+			}
+		}
+		e.grants.mu.Lock()
+		delete(e.grants.held, k)
+		e.grants.mu.Unlock()
+		return nil
+	}
+	return fmt.Errorf("%w: grant scope %q (want %q or %q)", ErrInvalidArgument, g.Scope, RememberSession, RememberProject)
+}
+
+// grantKeepers are the names of the tools that keep their own project
+// grants in the store (GrantKeeper): their rows are theirs to list.
+func (e *Engine) grantKeepers() map[string]bool {
+	out := map[string]bool{}
+	for _, name := range e.tools.Names() {
+		t, _ := e.tools.Lookup(name)
+		if d, ok := t.(describedTool); ok {
+			t = d.Tool
+		}
+		if _, ok := t.(GrantKeeper); ok {
+			out[name] = true
+		}
+	}
+	return out
 }

@@ -286,3 +286,45 @@ func TestRememberedConfirmSessionGrantSurvivesARestart(t *testing.T) {
 	defer e.Close()
 	attach(t, e, again.ID()).asked(false)
 }
+
+// What was remembered can be listed and taken back: the next confirm asks
+// again. The bash tool's own grants are not listed here.
+func TestGrantsListedAndRevoked(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "s.db")
+	dir := t.TempDir()
+	e, err := engine.Open(t.Context(), engine.WithStore(path), engine.WithTool("deploy", deployTool),
+		engine.WithProvider(engine.NewScriptedProvider(deployTurns(map[string]any{"env": "production"}))))
+	require.NoError(t, err)
+	defer func() { e.Close() }() // the engine open at the end
+	a, b := newDeployer(t, e, dir), newDeployer(t, e, dir)
+	a.asked(true, engine.Remember(engine.RememberSession))
+	b.asked(true, engine.Remember(engine.RememberProject))
+
+	grants, err := e.Grants(t.Context())
+	require.NoError(t, err)
+	require.Len(t, grants, 2)
+	assert.Equal(t, engine.Grant{Tool: "deploy", Key: "deploy to production", Scope: "session", Session: a.s.ID(), At: grants[0].At}, grants[0])
+	assert.Equal(t, engine.Grant{Tool: "deploy", Key: "deploy to production", Scope: "project", Root: dir, At: grants[1].At}, grants[1])
+
+	require.NoError(t, e.RevokeGrant(t.Context(), grants[1]))
+	b.asked(false) // the project grant is gone
+	a.granted()    // the session's own stays
+	require.NoError(t, e.RevokeGrant(t.Context(), grants[0]))
+	a.asked(false)
+	grants, err = e.Grants(t.Context())
+	require.NoError(t, err)
+	assert.Empty(t, grants)
+
+	err = e.RevokeGrant(t.Context(), engine.Grant{Tool: "deploy", Key: "deploy to production", Scope: "project", Root: dir})
+	assert.ErrorIs(t, err, engine.ErrUnknownGrant)
+	assert.ErrorContains(t, err, "deploy to production")
+	assert.ErrorIs(t, e.RevokeGrant(t.Context(), engine.Grant{Scope: "forever"}), engine.ErrInvalidArgument)
+
+	require.NoError(t, e.Close())
+	e, err = engine.Open(t.Context(), engine.WithStore(path), engine.WithTool("deploy", deployTool))
+	require.NoError(t, err)
+	grants, err = e.Grants(t.Context())
+	require.NoError(t, err)
+	assert.Empty(t, grants, "revoked in the store too")
+}

@@ -55,7 +55,7 @@ type Session struct {
 	locals     map[any]any
 	// grants are the approvals remembered for this session alone
 	// (PauseRequest.RememberKey answered with remember "session").
-	grants map[grantKey]struct{}
+	grants map[grantKey]time.Time
 	// log is the session's own event stream, made at the first Subscribe:
 	// a session nobody subscribes to (most, under a UI that reads the
 	// engine's feed) does without.

@@ -365,6 +365,16 @@ export interface CommandPauseRequest {
   timeoutMs?: number;
 }
 
+/** An approval remembered for confirms of tool with rememberKey key (engine.grants()). */
+export interface Grant {
+  tool: string;
+  key: string;
+  scope: 'session' | 'project';
+  session?: string;  // scope 'session': whose
+  root?: string;     // scope 'project': the project root it holds in
+  at: string;        // RFC 3339: when it was given
+}
+
 /** The answer to a pause. */
 export interface PauseAnswer {
   answer: Answer;
@@ -617,6 +627,17 @@ export declare class Engine {
   counts(): Counts;
   /** The store's audit log of pause decisions (one session's, or all), oldest first. */
   auditLog(session?: string): AuditEntry[];
+  /**
+   * The approvals remembered for confirms with a rememberKey: every
+   * session's own, then the project grants (the bash tool's own grants are
+   * not listed here). Take one back with revokeGrant.
+   */
+  grants(): Grant[];
+  /**
+   * Forgets a remembered approval, given as grants() lists it: the next such
+   * confirm asks again. ERR_INVALID_ARGUMENT when nothing so is remembered.
+   */
+  revokeGrant(grant: Pick<Grant, 'scope' | 'tool' | 'key'> & Partial<Pick<Grant, 'session' | 'root'>>): void;
   /** SQLite's integrity check of the store: 'ok' when sound. Throws without a store. */
   checkStore(): string;
   serve(opts?: ServeOptions): WebUI;

@@ -38,6 +38,10 @@ export interface Native {
   engineResumeAll(engine: Handle): string;
   /** JSON array of audit entries. */
   engineAuditLog(engine: Handle, session?: string): string;
+  /** JSON array of grants. */
+  engineGrants(engine: Handle): string;
+  /** grant: JSON {scope, tool, key, session?, root?}. */
+  engineRevokeGrant(engine: Handle, grant: string): void;
   /** JSON string: "ok" when the store is sound. */
   engineCheckStore(engine: Handle): string;
   /** The handle of an open session (e.g. one a store brought back). */

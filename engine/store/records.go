@@ -162,6 +162,8 @@ var statements = map[string]string{
 	"sessionGrant": `INSERT INTO session_grants (session, tool, action, by, at) VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT (session, tool, action) DO UPDATE SET by = excluded.by, at = excluded.at`,
 	"deleteSessionGrants": `DELETE FROM session_grants WHERE session = ?`,
+	"revokeSessionGrant":  `DELETE FROM session_grants WHERE session = ? AND tool = ? AND action = ?`,
+	"revokeProjectGrant":  `DELETE FROM grants WHERE tool = ? AND dir = ? AND action = ?`,
 }
 
 func (st *Store) prepare(ctx context.Context) error {
@@ -295,6 +297,16 @@ func (tx *Tx) Grant(g Grant) { tx.exec("grant", g.Session, g.Tool, g.Action, g.D
 // SessionGrant records an approval session remembered for itself.
 func (tx *Tx) SessionGrant(session string, g SessionGrant) {
 	tx.exec("sessionGrant", session, g.Tool, g.Action, g.By, ms(g.At))
+}
+
+// RevokeSessionGrant forgets session's own grant of tool's action.
+func (tx *Tx) RevokeSessionGrant(session, tool, action string) {
+	tx.exec("revokeSessionGrant", session, tool, action)
+}
+
+// RevokeProjectGrant forgets tool's grant of action in the project at dir.
+func (tx *Tx) RevokeProjectGrant(tool, dir, action string) {
+	tx.exec("revokeProjectGrant", tool, dir, action)
 }
 
 // RevokeGrant forgets tool's grants of action, in every project.

@@ -4,7 +4,7 @@ import process from 'node:process';
 
 import { engineConfigArg, idArg, noExtra, sessionOptionsArg, taskLoopOptions } from './args.js';
 import { fromNative, toNativeJSON } from './convert.js';
-import { closedError, InterlockError } from './errors.js';
+import { argError, closedError, InterlockError } from './errors.js';
 import { kClosed, kInternal } from './base.js';
 import { Dispatcher } from './dispatch.js';
 import { HostRouter } from './host.js';
@@ -195,6 +195,19 @@ export class Engine {
   /** The store's audit log of pause decisions, of one session or all, oldest first. */
   auditLog(...args) {
     return fromNative(native.engineAuditLog(this.#handle(), ...args));
+  }
+
+  /** The approvals remembered for confirms with a rememberKey: every session's own, then the project's. */
+  grants(...args) {
+    return fromNative(native.engineGrants(this.#handle(), ...args));
+  }
+
+  /** Forgets one remembered approval, given as grants() lists it: the next such confirm asks again. */
+  revokeGrant(grant, ...extra) {
+    const usage = 'engine.revokeGrant(grant: {scope, tool, key, session?, root?})';
+    noExtra(extra, usage, '1 argument');
+    if (grant === null || typeof grant !== 'object' || Array.isArray(grant)) throw argError(`${usage}: grant must be an object as grants() lists it`);
+    native.engineRevokeGrant(this.#handle(), toNativeJSON(grant, 'grant', usage));
   }
 
   /** SQLite's integrity check of the store: 'ok' when the file is sound. */

@@ -186,6 +186,16 @@ Napi::Value EngineAuditLog(const Napi::CallbackInfo& info) {
   return TakeString(info.Env(), json);
 }
 
+Napi::Value EngineGrants(const Napi::CallbackInfo& info) { return EngineJSON(info, "engine.grants()", il_engine_grants); }
+
+Napi::Value EngineRevokeGrant(const Napi::CallbackInfo& info) {
+  Args args(info, "engine.revokeGrant(grant: {scope, tool, key, session?, root?})", 1, 1);
+  il_handle engine = args.Handle();
+  std::string grant = args.String(0, "grant");
+  Check(info.Env(), il_engine_revoke_grant(engine, grant.c_str()), engine);
+  return info.Env().Undefined();
+}
+
 Napi::Value EngineCheckStore(const Napi::CallbackInfo& info) { return EngineJSON(info, "engine.checkStore()", il_engine_check_store); }
 
 Napi::Value EngineSessionHandle(const Napi::CallbackInfo& info) {
@@ -594,6 +604,8 @@ void RegisterCalls(Napi::Env env, Napi::Object exports) {
       {"engineEmergencyStop", EngineEmergencyStop},
       {"engineCounts", EngineCounts},
       {"engineAuditLog", EngineAuditLog},
+      {"engineGrants", EngineGrants},
+      {"engineRevokeGrant", EngineRevokeGrant},
       {"engineCheckStore", EngineCheckStore},
       {"engineSessionHandle", EngineSessionHandle},
       {"engineStats", EngineStats},

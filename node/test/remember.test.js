@@ -130,3 +130,29 @@ test('a remember scope the pause does not offer is refused at once', async (t) =
     }
   });
 });
+
+test('engine.grants() lists what was remembered; revokeGrant() takes it back: the next confirm asks again', async () => {
+  const dir = tempDir();
+  const s = engine.createSession({ dir, script: deploy('staging') });
+  try {
+    const shown = nextEvent(s, 'paused');
+    const first = s.prompt('deploy');
+    s.confirm(true, undefined, (await shown).pause.id, 'session');
+    await first;
+    const mine = engine.grants().filter((g) => g.session === s.id);
+    assert.equal(mine.length, 1);
+    assert.deepEqual({ ...mine[0], at: undefined }, { tool: 'js_deploy', key: 'deploy to staging', scope: 'session', session: s.id, at: undefined });
+
+    engine.revokeGrant(mine[0]);
+    assert.deepEqual(engine.grants().filter((g) => g.session === s.id), []);
+    const asked = nextEvent(s, 'paused');
+    const again = s.prompt('deploy again');
+    s.confirm(false, undefined, (await asked).pause.id);
+    assert.equal((await again).status, 'idle', 'asked again after the revoke');
+
+    assert.throws(() => engine.revokeGrant(mine[0]), { code: 'ERR_INVALID_ARGUMENT', message: /deploy to staging/ });
+    assert.throws(() => engine.revokeGrant('all'), { code: 'ERR_INVALID_ARG_TYPE' });
+  } finally {
+    s.close();
+  }
+});
