@@ -1,21 +1,20 @@
 package main
 
 /*
+#include <string.h>
 #include "interlock.h"
 */
 import "C"
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"math"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/interlock-dev/interlock/engine"
 	"github.com/interlock-dev/interlock/engine/bash"
@@ -163,21 +162,24 @@ func ownedBy(obj any) *engineEntry {
 // decodeJSON decodes a borrowed JSON argument into v, rejecting unknown
 // fields and trailing data. NULL or "" leaves v as it is.
 func decodeJSON(what string, src *C.char, v any) error {
-	return decodeJSONText(what, goString(src), v)
+	if src == nil {
+		return nil
+	}
+	// Read in place: the caller's string lives for the call, and decoding
+	// copies what it keeps.
+	return decodeJSONBytes(what, unsafe.Slice((*byte)(unsafe.Pointer(src)), C.strlen(src)), v)
 }
 
 // decodeJSONText is decodeJSON of a Go string.
 func decodeJSONText(what, text string, v any) error {
-	if text == "" {
+	return decodeJSONBytes(what, unsafe.Slice(unsafe.StringData(text), len(text)), v)
+}
+
+func decodeJSONBytes(what string, data []byte, v any) error {
+	if len(data) == 0 {
 		return nil
 	}
-	dec := json.NewDecoder(bytes.NewReader([]byte(text)))
-	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
-	if err == nil && dec.Decode(new(json.RawMessage)) != io.EOF {
-		err = errors.New("unexpected data after the JSON value")
-	}
-	if err != nil {
+	if err := decodeStrict(data, v); err != nil {
 		return errorf(C.IL_ERR_INVALID_ARGUMENT, "%s: %v: fix the JSON (see interlock.h for the fields)", what, err)
 	}
 	return nil

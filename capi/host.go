@@ -10,6 +10,7 @@ static inline void il_capi_invoke_host_cb(il_host_cb cb, void *user, const char 
 import "C"
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -75,7 +76,8 @@ type hostMessage struct {
 // holds. Without a host callback they go on the event stream.
 type hostLine struct {
 	events *dispatcher
-	buf    []byte // the message being sent; guarded by mu
+	buf    bytes.Buffer  // the message being sent; guarded by mu
+	enc    *json.Encoder // writes to buf
 
 	// mu is held across every callback call, so unregistering (which
 	// takes it) waits until no call is in progress.
@@ -111,14 +113,24 @@ func (l *hostLine) send(m hostMessage) {
 		}
 		return
 	}
-	b, err := json.Marshal(m)
-	if err != nil {
+	if l.enc == nil {
+		l.enc = json.NewEncoder(&l.buf)
+	}
+	l.buf.Reset()
+	if err := l.enc.Encode(m); err != nil {
 		l.events.reportTo(fmt.Sprintf("host callback: encoding a %s message as JSON: %v (dropped)", m.Type, err))
 		return
 	}
-	l.buf = append(append(l.buf[:0], b...), 0)
-	C.il_capi_invoke_host_cb(l.cb, l.user, (*C.char)(unsafe.Pointer(&l.buf[0])), C.size_t(len(b)))
+	b := l.buf.Bytes()
+	b[len(b)-1] = 0 // Encode's newline
+	C.il_capi_invoke_host_cb(l.cb, l.user, (*C.char)(unsafe.Pointer(&b[0])), C.size_t(len(b)-1))
+	if l.buf.Cap() > keptHostMessageBytes { // a call with large arguments: don't keep its memory
+		l.buf, l.enc = bytes.Buffer{}, nil
+	}
 }
+
+// keptHostMessageBytes is the largest host message buffer kept for reuse.
+const keptHostMessageBytes = 64 << 10
 
 //export il_engine_set_host_callback
 func il_engine_set_host_callback(h C.il_handle, cb C.il_host_cb, user unsafe.Pointer) C.il_status {
