@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -200,8 +201,9 @@ func (e *Engine) persistNewSession(s *Session, seq uint64, o SessionOptions) err
 // again when it is continued; the tool call is not re-run silently: it
 // goes through its own gate anew), a tool call it was running gets an
 // "interrupted before completion" result (and resuming asks first when the
-// tool has side effects), and a task loop's or a host's run is not
-// resumable by the engine. What recovery changes is written in one
+// tool has side effects), a task loop of prompt tasks is made again and
+// resumed by Continue (one with Go function tasks cannot be), and a host's
+// run is not resumable by the engine. What recovery changes is written in one
 // transaction before the engine is returned.
 func (e *Engine) recoverSessions(ctx context.Context) error {
 	rows, err := e.store.Load(ctx)
@@ -209,18 +211,20 @@ func (e *Engine) recoverSessions(ctx context.Context) error {
 		return err
 	}
 	sessions := make([]*Session, 0, len(rows))
+	cuts := make([]loopCut, 0, len(rows))
 	for _, row := range rows {
-		s, err := e.restore(row)
+		s, cut, err := e.restore(row)
 		if err != nil {
 			return fmt.Errorf("store %s: session %q: %w: %w: move the file away or choose another store path", e.store.Path(), row.ID, store.ErrCorrupt, err)
 		}
 		sessions = append(sessions, s)
+		cuts = append(cuts, cut)
 	}
 	now := time.Now()
 	err = e.store.Update(ctx, func(tx *store.Tx) {
 		for i, row := range rows {
 			if row.Proceeding {
-				sessions[i].recoverLocked(tx, row, now)
+				sessions[i].recoverLocked(tx, row, cuts[i], now)
 			}
 		}
 	})
@@ -240,8 +244,79 @@ func (e *Engine) recoverSessions(ctx context.Context) error {
 	return nil
 }
 
+// loopCut is the task loop of a restored session that was not done: the
+// one to resume, or why it cannot be.
+type loopCut struct {
+	id, why string
+}
+
 // restore builds a session from its stored row.
-func (e *Engine) restore(row store.Session) (*Session, error) {
+func (e *Engine) restore(row store.Session) (*Session, loopCut, error) {
+	s, err := e.restoreSession(row)
+	if err != nil {
+		return nil, loopCut{}, err
+	}
+	var cut loopCut
+	for _, l := range row.Loops {
+		tl, why, err := s.restoreLoop(l)
+		if err != nil {
+			return nil, loopCut{}, fmt.Errorf("task loop %q: %w", l.ID, err)
+		}
+		if tl != nil {
+			s.loops = append(s.loops, tl)
+		}
+		if why != "" || (tl != nil && !tl.done) {
+			cut = loopCut{id: l.ID, why: why}
+			s.cutLoop = tl
+		}
+	}
+	// A loop interrupted before the restart that could not be made again.
+	if in := s.interruption; in != nil && in.Loop != "" && in.Loop == cut.id && cut.why != "" {
+		in.Resumable, in.NotResumable = false, cut.why
+	}
+	return s, cut, nil
+}
+
+// restoreLoop makes a stored task loop again when all its tasks are
+// prompts; else it says why it cannot (why), unless the loop was done.
+func (s *Session) restoreLoop(l store.Loop) (tl *TaskLoop, why string, err error) {
+	var st TaskLoopState
+	if err := json.Unmarshal(l.State, &st); err != nil {
+		return nil, "", fmt.Errorf("state: %w", err)
+	}
+	tasks := make([]Task, len(l.Tasks))
+	infos := make([]TaskInfo, len(l.Tasks))
+	for i, t := range l.Tasks {
+		switch t.Kind {
+		case taskKindPrompt:
+			tasks[i] = Task{Title: t.Title, Prompt: t.Prompt}
+			if len(t.Provider) > 0 {
+				tasks[i].Provider = s.eng.loadProvider(fmt.Sprintf("%s (task %d)", s.id, i+1), t.Provider)
+			}
+		case taskKindFunc:
+			why = NotEligibleTaskLoop
+		default:
+			why = cmp.Or(why, NotEligibleOldLoop)
+		}
+		status := TaskStatus(t.Status)
+		if status == TaskRunning { // cut by the restart
+			status = TaskInterrupted
+		}
+		infos[i] = TaskInfo{Index: i, Title: t.Title, Status: status, Error: t.Error}
+	}
+	if st.Done || st.Current < 0 && !st.Interrupted {
+		return nil, "", nil // ended, or never started: nothing to resume
+	}
+	if why != "" {
+		return nil, why, nil
+	}
+	return &TaskLoop{id: l.ID, s: s, tasks: tasks, infos: infos, current: st.Current, pauseMode: st.PauseMode,
+		completed: st.Completed, failed: st.Failed, started: true, interrupted: true, version: st.Version,
+		log: eventLog[TaskEvent]{max: 256}}, "", nil
+}
+
+// restoreSession builds a session, without its loops, from its stored row.
+func (e *Engine) restoreSession(row store.Session) (*Session, error) {
 	var opts storedOptions
 	if err := json.Unmarshal(row.Options, &opts); err != nil {
 		return nil, fmt.Errorf("options: %w", err)
@@ -283,13 +358,18 @@ func (e *Engine) restore(row store.Session) (*Session, error) {
 }
 
 // recoverLocked interrupts a session that was proceeding when its owner
-// died (see recoverSessions) and writes the change with tx.
-func (s *Session) recoverLocked(tx *store.Tx, row store.Session, now time.Time) {
+// died (see recoverSessions) and writes the change with tx. cut is its
+// task loop that was not done, if any.
+func (s *Session) recoverLocked(tx *store.Tx, row store.Session, cut loopCut, now time.Time) {
 	kind := row.RunKind
+	loopOK := kind == runKindLoop && s.cutLoop != nil
 	in := &Interruption{Reason: ReasonServerRestart, Label: ReasonLabel(ReasonServerRestart), At: now,
-		Resumable: kind == runKindPrompt, HostOwned: kind == runKindHost, Run: row.Run}
+		Resumable: kind == runKindPrompt || loopOK, HostOwned: kind == runKindHost, Run: row.Run}
+	if kind == runKindLoop {
+		in.Loop, in.NotResumable = cut.id, cut.why
+	}
 	var msgs []Message
-	if len(row.Pauses) > 0 && kind == runKindPrompt {
+	if len(row.Pauses) > 0 && (kind == runKindPrompt || loopOK) {
 		var p Pause
 		if json.Unmarshal(row.Pauses[0].Pause, &p) == nil {
 			s.needsInput = &p

@@ -153,28 +153,3 @@ func TestSignalPauseLandsBeforeTheTurnsToolCalls(t *testing.T) {
 	close(g.release)
 	<-out
 }
-
-// A stopped task loop says honestly that Continue cannot resume it, and
-// ResumeAll skips it with that reason.
-func TestStoppedTaskLoopIsNotEligible(t *testing.T) {
-	t.Parallel()
-	e, s := newEngine(t, nil)
-	started := make(chan struct{})
-	tl, err := s.NewTaskLoop([]engine.Task{{Title: "wait", Func: func(ctx context.Context, _ *engine.Session) error {
-		close(started)
-		<-ctx.Done()
-		return ctx.Err()
-	}}, {Title: "never", Func: func(context.Context, *engine.Session) error { return nil }}})
-	require.NoError(t, err)
-	_, done, err := tl.Start(t.Context())
-	require.NoError(t, err)
-	<-started
-	assert.Equal(t, []string{s.ID()}, e.EmergencyStop().Stopped, "a loop running a task is proceeding")
-	<-done
-	assert.Equal(t, engine.RunInterrupted, s.RunState())
-	assert.Equal(t, engine.Eligibility{Reason: engine.NotEligibleTaskLoop}, s.Eligibility())
-	_, err = s.Continue(t.Context())
-	require.ErrorIs(t, err, engine.ErrNotResumable)
-	assert.Contains(t, err.Error(), "task loop")
-	assert.Equal(t, engine.NotEligibleTaskLoop, e.ResumeAll(t.Context()).Skipped[s.ID()])
-}

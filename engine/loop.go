@@ -63,7 +63,7 @@ func (s *Session) settle(r *run, err error) {
 	if err == errParked {
 		return
 	}
-	res, err := s.end(r, err)
+	res, err := s.endRun(r, err)
 	r.outcome <- Outcome{res, err} // room for one; only the run's end sends
 }
 
@@ -81,7 +81,7 @@ func (s *Session) Continue(ctx context.Context) (RunResult, error) {
 	if err != nil {
 		return RunResult{Status: s.Status()}, err
 	}
-	return s.end(r, s.continueRun(r, in))
+	return s.endRun(r, s.continueRun(r, in))
 }
 
 // StartContinue begins a Continue in the background, as Start does a Prompt.
@@ -148,6 +148,9 @@ func (s *Session) beginContinue(ctx context.Context, eligibleOnly, background bo
 	if background {
 		r.outcome = make(chan Outcome, 1)
 	}
+	if s.interruption != nil && s.interruption.Loop != "" {
+		s.cutLoop.bindLocked(r) // eligible or blocked: the loop is there (stateLocked, recoverLocked)
+	}
 	s.needsInput = nil
 	return r, res, nil
 }
@@ -180,12 +183,20 @@ func (s *Session) rerunCallsLocked() []ToolCall {
 // continueRun drives a Continue's run; the error is the run's end (or
 // errParked).
 func (s *Session) continueRun(r *run, res resumption) error {
+	details := ""
+	if r.loop != nil {
+		<-r.loopAfter // the interrupted run of the loop is reported first
+		details = r.loop.resumeDetails()
+	}
 	if res.sideEffectCut {
+		if details == "" {
+			details = lastToolCall(s.History())
+		}
 		// Source tool: it is a confirm gate like a tool's, not a signal
 		// pause, so Signal(pause) and Signal(resume) act as they do on one.
 		ans, err := s.pauseFor(r.ctx, r, PauseRequest{
 			Kind: PauseConfirm, Tool: "Resume", Message: "Resuming may repeat an action that was cut off",
-			Details: lastToolCall(s.History()),
+			Details: details,
 		}, SourceTool, s.Snapshot().Step, 0)
 		if err != nil {
 			return err
@@ -206,6 +217,9 @@ func (s *Session) continueRun(r *run, res resumption) error {
 		s.mu.Lock()
 		s.pauseRequested = true
 		s.mu.Unlock()
+	}
+	if r.loop != nil {
+		return r.loop.loop(r, &res)
 	}
 	if len(res.rerun) > 0 {
 		s.markResumed(r)
@@ -270,6 +284,19 @@ func (s *Session) beginLocked(ctx context.Context) (*run, error) {
 	return r, nil
 }
 
+// endRun ends run r (end); a task loop's run is then reported by the loop,
+// after the session's terminal event.
+func (s *Session) endRun(r *run, err error) (RunResult, error) {
+	if r.loop == nil {
+		return s.end(r, err)
+	}
+	defer close(r.loopEnded)
+	<-r.loopAfter
+	res, err := s.end(r, err)
+	r.loop.ended(r, err)
+	return res, err
+}
+
 // end records how the run ended and emits the terminal event, which
 // carries the run id and the result.
 func (s *Session) end(r *run, err error) (RunResult, error) {
@@ -294,7 +321,11 @@ func (s *Session) end(r *run, err error) (RunResult, error) {
 		label := ReasonLabel(reason)
 		s.appendHistoryLocked(Message{Role: RoleMarker, Text: label, Reason: reason})
 		s.lastEnd = endInterrupted
-		s.interruption = &Interruption{Reason: reason, Label: label, At: time.Now(), Resumable: r.loop == nil && !r.hostOwned, HostOwned: r.hostOwned, SideEffectCut: r.sideEffectCut, Run: r.id}
+		s.interruption = &Interruption{Reason: reason, Label: label, At: time.Now(), Resumable: !r.hostOwned, HostOwned: r.hostOwned, SideEffectCut: r.sideEffectCut, Run: r.id}
+		s.cutLoop = r.loop
+		if r.loop != nil {
+			s.interruption.Loop = r.loop.id
+		}
 		in := *s.interruption
 		res := RunResult{Run: r.id, Status: StatusInterrupted, Interruption: &in}
 		if err == nil || !errors.Is(err, ErrInterrupted) {

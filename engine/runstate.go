@@ -71,7 +71,9 @@ const (
 	NotEligibleAskAgain   = "Needs input: continue to be asked again"
 	NotEligibleIdle       = "Nothing to continue"
 	NotEligibleTerminal   = "Session is closed"
-	NotEligibleTaskLoop   = "A task loop was interrupted: it cannot be resumed; start a new loop for the remaining tasks"
+	NotEligibleTaskLoop   = "A task loop with Go function tasks cannot be resumed after a restart: start a new loop for the remaining tasks"
+	NotEligibleLoopClosed = "The interrupted task loop was closed: start a new loop for the remaining tasks"
+	NotEligibleOldLoop    = "A task loop stored by an older version of Interlock cannot be resumed after a restart: start a new loop for the remaining tasks"
 	NotEligibleNoProvider = "No model provider is configured to finish the run"
 	NotEligibleHostRun    = "The host's own agent loop was interrupted: only the host can resume it"
 )
@@ -196,9 +198,13 @@ func (s *Session) stateLocked() (RunState, Eligibility) {
 	switch {
 	case in.HostOwned:
 		return RunInterrupted, Eligibility{Reason: NotEligibleHostRun}
+	case !in.Resumable && in.NotResumable != "":
+		return RunInterrupted, Eligibility{Reason: in.NotResumable}
 	case !in.Resumable:
 		return RunInterrupted, Eligibility{Reason: NotEligibleTaskLoop}
-	case s.provider == nil:
+	case in.Loop != "" && s.cutLoop == nil:
+		return RunInterrupted, Eligibility{Reason: NotEligibleLoopClosed}
+	case in.Loop == "" && s.provider == nil: // a loop's tasks may have their own models, or none
 		return RunInterrupted, Eligibility{Reason: NotEligibleNoProvider}
 	}
 	return RunInterrupted, Eligibility{Eligible: true, RepeatsSideEffect: in.SideEffectCut}

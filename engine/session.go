@@ -48,11 +48,14 @@ type Session struct {
 	// the store died: the session is blocked until Continue raises it anew.
 	needsInput *Pause
 	loops      []*TaskLoop // task loops of the session, closed with it
-	lastError  string
-	step       int
-	tokens     Usage
-	history    []Message
-	locals     map[any]any
+	// cutLoop is the task loop whose run was the last one interrupted:
+	// Continue resumes it (nil when it was closed or could not be restored).
+	cutLoop   *TaskLoop
+	lastError string
+	step      int
+	tokens    Usage
+	history   []Message
+	locals    map[any]any
 	// grants are the approvals remembered for this session alone
 	// (PauseRequest.RememberKey answered with remember "session").
 	grants map[grantKey]time.Time
@@ -77,8 +80,10 @@ type run struct {
 	id            uint64          // unique in the engine; in the run's events
 	base          context.Context // the caller's: model turns derive from it (see modelTurn)
 	loop          *TaskLoop
-	hostOwned     bool // the host's own loop (Begin): only the host can resume it
-	resumed       bool // a Continue: "Resumed" is recorded once the model answers
+	loopAfter     <-chan struct{} // the loop's previous run has been reported (see TaskLoop.bindLocked)
+	loopEnded     chan struct{}   // closed once this run of the loop has been reported
+	hostOwned     bool            // the host's own loop (Begin): only the host can resume it
+	resumed       bool            // a Continue: "Resumed" is recorded once the model answers
 	ctx           context.Context
 	provider      Provider // the session's, or a task's own
 	cancel        context.CancelCauseFunc

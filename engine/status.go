@@ -83,8 +83,13 @@ type Interruption struct {
 	Label  string    `json:"label"`
 	At     time.Time `json:"at"`
 	// Resumable says whether the run has a resumption target: a prompt's
-	// run can be finished by the model; a task loop's run cannot.
-	Resumable bool `json:"resumable"`
+	// run can be finished by the model, a task loop goes on with its cut
+	// task; a loop that could not be made again after a restart cannot
+	// (NotResumable says why).
+	Resumable    bool   `json:"resumable"`
+	NotResumable string `json:"not_resumable,omitempty"`
+	// Loop is the id of the task loop whose run was interrupted.
+	Loop string `json:"loop,omitempty"`
 	// SideEffectCut is true when a tool that may have side effects had
 	// started executing and was cut off: resuming could repeat it, so
 	// Continue asks for confirmation first.

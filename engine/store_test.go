@@ -175,6 +175,18 @@ func crashChild(path string) {
 			break
 		}
 	}
+	prompting := session("prompting")
+	pl, err := prompting.NewTaskLoop([]engine.Task{
+		{Title: "nap", Prompt: "sleep", Provider: engine.NewScriptedProvider([]engine.ScriptTurn{sleep, {Text: "woke up"}})},
+		{Title: "then", Prompt: "then", Provider: engine.NewScriptedProvider([]engine.ScriptTurn{{Text: "done"}})},
+	})
+	if err != nil {
+		fail(err)
+	}
+	if _, _, err := pl.Start(ctx); err != nil {
+		fail(err)
+	}
+	until("prompting", engine.EventToolStarted)
 	seen := map[string][]engine.Message{}
 	for _, s := range e.Sessions() {
 		seen[s.ID()] = s.History()
@@ -186,8 +198,9 @@ func crashChild(path string) {
 
 // The owner of a store is killed (SIGKILL) with sessions in every state. A
 // new owner finds: the proceeding ones interrupted by server restart (a
-// question they waited on asked again when continued, a task loop honestly
-// not resumable), the others as they were, histories as seen before the
+// question they waited on asked again when continued, a task loop of
+// prompt tasks resumed, one of Go functions honestly not resumable), the
+// others as they were, histories as seen before the
 // kill, the audit log complete and the file sound.
 func TestRecoveryAfterTheOwnerIsKilled(t *testing.T) {
 	t.Parallel()
@@ -218,7 +231,7 @@ func TestRecoveryAfterTheOwnerIsKilled(t *testing.T) {
 	for _, s := range e.Sessions() {
 		ids = append(ids, s.ID())
 	}
-	assert.Equal(t, []string{"idle", "stopped", "running", "asking", "looping"}, ids)
+	assert.Equal(t, []string{"idle", "stopped", "running", "asking", "looping", "prompting"}, ids)
 
 	assert.Equal(t, engine.RunIdle, get("idle").RunState())
 	assert.Equal(t, seen["idle"], get("idle").History())
@@ -248,7 +261,16 @@ func TestRecoveryAfterTheOwnerIsKilled(t *testing.T) {
 	assert.Equal(t, engine.RunInterrupted, looping.RunState())
 	assert.Equal(t, engine.NotEligibleTaskLoop, looping.Eligibility().Reason)
 
-	assert.Equal(t, engine.Counts{Eligible: 2, NeedsInput: 1}, e.Counts())
+	prompting := get("prompting")
+	assert.Equal(t, engine.RunInterrupted, prompting.RunState())
+	assert.Equal(t, engine.Eligibility{Eligible: true}, prompting.Eligibility())
+	require.Len(t, prompting.TaskLoops(), 1)
+	pl := prompting.TaskLoops()[0]
+	assert.Equal(t, []engine.TaskStatus{engine.TaskInterrupted, engine.TaskPending}, statuses(pl.State()))
+	plSub := pl.Subscribe()
+	defer plSub.Close()
+
+	assert.Equal(t, engine.Counts{Eligible: 3, NeedsInput: 1}, e.Counts())
 
 	audit, err := e.AuditLog(t.Context(), "asking")
 	require.NoError(t, err)
@@ -273,8 +295,12 @@ func TestRecoveryAfterTheOwnerIsKilled(t *testing.T) {
 
 	// Resume all resumes the eligible ones and skips the rest, by reason.
 	rep := e.ResumeAll(t.Context())
-	assert.ElementsMatch(t, []string{"stopped", "running"}, rep.Resumed)
+	assert.ElementsMatch(t, []string{"stopped", "running", "prompting"}, rep.Resumed)
 	assert.Equal(t, engine.NotEligibleTaskLoop, rep.Skipped["looping"])
+	// The loop of prompt tasks goes on with its cut task, then the next.
+	expectTaskEvents(t, plSub, "resumed:0", "task_begin:0", "task_end:0", "task_begin:1", "task_end:1", "completed:-1")
+	assert.Equal(t, [2]int{2, 0}, [2]int{pl.State().Completed, pl.State().Failed})
+	assert.Equal(t, []string{"sleep", "then"}, userPrompts(prompting.History()))
 }
 
 // The attack on "durable before reported": at each event, the store's

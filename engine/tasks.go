@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -30,6 +31,9 @@ const (
 	TaskRunning   TaskStatus = "running"
 	TaskCompleted TaskStatus = "completed"
 	TaskFailed    TaskStatus = "failed"
+	// TaskInterrupted: the loop was interrupted while the task ran;
+	// resuming the loop goes on with it (see TaskLoop).
+	TaskInterrupted TaskStatus = "interrupted"
 )
 
 // TaskInfo is one task as observers see it.
@@ -50,7 +54,10 @@ type TaskLoopState struct {
 	Completed int        `json:"completed"`
 	Failed    int        `json:"failed"`
 	Done      bool       `json:"done"`
-	Version   uint64     `json:"version"`
+	// Interrupted: the loop's run was interrupted; Continue (or ResumeAll)
+	// on its session resumes it. Not done until it has ended.
+	Interrupted bool   `json:"interrupted"`
+	Version     uint64 `json:"version"`
 }
 
 // TaskEventType names a task-loop event (seed 001).
@@ -58,12 +65,17 @@ type TaskEventType string
 
 // Task-loop events.
 const (
-	TaskEventStarted          TaskEventType = "started"
-	TaskEventTaskBegin        TaskEventType = "task_begin"
-	TaskEventTaskEnd          TaskEventType = "task_end"
-	TaskEventFailed           TaskEventType = "failed"
-	TaskEventCompleted        TaskEventType = "completed" // the loop ended (Message: counts; Error: why it stopped early)
-	TaskEventPaused           TaskEventType = "paused"
+	TaskEventStarted   TaskEventType = "started"
+	TaskEventTaskBegin TaskEventType = "task_begin"
+	TaskEventTaskEnd   TaskEventType = "task_end"
+	TaskEventFailed    TaskEventType = "failed"
+	TaskEventCompleted TaskEventType = "completed" // the loop ended (Message: counts; Error: why it stopped early)
+	// TaskEventInterrupted: a run of the loop was interrupted (Error: why);
+	// the loop is not done: Continue on its session resumes it.
+	TaskEventInterrupted TaskEventType = "interrupted"
+	TaskEventPaused      TaskEventType = "paused"
+	// TaskEventResumed: the loop goes on after a pause between tasks, or
+	// (Run set) an interrupted loop was resumed by a new run.
 	TaskEventResumed          TaskEventType = "resumed"
 	TaskEventPauseModeChanged TaskEventType = "pause_mode_changed"
 )
@@ -80,7 +92,9 @@ type TaskEvent struct {
 	PauseMode bool          `json:"pause_mode"`
 	At        time.Time     `json:"at"`
 	Session   string        `json:"session"`
-	// Run and State are set on completed: the loop's run id and final state.
+	// Run and State are set on completed and interrupted: the run's id and
+	// the loop's state at its end. Run is set on the resumed event of a
+	// resumed loop too.
 	Run   uint64         `json:"run,omitempty"`
 	State *TaskLoopState `json:"state,omitempty"`
 }
@@ -92,23 +106,41 @@ func (e TaskEvent) key() string    { return e.Loop }
 // continuously; in pause mode it stops after each task (success or failure,
 // never after the last) until Continue. The whole loop is one run of its
 // session: Interrupt stops it at once, also while it waits between tasks.
+//
+// An interrupted loop is not done: the session is interrupted and eligible,
+// and its Continue (or ResumeAll) resumes the loop as one new run. The task
+// that was cut goes on: a prompt task continues its agent run as
+// Session.Continue does (a tool with side effects that had started and was
+// cut makes resuming ask first); a Go function task runs again from its
+// start, and since what it had done is unknown, resuming asks first. Then
+// come the remaining tasks, with the same pause mode and counts. A loop
+// cut while waiting between tasks in pause mode asks again before the next
+// task. After a restart with a store a loop of prompt tasks comes back
+// and resumes the same way; a loop with Go function tasks cannot be made
+// again, and its session says so.
 type TaskLoop struct {
 	id    string
 	s     *Session
 	tasks []Task
 
-	mu        sync.Mutex
-	infos     []TaskInfo
-	current   int
-	pauseMode bool
-	waiting   string // id of the session pause the loop waits on between tasks
-	completed int
-	failed    int
-	run       *run          // set once started
-	finished  chan struct{} // closed when the started loop has fully ended
-	done      bool
-	version   uint64
-	log       eventLog[TaskEvent]
+	mu          sync.Mutex
+	infos       []TaskInfo
+	current     int
+	pauseMode   bool
+	waiting     string // id of the session pause the loop waits on between tasks
+	completed   int
+	failed      int
+	started     bool
+	done        bool
+	interrupted bool // the last run was interrupted: the loop can be resumed
+	version     uint64
+	log         eventLog[TaskEvent]
+
+	// Guarded by the session's mu: the loop's run in flight or last, and
+	// a channel closed when that run has been fully reported.
+	run      *run
+	finished chan struct{}
+	closing  bool // Close was called: an interrupted run ends the loop
 }
 
 // NewTaskLoop returns a loop over tasks in session s.
@@ -132,6 +164,7 @@ func (s *Session) NewTaskLoop(tasks []Task, opts ...TaskOption) (*TaskLoop, erro
 		return nil, fmt.Errorf("session %s: %w", s.id, ErrClosed)
 	}
 	s.loops = append(s.loops, tl)
+	tl.defineLocked()
 	return tl, nil
 }
 
@@ -140,6 +173,14 @@ func (tl *TaskLoop) ID() string { return tl.id }
 
 // Session is the session the tasks run in.
 func (tl *TaskLoop) Session() *Session { return tl.s }
+
+// TaskLoops returns the session's task loops, oldest first: those made
+// with NewTaskLoop and, after a restart with a store, those restored.
+func (s *Session) TaskLoops() []*TaskLoop {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.loops)
+}
 
 // Subscribe returns a reader of the loop's events from now on.
 func (tl *TaskLoop) Subscribe() *Subscription[TaskEvent] { return tl.log.subscribe() }
@@ -159,7 +200,8 @@ func (tl *TaskLoop) State() TaskLoopState {
 func (tl *TaskLoop) stateLocked() TaskLoopState {
 	return TaskLoopState{
 		ID: tl.id, Tasks: append([]TaskInfo(nil), tl.infos...), Current: tl.current, PauseMode: tl.pauseMode,
-		Paused: tl.waiting != "", Completed: tl.completed, Failed: tl.failed, Done: tl.done, Version: tl.version,
+		Paused: tl.waiting != "", Completed: tl.completed, Failed: tl.failed, Done: tl.done,
+		Interrupted: tl.interrupted && !tl.done, Version: tl.version,
 	}
 }
 
@@ -233,57 +275,121 @@ func (tl *TaskLoop) Run(ctx context.Context) error {
 }
 
 // Start begins the loop in the background and returns its run id (the
-// session's run; the loop's completed event carries it with the final
-// state). What prevents it (a session that is closed or busy, a loop that
-// already ran) is returned at once; the end arrives on the channel, which
-// has room for it.
+// session's run; the loop's completed or interrupted event carries it with
+// the loop's state). What prevents it (a session that is closed or busy, a
+// loop that already ran) is returned at once; the end of this run arrives
+// on the channel, which has room for it. An interrupted loop is resumed by
+// its session's Continue, whose result is the resumed run's.
 func (tl *TaskLoop) Start(ctx context.Context) (runID uint64, done <-chan error, err error) {
 	tl.mu.Lock()
 	defer tl.mu.Unlock()
-	if tl.run != nil || tl.done {
-		return 0, nil, fmt.Errorf("task loop %s: %w: a loop runs once", tl.id, ErrRunning)
+	if tl.started || tl.done {
+		return 0, nil, fmt.Errorf("task loop %s: %w: a loop runs once (an interrupted one is resumed by Continue on its session)", tl.id, ErrRunning)
 	}
 	tl.s.mu.Lock()
 	r, err := tl.s.beginLocked(ctx)
 	if err == nil {
-		r.loop = tl
-		tl.s.syncRunKindLocked(r)
+		tl.bindLocked(r)
 	}
 	tl.s.mu.Unlock()
 	if err != nil {
 		return 0, nil, err
 	}
-	tl.run = r
-	tl.finished = make(chan struct{})
+	tl.started = true
 	out := make(chan error, 1)
 	go func() {
-		defer close(tl.finished)
-		_, err := tl.s.end(r, tl.loop(r))
-		tl.mu.Lock()
-		tl.done = true
-		st := tl.stateLocked()
-		ev := TaskEvent{Type: TaskEventCompleted, Task: -1, Message: fmt.Sprintf("%d completed, %d failed", tl.completed, tl.failed), Run: r.id, State: &st}
-		if err != nil {
-			ev.Error = err.Error()
-		}
-		tl.emitLocked(ev)
-		tl.mu.Unlock()
-		tl.log.close()
+		_, err := tl.s.endRun(r, tl.loop(r, nil))
 		out <- err
 	}()
 	return r.id, out, nil
 }
 
-func (tl *TaskLoop) loop(r *run) error {
-	tl.emit(TaskEvent{Type: TaskEventStarted, Task: -1})
-	for i := range tl.tasks {
+// bindLocked makes r the loop's run (the session's mu held): its end is
+// reported after the previous run's (r.loopAfter).
+func (tl *TaskLoop) bindLocked(r *run) {
+	r.loop = tl
+	r.parkable = false // the loop's goroutine drives every task
+	r.loopAfter = closedChan
+	if tl.finished != nil {
+		r.loopAfter = tl.finished
+	}
+	tl.run, tl.finished = r, make(chan struct{})
+	r.loopEnded = tl.finished
+	tl.s.syncRunKindLocked(r)
+}
+
+// ended reports the end of the loop's run r (err: the run's end, after
+// the session's own): interrupted, the loop waits to be resumed; else it
+// is done.
+func (tl *TaskLoop) ended(r *run, err error) {
+	tl.s.mu.Lock()
+	closing := tl.closing || tl.s.closing && !tl.s.eng.shuttingDown.Load() // closed by its user: no resuming
+	tl.s.mu.Unlock()
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	ev := TaskEvent{Type: TaskEventCompleted, Task: -1, Message: fmt.Sprintf("%d completed, %d failed", tl.completed, tl.failed), Run: r.id}
+	switch {
+	case errors.Is(err, ErrInterrupted) && !closing:
+		tl.interrupted = true
+		ev.Type, ev.Task = TaskEventInterrupted, tl.current
+	case err == nil && tl.interrupted: // the resumption was denied before anything ran
+		ev.Error = "resume denied: the loop has ended"
+		tl.done = true
+	default:
+		tl.done = true
+	}
+	if err != nil {
+		ev.Error = err.Error()
+	}
+	st := tl.stateLocked()
+	ev.State = &st
+	tl.emitLocked(ev)
+	if tl.done {
+		tl.log.close()
+	}
+}
+
+// loop drives run r from the first task that has not ended: from the start,
+// or, for a resumption (res not nil), on from where the loop was cut.
+func (tl *TaskLoop) loop(r *run, res *resumption) error {
+	from, cut := tl.resumePoint()
+	if res == nil {
+		tl.emit(TaskEvent{Type: TaskEventStarted, Task: -1})
+	} else {
+		tl.mu.Lock()
+		tl.interrupted = false
+		msg := fmt.Sprintf("Resuming at task %d", from+1)
+		if from >= len(tl.tasks) {
+			msg = "Resuming: no task left"
+		}
+		tl.emitLocked(TaskEvent{Type: TaskEventResumed, Task: min(from, len(tl.tasks)-1), Message: msg, Run: r.id})
+		tl.mu.Unlock()
+		if !cut && from > 0 && from < len(tl.tasks) {
+			// Cut between tasks: in pause mode the user is asked again
+			// before the next task, as the loop would have.
+			tl.s.markResumed(r)
+			if err := tl.waitBetween(r, from-1); err != nil {
+				return err
+			}
+		}
+	}
+	for i := from; i < len(tl.tasks); i++ {
 		if r.ctx.Err() != nil {
 			return interruptErr(r.ctx)
 		}
 		tl.setTask(i, TaskRunning, "", TaskEventTaskBegin)
-		err := tl.runTask(r, tl.tasks[i])
+		t := tl.tasks[i]
+		goesOn := res != nil && i == from && cut && t.Func == nil
+		if !goesOn {
+			tl.s.markResumed(r) // a resumed run starts with this task (no-op otherwise)
+		}
+		var rerun []ToolCall
+		if goesOn {
+			rerun = res.rerun
+		}
+		err := tl.runTask(r, t, goesOn, rerun)
 		if r.ctx.Err() != nil {
-			tl.setTask(i, TaskFailed, "interrupted", TaskEventFailed)
+			tl.cut(r, i)
 			return interruptErr(r.ctx)
 		}
 		if err != nil {
@@ -292,12 +398,53 @@ func (tl *TaskLoop) loop(r *run) error {
 			tl.setTask(i, TaskCompleted, "", TaskEventTaskEnd)
 		}
 		if i < len(tl.tasks)-1 {
-			if err := tl.waitBetween(r, i, err); err != nil {
+			if err := tl.waitBetween(r, i); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// resumePoint is the first task that has not ended, and whether it was cut
+// while it ran.
+func (tl *TaskLoop) resumePoint() (int, bool) {
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	for i, t := range tl.infos {
+		switch t.Status {
+		case TaskCompleted, TaskFailed:
+			continue
+		case TaskPending:
+			return i, false
+		}
+		return i, true
+	}
+	return len(tl.infos), false
+}
+
+// cut marks task i interrupted (the interrupted event reports it). A Go
+// function task runs again from its start when resumed: what it had done
+// is unknown, so resuming asks first.
+func (tl *TaskLoop) cut(r *run, i int) {
+	tl.mu.Lock()
+	tl.infos[i].Status, tl.infos[i].Error = TaskInterrupted, ""
+	tl.mu.Unlock()
+	if tl.tasks[i].Func != nil {
+		tl.s.mu.Lock()
+		r.sideEffectCut = true
+		tl.s.mu.Unlock()
+	}
+}
+
+// resumeDetails says what resuming the loop repeats, for the confirmation
+// asked when something was cut ("" when it is a tool call of a prompt task).
+func (tl *TaskLoop) resumeDetails() string {
+	i, cut := tl.resumePoint()
+	if !cut || tl.tasks[i].Func == nil {
+		return ""
+	}
+	return fmt.Sprintf("Task %d (%s) is a Go function that was cut off: it runs again from its start", i+1, tl.tasks[i].Title)
 }
 
 func (tl *TaskLoop) setTask(i int, st TaskStatus, errText string, ev TaskEventType) {
@@ -316,22 +463,34 @@ func (tl *TaskLoop) setTask(i int, st TaskStatus, errText string, ev TaskEventTy
 
 // runTask runs one task. A prompt task fails when its run fails or when the
 // last tool result it produced is an error (e.g. a command exited non-zero).
-func (tl *TaskLoop) runTask(r *run, t Task) error {
+// goesOn: the prompt task was cut, and its agent run goes on as Continue
+// would (rerun: tool calls cut at a question by a restart, asked again).
+func (tl *TaskLoop) runTask(r *run, t Task, goesOn bool, rerun []ToolCall) error {
 	if t.Func != nil {
 		_, err := protect(fmt.Sprintf("task %q", t.Title), func() (struct{}, error) { return struct{}{}, t.Func(r.ctx, tl.s) })
 		return err
 	}
-	tl.s.record(Message{Role: RoleUser, Text: t.Prompt})
 	r.provider = tl.s.provider
 	if t.Provider != nil {
 		r.provider = t.Provider
 	}
-	if err := tl.s.turns(r); err != nil {
+	var err error
+	switch {
+	case !goesOn:
+		tl.s.record(Message{Role: RoleUser, Text: t.Prompt})
+		err = tl.s.turns(r)
+	case len(rerun) > 0:
+		tl.s.markResumed(r)
+		err = tl.s.turnsFrom(r, beforeCalls, rerun, false)
+	default:
+		err = tl.s.turns(r) // "Resumed" is recorded when the model answers
+	}
+	if err != nil {
 		return err
 	}
 	h := tl.s.History()
 	for i := len(h) - 1; i >= 0 && h[i].Role != RoleUser; i-- {
-		if h[i].Role == RoleTool {
+		if h[i].Role == RoleTool && !h[i].Interrupted { // a call cut by an interrupt before a resumption is no failure
 			if h[i].IsError {
 				return errors.New(h[i].Text)
 			}
@@ -344,7 +503,7 @@ func (tl *TaskLoop) runTask(r *run, t Task) error {
 // waitBetween parks after task i when pause mode is on, as a pending pause
 // of the session (source task), so the session shows "paused" and Esc
 // interrupts it like any pause.
-func (tl *TaskLoop) waitBetween(r *run, i int, taskErr error) error {
+func (tl *TaskLoop) waitBetween(r *run, i int) error {
 	tl.mu.Lock()
 	if !tl.pauseMode {
 		tl.mu.Unlock()
@@ -352,8 +511,8 @@ func (tl *TaskLoop) waitBetween(r *run, i int, taskErr error) error {
 	}
 	msg := fmt.Sprintf("Task %d complete. Press Enter to continue or 'p' to switch to continuous mode", i+1)
 	var details string
-	if taskErr != nil {
-		details = "Task failed: " + taskErr.Error()
+	if t := tl.infos[i]; t.Status == TaskFailed {
+		details = "Task failed: " + t.Error
 	}
 	p, err := tl.s.raisePause(r.ctx, r, PauseRequest{Kind: PauseContinue, Tool: "Tasks", Message: msg, Details: details}, SourceTask, tl.s.Snapshot().Step, i+1)
 	if err != nil {
@@ -377,24 +536,29 @@ func (tl *TaskLoop) waitBetween(r *run, i int, taskErr error) error {
 
 // Close interrupts the loop if it runs and waits until it has stopped: when
 // Close returns, the loop is done and its events have ended. A loop that
-// never ran is done after Close.
+// never ran, or was interrupted, is done after Close (it can no longer be
+// resumed).
 func (tl *TaskLoop) Close() {
-	tl.mu.Lock()
+	s := tl.s
+	s.mu.Lock()
 	r, finished := tl.run, tl.finished
-	if r == nil {
+	tl.closing = true
+	if r != nil && s.run == r {
+		s.stopLocked(ReasonUserStop)
+	}
+	if s.cutLoop == tl {
+		s.cutLoop = nil
+	}
+	s.mu.Unlock()
+	if finished != nil {
+		<-finished
+	}
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	if !tl.done {
 		tl.done = true
 		tl.log.close()
 	}
-	tl.mu.Unlock()
-	if r == nil {
-		return
-	}
-	tl.s.mu.Lock()
-	if tl.s.run == r {
-		tl.s.stopLocked(ReasonUserStop)
-	}
-	tl.s.mu.Unlock()
-	<-finished
 }
 
 // persistLocked writes the loop's state and its tasks' states to the store
@@ -403,13 +567,52 @@ func (tl *TaskLoop) persistLocked(ev TaskEvent) {
 	if tl.s.eng.store == nil {
 		return
 	}
+	l := tl.storedLocked()
+	tl.s.mu.Lock()
+	defer tl.s.mu.Unlock()
+	tl.s.persistLocked("task loop "+tl.id+" ("+string(ev.Type)+")", func(tx *store.Tx) { tx.SaveLoop(tl.s.id, l) })
+}
+
+// storedLocked is the loop's state as the store keeps it.
+func (tl *TaskLoop) storedLocked() store.Loop {
 	st := tl.stateLocked()
 	body, _ := json.Marshal(st)
 	l := store.Loop{ID: tl.id, State: body}
 	for _, t := range st.Tasks {
 		l.Tasks = append(l.Tasks, store.TaskState{Index: t.Index, Title: t.Title, Status: string(t.Status), Error: t.Error})
 	}
-	tl.s.mu.Lock()
-	defer tl.s.mu.Unlock()
-	tl.s.persistLocked("task loop "+tl.id+" ("+string(ev.Type)+")", func(tx *store.Tx) { tx.SaveLoop(tl.s.id, l) })
+	return l
 }
+
+// defineLocked writes a new loop with what its tasks are (the session's mu
+// held; nobody else holds tl yet): a prompt task's prompt and the
+// description of its own model when it has a storable one, never a
+// secret, so that the loop can be made again after a restart.
+func (tl *TaskLoop) defineLocked() {
+	if tl.s.eng.store == nil {
+		return
+	}
+	l := tl.storedLocked()
+	for i, t := range tl.tasks {
+		d := &l.Tasks[i]
+		d.Kind = taskKindPrompt
+		switch {
+		case t.Func != nil:
+			d.Kind = taskKindFunc
+		case t.Provider != nil:
+			d.Prompt = t.Prompt
+			if sp, ok := t.Provider.(StorableProvider); ok {
+				d.Provider, _ = sp.ProviderSpec() // what looks secret is left out
+			}
+		default:
+			d.Prompt = t.Prompt
+		}
+	}
+	tl.s.persistLocked("task loop "+tl.id, func(tx *store.Tx) { tx.DefineLoop(tl.s.id, l) })
+}
+
+// Task kinds as stored.
+const (
+	taskKindPrompt = "prompt"
+	taskKindFunc   = "func"
+)

@@ -242,10 +242,17 @@ func TestTaskLoopCancelWhilePaused(t *testing.T) {
 			}
 			require.ErrorIs(t, <-done, engine.ErrInterrupted)
 			ev := nextTaskEvent(t, sub)
-			require.Equal(t, engine.TaskEventCompleted, ev.Type)
 			assert.Contains(t, ev.Error, "interrupted")
 			st := tl.State()
-			assert.True(t, st.Done)
+			if how == "close" { // closed: over
+				require.Equal(t, engine.TaskEventCompleted, ev.Type)
+				assert.True(t, st.Done)
+			} else { // stopped: resumable
+				require.Equal(t, engine.TaskEventInterrupted, ev.Type)
+				assert.Equal(t, 0, ev.Task, "cut after task 1")
+				assert.False(t, st.Done)
+				assert.True(t, st.Interrupted)
+			}
 			assert.False(t, st.Paused)
 			assert.Equal(t, []engine.TaskStatus{engine.TaskCompleted, engine.TaskPending, engine.TaskPending}, statuses(st))
 			assert.Equal(t, engine.StatusInterrupted, tl.Session().Status())
@@ -263,10 +270,12 @@ func TestTaskLoopInterruptDuringTask(t *testing.T) {
 	<-started
 	require.NoError(t, tl.Session().Interrupt(engine.ReasonEmergencyStop))
 	require.ErrorIs(t, <-done, engine.ErrInterrupted)
-	expectTaskEvents(t, sub, "started:-1", "task_begin:0", "failed:0", "completed:-1")
+	expectTaskEvents(t, sub, "started:-1", "task_begin:0", "interrupted:0")
 	st := tl.State()
-	assert.Equal(t, "interrupted", st.Tasks[0].Error)
-	assert.Equal(t, engine.TaskPending, st.Tasks[1].Status)
+	assert.Equal(t, []engine.TaskStatus{engine.TaskInterrupted, engine.TaskPending}, statuses(st))
+	assert.Equal(t, [2]int{0, 0}, [2]int{st.Completed, st.Failed}, "a cut task is neither")
+	assert.True(t, st.Interrupted)
+	assert.False(t, st.Done)
 	snap := tl.Session().Snapshot()
 	require.NotNil(t, snap.Interruption)
 	assert.Equal(t, engine.ReasonEmergencyStop, snap.Interruption.Reason)

@@ -126,11 +126,15 @@ func (st *Store) Load(ctx context.Context) ([]Session, error) {
 			loops[[2]string{out[i].ID, out[i].Loops[j].ID}] = &out[i].Loops[j]
 		}
 	}
-	err = st.eachLocked(ctx, "read task states", `SELECT session, loop, idx, title, status, error FROM task_states ORDER BY session, loop, idx`, func(r *sql.Rows) error {
+	err = st.eachLocked(ctx, "read task states", `SELECT session, loop, idx, title, status, error, kind, prompt, provider FROM task_states ORDER BY session, loop, idx`, func(r *sql.Rows) error {
 		var id, loop string
 		var t TaskState
-		if err := r.Scan(&id, &loop, &t.Index, &t.Title, &t.Status, &t.Error); err != nil {
+		var provider sql.NullString
+		if err := r.Scan(&id, &loop, &t.Index, &t.Title, &t.Status, &t.Error, &t.Kind, &t.Prompt, &provider); err != nil {
 			return err
+		}
+		if provider.Valid {
+			t.Provider = json.RawMessage(provider.String)
 		}
 		if l := loops[[2]string{id, loop}]; l != nil {
 			l.Tasks = append(l.Tasks, t)

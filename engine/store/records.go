@@ -61,12 +61,19 @@ type Loop struct {
 	Tasks []TaskState
 }
 
-// TaskState is where one task of a loop stands.
+// TaskState is where one task of a loop stands and, as written by
+// DefineLoop, what the task is.
 type TaskState struct {
 	Index  int
 	Title  string
 	Status string
 	Error  string
+	// Kind is "prompt" or "func" ("" in a store written before tasks were
+	// described); Prompt and Provider (the description of the task's own
+	// model, never a secret) describe a prompt task.
+	Kind     string
+	Prompt   string
+	Provider json.RawMessage
 }
 
 // Interruption is one interruption of a run, with its reason.
@@ -155,8 +162,10 @@ var statements = map[string]string{
 	"audit":        `INSERT INTO audit (at, session, run, pause, event, kind, tool, message, answer, reason, by, remember) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	"grant": `INSERT INTO grants (session, tool, action, dir, by, at) VALUES (?, ?, ?, ?, ?, ?)
 		ON CONFLICT (tool, dir, action) DO UPDATE SET session = excluded.session, by = excluded.by, at = excluded.at`,
-	"revokeGrant": `DELETE FROM grants WHERE tool = ? AND action = ?`,
-	"loop":        `INSERT INTO task_loops (session, loop, state) VALUES (?, ?, ?) ON CONFLICT (session, loop) DO UPDATE SET state = excluded.state`,
+	"revokeGrant":     `DELETE FROM grants WHERE tool = ? AND action = ?`,
+	"loop":            `INSERT INTO task_loops (session, loop, state) VALUES (?, ?, ?) ON CONFLICT (session, loop) DO UPDATE SET state = excluded.state`,
+	"deleteLoopTasks": `DELETE FROM task_states WHERE session = ? AND loop = ?`,
+	"taskDef":         `INSERT INTO task_states (session, loop, idx, title, status, error, kind, prompt, provider) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	"task": `INSERT INTO task_states (session, loop, idx, title, status, error) VALUES (?, ?, ?, ?, ?, ?)
 		ON CONFLICT (session, loop, idx) DO UPDATE SET title = excluded.title, status = excluded.status, error = excluded.error`,
 	"sessionGrant": `INSERT INTO session_grants (session, tool, action, by, at) VALUES (?, ?, ?, ?, ?)
@@ -311,6 +320,17 @@ func (tx *Tx) RevokeProjectGrant(tool, dir, action string) {
 
 // RevokeGrant forgets tool's grants of action, in every project.
 func (tx *Tx) RevokeGrant(tool, action string) { tx.exec("revokeGrant", tool, action) }
+
+// DefineLoop writes a new task loop: its state and its tasks, with what
+// each task is (TaskState.Kind, Prompt, Provider). It replaces a loop of
+// the same id. SaveLoop then writes the changes of state.
+func (tx *Tx) DefineLoop(session string, l Loop) {
+	tx.exec("loop", session, l.ID, string(l.State))
+	tx.exec("deleteLoopTasks", session, l.ID)
+	for _, t := range l.Tasks {
+		tx.exec("taskDef", session, l.ID, t.Index, t.Title, t.Status, t.Error, t.Kind, t.Prompt, nullJSON(t.Provider))
+	}
+}
 
 // SaveLoop writes a task loop's state and its tasks' states.
 func (tx *Tx) SaveLoop(session string, l Loop) {

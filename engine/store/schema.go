@@ -115,6 +115,15 @@ CREATE TABLE session_grants (
 	PRIMARY KEY (session, tool, action)
 ) WITHOUT ROWID;
 `,
+	// 5: what a task loop's tasks are, so that a loop of prompt tasks can
+	// be resumed after a restart: a prompt task's prompt and the
+	// description of its own model (never a secret); a Go function task
+	// cannot be made again. Rows written before have kind '' (unknown).
+	`
+ALTER TABLE task_states ADD COLUMN kind TEXT NOT NULL DEFAULT '';   -- prompt | func
+ALTER TABLE task_states ADD COLUMN prompt TEXT NOT NULL DEFAULT '';
+ALTER TABLE task_states ADD COLUMN provider TEXT;                   -- JSON description of the task's own model
+`,
 }
 
 // SchemaVersion is the schema version this package writes.

@@ -123,6 +123,15 @@ func TestRoundTrip(t *testing.T) {
 		tx.PauseEnded("a", "p1")
 		tx.Audit(store.AuditEntry{At: at, Session: "a", Run: 1, Pause: "p1", Event: "answered", Kind: "confirm", Tool: "Bash", Message: "rm?", Answer: "approved", By: "tui", Remember: "project"})
 		tx.Grant(store.Grant{Session: "a", Tool: "Bash", Action: "rm x", Dir: "/w", By: "tui", At: at})
+		tx.DefineLoop("b", store.Loop{ID: "l1", State: raw("st0"), Tasks: []store.TaskState{
+			{Index: 0, Title: "one", Status: "pending", Kind: "prompt", Prompt: "do one", Provider: raw(map[string]string{"type": "script"})},
+			{Index: 1, Title: "two", Status: "pending", Kind: "func"},
+			{Index: 2, Title: "stale", Status: "pending", Kind: "func"},
+		}})
+		tx.DefineLoop("b", store.Loop{ID: "l1", State: raw("st0"), Tasks: []store.TaskState{ // the same id again: replaced
+			{Index: 0, Title: "one", Status: "pending", Kind: "prompt", Prompt: "do one", Provider: raw(map[string]string{"type": "script"})},
+			{Index: 1, Title: "two", Status: "pending", Kind: "func"},
+		}})
 		tx.SaveLoop("b", store.Loop{ID: "l1", State: raw("st"), Tasks: []store.TaskState{{Index: 0, Title: "one", Status: "completed"}, {Index: 1, Title: "two", Status: "running"}}})
 		tx.RunStarted("b", 2, "loop")
 		tx.RunEnded("b", store.RunEnd{Run: 2, LastEnd: 3, Interruption: in, TokensIn: 1, TokensOut: 2, Step: 4, PauseSeq: 7})
@@ -150,7 +159,11 @@ func TestRoundTrip(t *testing.T) {
 	assert.Equal(t, 3, b.LastEnd)
 	assert.JSONEq(t, `{"reason":"user_stop"}`, string(b.Interruption))
 	require.Len(t, b.Loops, 1)
-	assert.Equal(t, []store.TaskState{{Index: 0, Title: "one", Status: "completed"}, {Index: 1, Title: "two", Status: "running"}}, b.Loops[0].Tasks)
+	assert.Equal(t, raw("st"), b.Loops[0].State)
+	assert.Equal(t, []store.TaskState{
+		{Index: 0, Title: "one", Status: "completed", Kind: "prompt", Prompt: "do one", Provider: raw(map[string]string{"type": "script"})},
+		{Index: 1, Title: "two", Status: "running", Kind: "func"},
+	}, b.Loops[0].Tasks, "what the tasks are stays as defined; their states change")
 	ins, err := st.Interruptions(t.Context(), "b")
 	require.NoError(t, err)
 	assert.Equal(t, []store.Interruption{*in}, ins)
@@ -377,6 +390,27 @@ func TestMigrations(t *testing.T) {
 	grants, err = st.Grants(t.Context())
 	require.NoError(t, err)
 	assert.Empty(t, grants)
+	require.NoError(t, st.Close())
+
+	// A version-3 store with a task loop: its tasks come back of an
+	// unknown kind (they were not described then), their states kept.
+	v3 := filepath.Join(dir, "v3.db")
+	db, err = sql.Open("sqlite", v3)
+	require.NoError(t, err)
+	_, err = db.Exec(store.Migrations[0] + ";" + store.Migrations[1] + ";" + store.Migrations[2] + `;PRAGMA application_id = 1229736753; PRAGMA user_version = 3;
+		INSERT INTO sessions (id, seq, created_at, options, state, run, run_kind) VALUES ('looping', 1, 0, '{}', 'proceeding', 2, 'loop');
+		INSERT INTO task_loops (session, loop, state) VALUES ('looping', 'tasks-looping', '{}');
+		INSERT INTO task_states (session, loop, idx, title, status) VALUES ('looping', 'tasks-looping', 0, 'one', 'running')`)
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+	st = open(t, v3)
+	got, err = st.Load(t.Context())
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	require.Len(t, got[0].Loops, 1)
+	assert.Equal(t, []store.TaskState{{Index: 0, Title: "one", Status: "running"}}, got[0].Loops[0].Tasks)
+	version, _ = pragmas(t, v3)
+	assert.Equal(t, store.SchemaVersion, version)
 }
 
 func pragmas(t *testing.T, path string) (version, appID int) {
