@@ -797,9 +797,20 @@ func TestTaskLoopStoppedBySession(t *testing.T) {
 	ev.waitFor(map[string]any{"type": "tool_started", "tool": "sleep"})
 	st, msg = driveInterrupt(s, nil)
 	require.Equal(t, ilOK, st, msg)
-	done, _ := ev.waitFor(map[string]any{"type": "completed"})
-	assert.Contains(t, done["error"], "interrupted")
-	assert.Equal(t, float64(1), done["state"].(map[string]any)["failed"])
+	cut, _ := ev.waitFor(map[string]any{"type": "interrupted", "title": "slow"})
+	assert.Contains(t, cut["error"], "interrupted")
+	state := cut["state"].(map[string]any)
+	assert.Equal(t, true, state["interrupted"])
+	assert.Equal(t, false, state["done"])
+	assert.Equal(t, "interrupted", state["tasks"].([]any)[0].(map[string]any)["status"])
+
+	// The session's Continue resumes the loop: its cut task goes on (the
+	// script's next turn ends it), then the next.
+	run, st, msg := driveContinue(s)
+	require.Equal(t, ilOK, st, msg)
+	done, _ := ev.waitFor(map[string]any{"type": "completed", "run": float64(run)})
+	assert.Equal(t, float64(2), done["state"].(map[string]any)["completed"])
+	assert.Equal(t, true, done["state"].(map[string]any)["done"])
 }
 
 func TestTaskLoopCreateErrors(t *testing.T) {

@@ -150,6 +150,7 @@ func (s *Session) beginContinue(ctx context.Context, eligibleOnly, background bo
 	}
 	if s.interruption != nil && s.interruption.Loop != "" {
 		s.cutLoop.bindLocked(r) // eligible or blocked: the loop is there (stateLocked, recoverLocked)
+		s.cutLoop.resuming.Store(true)
 	}
 	s.needsInput = nil
 	return r, res, nil

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/interlock-dev/interlock/engine/store"
@@ -133,8 +134,11 @@ type TaskLoop struct {
 	started     bool
 	done        bool
 	interrupted bool // the last run was interrupted: the loop can be resumed
-	version     uint64
-	log         eventLog[TaskEvent]
+	// resuming: a Continue has begun a run of the loop that has not yet
+	// taken over (it waits for the interrupted run to be reported).
+	resuming atomic.Bool
+	version  uint64
+	log      eventLog[TaskEvent]
 
 	// Guarded by the session's mu: the loop's run in flight or last, and
 	// a channel closed when that run has been fully reported.
@@ -201,7 +205,7 @@ func (tl *TaskLoop) stateLocked() TaskLoopState {
 	return TaskLoopState{
 		ID: tl.id, Tasks: append([]TaskInfo(nil), tl.infos...), Current: tl.current, PauseMode: tl.pauseMode,
 		Paused: tl.waiting != "", Completed: tl.completed, Failed: tl.failed, Done: tl.done,
-		Interrupted: tl.interrupted && !tl.done, Version: tl.version,
+		Interrupted: tl.interrupted && !tl.done && !tl.resuming.Load(), Version: tl.version,
 	}
 }
 
@@ -327,6 +331,7 @@ func (tl *TaskLoop) ended(r *run, err error) {
 	tl.s.mu.Unlock()
 	tl.mu.Lock()
 	defer tl.mu.Unlock()
+	tl.resuming.Store(false)
 	ev := TaskEvent{Type: TaskEventCompleted, Task: -1, Message: fmt.Sprintf("%d completed, %d failed", tl.completed, tl.failed), Run: r.id}
 	switch {
 	case errors.Is(err, ErrInterrupted) && !closing:
@@ -358,6 +363,7 @@ func (tl *TaskLoop) loop(r *run, res *resumption) error {
 	} else {
 		tl.mu.Lock()
 		tl.interrupted = false
+		tl.resuming.Store(false)
 		msg := fmt.Sprintf("Resuming at task %d", from+1)
 		if from >= len(tl.tasks) {
 			msg = "Resuming: no task left"

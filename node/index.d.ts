@@ -60,6 +60,8 @@ export interface Interruption {
   at: string;
   resumable: boolean;
   sideEffectCut?: boolean;
+  notResumable?: string; // why not, when a task loop could not be made again after a restart
+  loop?: string;        // the task loop whose run was interrupted
   run?: number;         // the run that was interrupted
 }
 
@@ -531,7 +533,8 @@ export declare class Session {
   readonly closed: Promise<void>;
 }
 
-export type TaskStatus = 'pending' | 'running' | 'completed' | 'failed';
+/** 'interrupted': the loop was stopped while the task ran; resuming the loop goes on with it. */
+export type TaskStatus = 'pending' | 'running' | 'completed' | 'failed' | 'interrupted';
 export interface TaskInfo { index: number; title: string; status: TaskStatus; error?: string; }
 export interface TaskLoopState {
   id: string;
@@ -542,9 +545,16 @@ export interface TaskLoopState {
   completed: number;
   failed: number;
   done: boolean;
+  /** The loop's run was interrupted: continue() (or its session's, or resumeAll) resumes it. Not done. */
+  interrupted: boolean;
   version: number;
 }
-export type TaskEventType = 'started' | 'task_begin' | 'task_end' | 'failed' | 'completed' | 'paused' | 'resumed' | 'pause_mode_changed';
+/**
+ * 'interrupted': a run of the loop was interrupted (the loop is not done);
+ * 'resumed': the loop goes on after a pause between tasks, or (run set) an
+ * interrupted loop was resumed.
+ */
+export type TaskEventType = 'started' | 'task_begin' | 'task_end' | 'failed' | 'completed' | 'interrupted' | 'paused' | 'resumed' | 'pause_mode_changed';
 export interface TaskLoopEvent {
   loop: string;
   version: number;
@@ -556,12 +566,12 @@ export interface TaskLoopEvent {
   pauseMode?: boolean;
   at: string;
   session?: string;       // the session the loop runs in
-  run?: number;           // completed: the loop's run id
-  state?: TaskLoopState;  // completed: the final state
+  run?: number;           // completed, interrupted, resumed: the run's id
+  state?: TaskLoopState;  // completed, interrupted: the loop's state at the run's end
 }
 export interface TaskSpec { title: string; prompt: string; script?: ScriptTurn[] | string; }
 
-/** How TaskLoop.run ended: the final state, plus error/code when it did not complete. */
+/** How a run of the loop ended: its state, plus error/code when it did not complete (ERR_INTERRUPTED: `interrupted`, resumable). */
 export interface TaskLoopResult extends TaskLoopState {
   error?: string;
   code?: string;
@@ -575,7 +585,13 @@ export declare class TaskLoop {
   run(): Promise<TaskLoopResult>;
   setPauseMode(on: boolean): void;
   isPauseMode(): boolean;
-  continue(): void;      // no-op when not paused
+  /**
+   * Goes on. Waiting between tasks: the next task starts (returns
+   * undefined). Interrupted: resumes the loop as a new run of its session
+   * and returns a promise settled by that run's end (like run()); throws
+   * ERR_NOT_RESUMABLE with the reason when it cannot be. Else a no-op.
+   */
+  continue(): Promise<TaskLoopResult> | undefined;
   continueAll(): void;   // switch to continuous and go
   on(type: TaskEventType | 'event', fn: (ev: TaskLoopEvent) => void): this;
   off(type: TaskEventType | 'event', fn: (ev: TaskLoopEvent) => void): this;

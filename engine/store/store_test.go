@@ -409,6 +409,7 @@ func TestMigrations(t *testing.T) {
 	require.Len(t, got, 1)
 	require.Len(t, got[0].Loops, 1)
 	assert.Equal(t, []store.TaskState{{Index: 0, Title: "one", Status: "running"}}, got[0].Loops[0].Tasks)
+	require.NoError(t, st.Close())
 	version, _ = pragmas(t, v3)
 	assert.Equal(t, store.SchemaVersion, version)
 }

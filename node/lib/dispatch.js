@@ -1,7 +1,7 @@
 // Routes the engine's event stream (batches of events from the addon, in
 // engine order) to the Session and TaskLoop objects it concerns and to the
 // engine's own listeners, and settles each run's promise on its own end
-// event: a session's terminal run event, a task loop's completed event,
+// event: a session's terminal run event, a task loop's completed or interrupted event,
 // both carrying the engine's run id.
 //
 // A batch is one line per event (the library's IL_EVENTS_RECORDS): "<type>
@@ -133,7 +133,7 @@ export class Dispatcher {
     if (ev.loop !== undefined) {
       const loop = this.#loops.get(ev.loop);
       loop?.[kEmit](ev);
-      if (ev.type === 'completed') loop?.[kSettle](ev);
+      if (ev.type === 'completed' || ev.type === 'interrupted') loop?.[kSettle](ev);
       return;
     }
     this.#forSession(ev.session, (s) => {

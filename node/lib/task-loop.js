@@ -9,7 +9,7 @@ import { fixSignalsBeforeRun } from './signal-guard.js';
 
 /** Event types a TaskLoop's on() accepts. */
 export const TASK_EVENTS = new Set([
-  'started', 'task_begin', 'task_end', 'failed', 'completed', 'paused', 'resumed', 'pause_mode_changed', 'event',
+  'started', 'task_begin', 'task_end', 'failed', 'completed', 'interrupted', 'paused', 'resumed', 'pause_mode_changed', 'event',
 ]);
 
 /** A task loop and the session it runs in. Get one from engine.createTaskLoop(). */
@@ -40,7 +40,7 @@ export class TaskLoop extends EngineObject {
     return fromNative(native.taskLoopState(this[kHandle]()));
   }
 
-  /** Runs the loop; resolves with the final state when it ends (its completed event). */
+  /** Runs the loop; resolves with its state when this run ends (its completed or interrupted event). */
   run(...args) {
     try {
       fixSignalsBeforeRun(); // a run starts tools: last net for the signal guard
@@ -58,8 +58,19 @@ export class TaskLoop extends EngineObject {
     return native.taskLoopIsPauseMode(this[kHandle](), ...args);
   }
 
+  /**
+   * Goes on: between tasks, the next task starts; interrupted, the loop is
+   * resumed by its session's continue (the engine decides whether it can
+   * be) and the promise settles on that run's end, like run().
+   */
   continue(...args) {
-    native.taskLoopContinue(this[kHandle](), ...args);
+    const h = this[kHandle]();
+    if (fromNative(native.taskLoopState(h)).interrupted) {
+      fixSignalsBeforeRun();
+      return this[kTrack](native.sessionContinue(this.#session[kHandle](), ...args));
+    }
+    native.taskLoopContinue(h, ...args);
+    return undefined;
   }
 
   continueAll(...args) {
@@ -78,7 +89,7 @@ export class TaskLoop extends EngineObject {
 
   [kEndResult](why) {
     return {
-      id: this.id, tasks: [], current: -1, pauseMode: false, paused: false, completed: 0, failed: 0, done: true, version: 0,
+      id: this.id, tasks: [], current: -1, pauseMode: false, paused: false, completed: 0, failed: 0, done: true, interrupted: false, version: 0,
       error: why, code: 'ERR_CLOSED',
     };
   }

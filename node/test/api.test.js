@@ -172,6 +172,74 @@ test('task loop runs tasks and pauses between them in pause mode', async () => {
   loop.session.close();
 });
 
+test('an interrupted task loop resumes: the cut task goes on, then the rest', async () => {
+  const loop = engine.createTaskLoop({
+    tasks: [
+      { title: 'nap', prompt: 'sleep', script: [call('sleep', { ms: 600000 }), { text: 'woke up' }] },
+      { title: 'then', prompt: 'then', script: [{ text: 'done' }] },
+    ],
+  });
+  try {
+    const types = [];
+    loop.on('event', (ev) => types.push(ev.type));
+    const started = nextEvent(loop.session, 'tool_started');
+    const first = loop.run();
+    await started;
+    loop.session.interrupt('user_stop');
+    const cut = await first;
+    assert.equal(cut.code, 'ERR_INTERRUPTED');
+    assert.equal(cut.done, false);
+    assert.equal(cut.interrupted, true);
+    assert.deepEqual(cut.tasks.map((t) => t.status), ['interrupted', 'pending']);
+    assert.deepEqual(loop.session.eligibility, { eligible: true });
+    assert.equal(types.at(-1), 'interrupted');
+
+    const resumed = loop.continue();
+    assert.ok(resumed instanceof Promise, 'an interrupted loop: continue() resumes it');
+    assert.equal(loop.continue(), undefined, 'resumed already: a no-op, never a second run');
+    const end = await resumed;
+    assert.equal(end.done, true);
+    assert.equal(end.interrupted, false);
+    assert.deepEqual([end.completed, end.failed], [2, 0]);
+    assert.deepEqual(types.slice(types.indexOf('interrupted') + 1, types.indexOf('interrupted') + 3), ['resumed', 'task_begin']);
+    assert.equal(types.at(-1), 'completed');
+    const h = loop.session.history();
+    assert.deepEqual(h.filter((m) => m.role === 'user').map((m) => m.text), ['sleep', 'then']);
+    assert.deepEqual(h.filter((m) => m.role === 'marker').map((m) => m.text), ['Stopped by you', 'Resumed']);
+    assert.equal(loop.continue(), undefined, 'done: a no-op');
+  } finally {
+    loop.close();
+    loop.session.close();
+  }
+});
+
+test('emergency stop, then resumeAll resumes the stopped task loops once', async () => {
+  const loops = [0, 1].map(() => engine.createTaskLoop({
+    tasks: [
+      { title: 'nap', prompt: 'sleep', script: [call('sleep', { ms: 600000 }), { text: 'woke up' }] },
+      { title: 'then', prompt: 'then', script: [{ text: 'done' }] },
+    ],
+  }));
+  try {
+    const started = loops.map((l) => nextEvent(l.session, 'tool_started'));
+    const firsts = loops.map((l) => l.run());
+    await Promise.all(started);
+    const stopped = engine.emergencyStop();
+    assert.deepEqual([...stopped.stopped].sort(), loops.map((l) => l.session.id).sort());
+    for (const r of await Promise.all(firsts)) assert.equal(r.interrupted, true);
+    const ends = loops.map((l) => nextEvent(l, 'completed'));
+    const reports = [engine.resumeAll(), engine.resumeAll()];
+    const resumed = reports.flatMap((r) => r.resumed).filter((id) => loops.some((l) => l.session.id === id));
+    assert.deepEqual(resumed.sort(), loops.map((l) => l.session.id).sort(), 'each loop resumed once');
+    for (const ev of await Promise.all(ends)) assert.deepEqual([ev.state.completed, ev.state.done], [2, true]);
+  } finally {
+    for (const l of loops) {
+      l.close();
+      l.session.close();
+    }
+  }
+});
+
 test('checkCommand judges commands', () => {
   assert.equal(checkCommand('ls -la').decision, 'allow');
   const rm = checkCommand('echo hi && rm -rf ./scratch');
