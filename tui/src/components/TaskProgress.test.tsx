@@ -235,6 +235,28 @@ describe('TaskProgress stop and typing', () => {
     assert.deepEqual(session.calls, [['interrupt', 'emergency_stop']], 'nothing more to stop');
   });
 
+  it('a stopped loop that can be resumed says so, and Enter resumes it once', async () => {
+    const { ui, loop, clock, update } = await setup();
+    const session = sessionOf(loop);
+    await update(() => loop.begin(1));
+    await update(() => {
+      session.interrupt('user_stop');
+      const tasks = loop.state().tasks.map((t) => (t.index === 1 ? { ...t, status: 'interrupted' as const } : t));
+      loop.set({ interrupted: true, tasks }, 'interrupted');
+    });
+    const frame = ui.frame();
+    assert.match(frame, /^Stopped by you at task 2 — press Enter to continue the loop +Enter: continue \| j\/k: scroll \| q: quit$/m);
+    assert.match(frame, /◌ 2\. Write notes/);
+    clock.advance(1_000);
+    await ui.press(KEY.enter);
+    assert.deepEqual(loop.calls, [['continue']]);
+    await update(() => loop.begin(1));
+    assert.match(ui.frame(), /Task 2\/4: Write notes/);
+    await ui.press(KEY.escape);
+    assert.deepEqual(session.calls, [['interrupt', 'user_stop'], ['interrupt', 'user_stop']], 'the resumed loop stops again with Esc');
+    assert.deepEqual(loop.calls, [['continue']], 'one Enter, one resume');
+  });
+
   it('a flood of Enter, space, y and Y through a task-loop pause moves nothing on', async () => {
     const { ui, loop, clock, update } = await setup({ pauseMode: true });
     await update(() => loop.begin(0));

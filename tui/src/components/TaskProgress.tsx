@@ -42,17 +42,19 @@ const GLYPH: Record<TaskInfo['status'], { glyph: string; color: keyof Theme }> =
   running: { glyph: '▶', color: 'active' },
   completed: { glyph: '✓', color: 'success' },
   failed: { glyph: '✗', color: 'danger' },
+  interrupted: { glyph: '◌', color: 'interrupted' },
 };
 
 /** Errors can span lines ("checking\n[exit code 3]"); a row shows one. */
 const oneLine = (text: string) => text.replace(/\s*\n\s*/g, ' ').trim();
 
-/** What the loop is doing, as the footer and the keys see it. */
-type Phase = 'running' | 'paused' | 'stopping' | 'stopped' | 'completed';
+/** What the loop is doing, as the footer and the keys see it ('resumable': interrupted, Enter resumes it). */
+type Phase = 'running' | 'paused' | 'stopping' | 'stopped' | 'resumable' | 'completed';
 
 function phaseOf(loop: TaskLoopState, session: SessionState): Phase {
   if (session.status === 'stopping') return 'stopping';
   if (loop.done) return session.status === 'interrupted' ? 'stopped' : 'completed';
+  if (loop.interrupted) return 'resumable';
   if (loop.paused) return 'paused';
   return 'running';
 }
@@ -64,6 +66,8 @@ function keyHelp(phase: Phase, pauseMode: boolean): string {
       return 'p: continuous mode | Enter: continue | Esc: stop | j/k: scroll | q: quit';
     case 'running':
       return `${pauseMode ? 'p: continuous mode' : 'p: pause mode'} | Esc: stop | j/k: scroll | q: quit`;
+    case 'resumable':
+      return 'Enter: continue | j/k: scroll | q: quit';
     default:
       return 'j/k: scroll | q: quit';
   }
@@ -77,7 +81,9 @@ function keyHelp(phase: Phase, pauseMode: boolean): string {
  * Keys: Esc stops the loop (the running task is interrupted); p toggles
  * pause mode (while paused: continuous, and go on); Enter or space continue;
  * n runs the next task and pauses again; c continues all; j/k scroll; q quits.
- * Keys that move a paused loop on obey the quiet period (see settleMs).
+ * A stopped loop that can be resumed says so, and Enter or space resume it
+ * (the cut task goes on, then the rest). Keys that move a paused or stopped
+ * loop on obey the quiet period (see settleMs).
  */
 export function TaskProgress({
   loop,
@@ -95,7 +101,8 @@ export function TaskProgress({
   const phase = phaseOf(state, session);
   const [offset, setOffset] = useState(0);
   const maxOffset = Math.max(0, state.tasks.length - height);
-  const pauseKey = phase === 'paused' ? `${state.id}:${state.current}` : null;
+  const pauseKey =
+    phase === 'paused' ? `${state.id}:${state.current}` : phase === 'resumable' ? `${state.id}:cut:${session.interruption?.reason}:${state.version}` : null;
   const gate = useQuietGate(pauseKey, { settleMs, holdMs, now });
   // The pause this view already moved on from. loop.continue() names no
   // pause: a second Enter read before the view caught up would release the
@@ -135,9 +142,24 @@ export function TaskProgress({
         if (input === 'j' || key.name === 'down') setOffset((o) => Math.min(o + 1, maxOffset));
         else if (input === 'k' || key.name === 'up') setOffset((o) => Math.max(o - 1, 0));
       }
-      if (phase !== 'running' && phase !== 'paused') return;
+      if (phase !== 'running' && phase !== 'paused' && phase !== 'resumable') return;
       const [key] = read.keys;
       const input = key?.name === 'char' ? key.text : '';
+      if (phase === 'resumable') {
+        // Enter resumes the stopped loop (its session's continue); an error
+        // the engine gives later (the resumed run failing) arrives as events.
+        const resume = () => loop.continue()?.catch((error: unknown) => onError?.(error));
+        const answering = pauseKey;
+        const act = paused && (key?.name === 'return' || key?.name === 'space') ? resume : undefined;
+        gate.offer(
+          read,
+          act &&
+            (() => {
+              if (answered.current !== answering && call(act)) answered.current = answering;
+            }),
+        );
+        return;
+      }
       if (!paused) {
         // Running: p toggles the engine's mode, not the rendered one ("p p"
         // typed faster than a render must end where it started); c goes continuous.
@@ -214,6 +236,12 @@ function StatusLine({ state, session, phase, theme }: { state: TaskLoopState; se
       return <Text>Completed!</Text>;
     case 'stopped':
       return <Text color={theme.interrupted}>{session.interruption?.label ?? 'Stopped'} — the loop has ended</Text>;
+    case 'resumable':
+      return (
+        <Text color={theme.interrupted}>
+          {session.interruption?.label ?? 'Stopped'} at task {state.current + 1} — press Enter to continue the loop
+        </Text>
+      );
     case 'stopping':
       return <Text color={theme.interrupted}>{stoppingText(session)}</Text>;
     case 'paused':

@@ -29,7 +29,7 @@ export function createTaskLoopStore(loop: TaskLoopLike, options?: VersionedStore
           // A closed loop can't be read: keep showing its last state.
           return previous ?? freezeState({
             id: loop.id, tasks: [], current: -1, pauseMode: false, paused: false,
-            completed: 0, failed: 0, done: true, version: 0,
+            completed: 0, failed: 0, done: true, interrupted: false, version: 0,
           });
         }
       },

@@ -205,7 +205,7 @@ export class FakeTaskLoop implements TaskLoop {
     this.session = opts.session ?? new FakeSession();
     this.st = {
       id: this.id, current: -1, pauseMode: opts.pauseMode ?? false, paused: false,
-      completed: 0, failed: 0, done: false, version: 1,
+      completed: 0, failed: 0, done: false, interrupted: false, version: 1,
       tasks: titles.map((title, index) => ({ index, title, status: 'pending' })),
     };
   }
@@ -217,7 +217,13 @@ export class FakeTaskLoop implements TaskLoop {
     this.set({ pauseMode: on }, 'pause_mode_changed');
   }
   isPauseMode(): boolean { return this.st.pauseMode; }
-  continue(): void { this.calls.push(['continue']); }
+  /** Like the engine: an interrupted loop is resumed (a promise), else a no-op. */
+  continue(): Promise<TaskLoopState> | undefined {
+    this.calls.push(['continue']);
+    if (!this.st.interrupted) return undefined;
+    this.set({ interrupted: false }, 'resumed');
+    return Promise.resolve(this.state());
+  }
   /** Like the engine: continuous mode, and a waiting loop goes on. */
   continueAll(): void {
     this.calls.push(['continueAll']);
