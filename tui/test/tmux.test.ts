@@ -107,6 +107,22 @@ describe('demo in a real terminal', { skip, timeout: 120_000 }, () => {
     assert.deepEqual(left, [], `processes of the demo still running: ${left.join(' ')}`);
   });
 
+  it('task loop: Esc at a pause stops it, Enter resumes it and asks again before the next task', async () => {
+    term = new Terminal();
+    term.start([...DEMO, '--tasks', '--pause']);
+    const paused = "[PAUSE MODE] Task 1 complete. Press Enter to continue or 'p' to switch to continuous mode";
+    await term.waitFor(paused);
+    let screen = await term.answer('Escape', (s) => s.includes('Stopped by you at task 1 — press Enter to continue the loop'));
+    assert.match(screen, /Enter: continue \| j\/k: scroll \| q: quit/);
+    assert.match(screen, /· interrupted\n/);
+    screen = await term.answer('Enter', (s) => s.includes(paused) && !s.includes('press Enter to continue the loop'), 20_000, 5_000);
+    assert.match(screen, /○ 2\. Count to three/, 'the loop waits again before task 2');
+    screen = await term.answer('Enter', (s) => s.includes('Task 2 complete.'), 20_000, 5_000);
+    assert.match(screen, /✓ 2\. Count to three/);
+    term.keys('q');
+    assert.equal(await term.waitForExit(), 0);
+  });
+
   it('task loop in continuous mode: p turns pause mode on while it runs', async () => {
     term = new Terminal();
     term.start([...DEMO, '--tasks']);
