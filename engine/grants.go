@@ -111,6 +111,9 @@ func ProjectRoot(dir string) string {
 // grants; "" for a session's).
 type grantKey struct{ tool, root, action string }
 
+// inSession is the key of the same approval remembered for a session.
+func (k grantKey) inSession() grantKey { return grantKey{tool: k.tool, action: k.action} }
+
 // projectGrants are the approvals the engine remembers with project scope
 // for confirms with a RememberKey: in the engine's store when it has one
 // (and there after a restart), else in memory for the engine's life.
@@ -180,18 +183,19 @@ func (s *Session) prepareRemember(req *PauseRequest, tool string) error {
 	if len(req.RememberScopes) == 0 {
 		req.RememberScopes = []string{RememberSession, RememberProject}
 	}
-	req.grantTool, req.grantRoot = tool, ProjectRoot(s.dir)
+	req.grant = &grantKey{tool: tool, root: ProjectRoot(s.dir), action: req.RememberKey}
 	return nil
 }
 
 // granted reports the scope of a remembered approval that covers req ("" if
 // none): the session's own first, then the project's.
 func (s *Session) granted(ctx context.Context, req *PauseRequest) (string, error) {
-	if req.RememberKey == "" {
+	g := req.grant
+	if g == nil {
 		return "", nil
 	}
 	s.mu.Lock()
-	_, mine := s.grants[grantKey{req.grantTool, "", req.RememberKey}]
+	_, mine := s.grants[g.inSession()]
 	s.mu.Unlock()
 	if mine && slices.Contains(req.RememberScopes, RememberSession) {
 		return RememberSession, nil
@@ -199,7 +203,7 @@ func (s *Session) granted(ctx context.Context, req *PauseRequest) (string, error
 	if !slices.Contains(req.RememberScopes, RememberProject) {
 		return "", nil
 	}
-	ok, err := s.eng.hasProjectGrant(ctx, grantKey{req.grantTool, req.grantRoot, req.RememberKey})
+	ok, err := s.eng.hasProjectGrant(ctx, *g)
 	if ok {
 		return RememberProject, err
 	}
@@ -224,7 +228,7 @@ func (s *Session) approveByGrant(ctx context.Context, r *run, req *PauseRequest,
 	}
 	tool := req.Tool
 	if tool == "" {
-		tool = req.grantTool
+		tool = req.grant.tool
 	}
 	s.emitLocked(Event{Type: EventGranted, Tool: tool, Step: step, Text: req.RememberKey, Answer: AnswerApproved, Remember: scope, By: "grant"})
 	return PauseResult{Answer: AnswerApproved, Remember: scope, By: "grant"}, nil
@@ -234,7 +238,8 @@ func (s *Session) approveByGrant(ctx context.Context, r *run, req *PauseRequest,
 // asked to be remembered (a RememberKey). A grant that can't be stored is
 // reported as a warning: the approval itself stands.
 func (s *Session) rememberLocked(p *pending, res PauseResult) {
-	if p.rememberKey == "" || res.Answer != AnswerApproved {
+	g := p.grant
+	if g == nil || res.Answer != AnswerApproved {
 		return
 	}
 	switch res.Remember {
@@ -243,13 +248,13 @@ func (s *Session) rememberLocked(p *pending, res PauseResult) {
 			s.grants = map[grantKey]time.Time{}
 		}
 		now := time.Now()
-		s.grants[grantKey{p.grantTool, "", p.rememberKey}] = now
-		s.persistLocked("the session's grant of "+p.rememberKey, func(tx *store.Tx) {
-			tx.SessionGrant(s.id, store.SessionGrant{Tool: p.grantTool, Action: p.rememberKey, By: res.By, At: now})
+		s.grants[g.inSession()] = now
+		s.persistLocked("the session's grant of "+g.action, func(tx *store.Tx) {
+			tx.SessionGrant(s.id, store.SessionGrant{Tool: g.tool, Action: g.action, By: res.By, At: now})
 		})
 	case RememberProject:
-		if err := s.eng.addProjectGrant(context.Background(), grantKey{p.grantTool, p.grantRoot, p.rememberKey}, s.id, res.By); err != nil {
-			s.emitLocked(Event{Type: EventWarning, Tool: p.Tool, Text: fmt.Sprintf("approval of %q not remembered for the project: %v", p.rememberKey, err)})
+		if err := s.eng.addProjectGrant(context.Background(), *g, s.id, res.By); err != nil {
+			s.emitLocked(Event{Type: EventWarning, Tool: p.Tool, Text: fmt.Sprintf("approval of %q not remembered for the project: %v", g.action, err)})
 		}
 	}
 }

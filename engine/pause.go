@@ -60,9 +60,10 @@ type PauseRequest struct {
 	// tool that remembers by itself (bash) lists what it honours.
 	RememberScopes []string
 
-	// grantTool and grantRoot are what a grant of RememberKey is bound
-	// to: the tool's registered name and the session's project root.
-	grantTool, grantRoot string
+	// grant is what an approval of RememberKey is bound to as a project
+	// grant: the tool's registered name, the session's project root, the
+	// key (nil without a key). Its session grant has no root.
+	grant *grantKey
 }
 
 // Scopes of a remembered approval (PauseResult.Remember).
@@ -133,8 +134,9 @@ type pending struct {
 	Pause
 	answered chan PauseResult // the waiter's (nil when parked)
 	parked   parked           // the parked run (nil when a goroutine waits)
-	// What an approval remembers (PauseRequest.RememberKey), and where.
-	rememberKey, grantTool, grantRoot string
+	// What an approval remembers (PauseRequest.RememberKey), and where;
+	// nil for most pauses (a pointer: a parked pause holds only that).
+	grant *grantKey
 }
 
 // parked is where a parked run goes on once its pause has ended: answered

@@ -385,8 +385,8 @@ func (s *Session) raisePauseLocked(ctx context.Context, r *run, req PauseRequest
 			Step: step, Task: task, At: time.Now(),
 			Version: s.version.Load() + 1, // the version emitLocked gives the paused event
 		},
-		parked:      parked,
-		rememberKey: req.RememberKey, grantTool: req.grantTool, grantRoot: req.grantRoot,
+		parked: parked,
+		grant:  req.grant,
 	}
 	if parked == nil {
 		p.answered = make(chan PauseResult, 1)
