@@ -6,7 +6,12 @@
 // version and emits one event that all observers see in the same order.
 //
 // Everything belongs to a session: pauses, interrupts, remembered approvals
-// and tool state (Env.Local). Nothing is global.
+// and tool state (Env.Local). Nothing is global. A confirm whose
+// PauseRequest.RememberKey names what it approves can be approved for the
+// session or the project (Pause.RememberScopes, Remember): the next confirm
+// of that tool and key is approved without asking (EventGranted);
+// Engine.Grants lists what was remembered and Engine.RevokeGrant takes it
+// back.
 //
 // The shortest use:
 //
