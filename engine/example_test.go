@@ -46,3 +46,55 @@ func Example() {
 	// tool: approved
 	// assistant: Done.
 }
+
+// A tool's confirm names what it approves (RememberKey); the user approves it
+// for the session, and the next such confirm is approved without asking.
+func ExamplePauseRequest_rememberKey() {
+	deploy := engine.ToolFunc(func(ctx context.Context, c engine.ToolCall, env *engine.Env) (engine.Result, error) {
+		ans, err := env.Pause(ctx, engine.PauseRequest{Kind: engine.PauseConfirm, Message: "Deploy api to production?", RememberKey: "deploy api to production"})
+		if err != nil || !ans.Approved() {
+			return engine.Result{Output: "not deployed", IsError: true}, err
+		}
+		return engine.Result{Output: "deployed (" + ans.By + ")"}, nil
+	})
+	e := engine.New(engine.WithTool("deploy", deploy), engine.WithProvider(engine.NewScriptedProvider([]engine.ScriptTurn{
+		{ToolCalls: []engine.ScriptCall{{Name: "deploy"}}},
+		{Text: "Done."},
+	})))
+	defer e.Close()
+	s, _ := e.NewSession(engine.SessionOptions{})
+	ctx := context.Background()
+
+	events := s.Subscribe()
+	defer events.Close()
+	granted := make(chan engine.Event, 1)
+	go func() {
+		for {
+			ev, err := events.Next(ctx)
+			if err != nil {
+				return
+			}
+			switch ev.Type {
+			case engine.EventPaused:
+				fmt.Printf("asked: %q, may remember for %v\n", ev.Pause.Message, ev.Pause.RememberScopes)
+				_ = s.Confirm(ev.Pause.ID, true, engine.Remember(engine.RememberSession), engine.AnsweredBy("me"))
+			case engine.EventGranted:
+				granted <- ev
+			}
+		}
+	}()
+
+	_, _ = s.Prompt(ctx, "deploy")
+	h := s.History()
+	fmt.Println("tool:", h[len(h)-2].Text)
+	_, _ = s.Prompt(ctx, "deploy again")
+	ev := <-granted
+	fmt.Printf("approved by a %s grant: %q\n", ev.Remember, ev.Text)
+	h = s.History()
+	fmt.Println("tool:", h[len(h)-2].Text)
+	// Output:
+	// asked: "Deploy api to production?", may remember for [session project]
+	// tool: deployed (me)
+	// approved by a session grant: "deploy api to production"
+	// tool: deployed (grant)
+}
