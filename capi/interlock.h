@@ -89,7 +89,8 @@ enum {
  * The event callback. json is a UTF-8 JSON array of one or more events, in
  * engine order, of len bytes (followed by a NUL that len does not count):
  * everything that happened since the previous call, so a burst costs a few
- * calls and a lone event comes at once, alone. It is valid only during the
+ * calls and a lone event comes at once, alone (a burst beyond ~256 KiB
+ * comes in consecutive calls of about that size). It is valid only during the
  * call: copy it. Called on a library thread — never the thread that
  * registered it, unless IL_EVENTS_FROM_CALLS was set — one call at a time
  * per engine. The callback must return
