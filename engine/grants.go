@@ -93,10 +93,17 @@ func (e *Engine) giveGrantStores() error {
 
 // ProjectRoot is the root a project grant made in dir is bound to: the
 // nearest directory at or above dir holding .git, else dir itself ("" is
-// the process's working directory).
+// the process's working directory), symlinks resolved: a link can't make
+// another directory look like the approved project.
 func ProjectRoot(dir string) string {
 	if dir == "" {
 		dir, _ = os.Getwd()
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			dir = real
+		}
 	}
 	for d := dir; d != "" && d != "/"; d = filepath.Dir(d) {
 		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {

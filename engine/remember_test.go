@@ -328,3 +328,21 @@ func TestGrantsListedAndRevoked(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, grants, "revoked in the store too")
 }
+
+// A project grant is bound to the real directory: a symlink that pointed
+// at the approved project and now points elsewhere approves nothing there.
+func TestProjectGrantBoundToTheRealDirectory(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	projA, projB, link := filepath.Join(root, "a"), filepath.Join(root, "b"), filepath.Join(root, "current")
+	require.NoError(t, os.Mkdir(projA, 0o755))
+	require.NoError(t, os.Mkdir(projB, 0o755))
+	require.NoError(t, os.Symlink(projA, link))
+	e := engine.New(engine.WithTool("deploy", deployTool), engine.WithProvider(engine.NewScriptedProvider(deployTurns(map[string]any{"env": "production"}))))
+	t.Cleanup(func() { e.Close() })
+	newDeployer(t, e, link).asked(true, engine.Remember(engine.RememberProject))
+	newDeployer(t, e, projA).granted() // the same project, by its real path
+	require.NoError(t, os.Remove(link))
+	require.NoError(t, os.Symlink(projB, link))
+	newDeployer(t, e, link).asked(false)
+}
