@@ -4,6 +4,8 @@
 // is refused at once.
 
 import assert from 'node:assert/strict';
+import { mkdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
 import { after, test } from 'node:test';
 
 import { Engine, internals } from '../index.js';
@@ -155,4 +157,48 @@ test('engine.grants() lists what was remembered; revokeGrant() takes it back: th
   } finally {
     s.close();
   }
+});
+
+test("a JS tool's project grant is honoured after a restart with a file store, in its project only", async () => {
+  const dir = tempDir('interlock-remember-');
+  const store = path.join(dir, 's.db');
+  const project = path.join(dir, 'project');
+  const other = path.join(dir, 'other');
+  mkdirSync(project);
+  mkdirSync(other);
+  /** An engine on the store with the deploy tool. */
+  const open = () => {
+    const e = new Engine({ store });
+    e.registerTool('js_deploy', { run: async (args, ctx) => (await ctx.pause({ kind: 'confirm', message: 'Deploy?', rememberKey: `deploy to ${args.env}` })).answer });
+    return e;
+  };
+  /** Deploys from cwd; answers a confirm with answer; returns whether it was asked. */
+  async function run(e, cwd, answer) {
+    const s = e.createSession({ dir: cwd, script: deploy('production') });
+    let asked = false;
+    s.on('paused', (ev) => {
+      asked = true;
+      answer(s, ev.pause.id);
+    });
+    assert.equal((await s.prompt('deploy')).status, 'idle');
+    return asked;
+  }
+  const first = open();
+  try {
+    assert.equal(await run(first, project, (s, id) => s.confirm(true, undefined, id, 'project')), true);
+  } finally {
+    first.close();
+    await first.closed;
+  }
+  const second = open();
+  try {
+    assert.equal(await run(second, project, (s, id) => s.confirm(false, undefined, id)), false, 'the grant came back with the store');
+    assert.equal(await run(second, other, (s, id) => s.confirm(false, undefined, id)), true, 'another project is asked');
+    const granted = second.auditLog().filter((a) => a.event === 'granted');
+    assert.deepEqual(granted.map((a) => [a.tool, a.message, a.remember]), [['js_deploy', 'deploy to production', 'project']]);
+  } finally {
+    second.close();
+    await second.closed;
+  }
+  rmSync(dir, { recursive: true, force: true });
 });
