@@ -187,6 +187,32 @@ func crashChild(path string) {
 		fail(err)
 	}
 	until("prompting", engine.EventToolStarted)
+	// A loop asking a tool's question in its first task, and one waiting
+	// between tasks in pause mode.
+	questioning := session("questioning")
+	ql, err := questioning.NewTaskLoop([]engine.Task{
+		{Title: "ask", Prompt: "ask", Provider: engine.NewScriptedProvider([]engine.ScriptTurn{confirm, {Text: "asked"}})},
+		{Title: "then", Prompt: "then", Provider: engine.NewScriptedProvider([]engine.ScriptTurn{{Text: "done"}})},
+	})
+	if err != nil {
+		fail(err)
+	}
+	if _, _, err := ql.Start(ctx); err != nil {
+		fail(err)
+	}
+	until("questioning", engine.EventPaused)
+	between := session("between")
+	bl, err := between.NewTaskLoop([]engine.Task{
+		{Title: "first", Prompt: "first", Provider: engine.NewScriptedProvider([]engine.ScriptTurn{{Text: "one"}})},
+		{Title: "second", Prompt: "second", Provider: engine.NewScriptedProvider([]engine.ScriptTurn{{Text: "two"}})},
+	}, engine.WithTaskPauseMode(true))
+	if err != nil {
+		fail(err)
+	}
+	if _, _, err := bl.Start(ctx); err != nil {
+		fail(err)
+	}
+	until("between", engine.EventPaused)
 	seen := map[string][]engine.Message{}
 	for _, s := range e.Sessions() {
 		seen[s.ID()] = s.History()
@@ -231,7 +257,7 @@ func TestRecoveryAfterTheOwnerIsKilled(t *testing.T) {
 	for _, s := range e.Sessions() {
 		ids = append(ids, s.ID())
 	}
-	assert.Equal(t, []string{"idle", "stopped", "running", "asking", "looping", "prompting"}, ids)
+	assert.Equal(t, []string{"idle", "stopped", "running", "asking", "looping", "prompting", "questioning", "between"}, ids)
 
 	assert.Equal(t, engine.RunIdle, get("idle").RunState())
 	assert.Equal(t, seen["idle"], get("idle").History())
@@ -270,7 +296,17 @@ func TestRecoveryAfterTheOwnerIsKilled(t *testing.T) {
 	plSub := pl.Subscribe()
 	defer plSub.Close()
 
-	assert.Equal(t, engine.Counts{Eligible: 3, NeedsInput: 1}, e.Counts())
+	// Loops that were asking: blocked; Continue asks anew.
+	for _, id := range []string{"questioning", "between"} {
+		s := get(id)
+		assert.Equal(t, engine.RunBlocked, s.RunState(), id)
+		assert.Equal(t, engine.NotEligibleAskAgain, s.Eligibility().Reason, id)
+		require.Len(t, s.TaskLoops(), 1, id)
+	}
+	assert.Equal(t, []engine.TaskStatus{engine.TaskInterrupted, engine.TaskPending}, statuses(get("questioning").TaskLoops()[0].State()))
+	assert.Equal(t, []engine.TaskStatus{engine.TaskCompleted, engine.TaskPending}, statuses(get("between").TaskLoops()[0].State()))
+
+	assert.Equal(t, engine.Counts{Eligible: 3, NeedsInput: 3}, e.Counts())
 
 	audit, err := e.AuditLog(t.Context(), "asking")
 	require.NoError(t, err)
@@ -297,10 +333,32 @@ func TestRecoveryAfterTheOwnerIsKilled(t *testing.T) {
 	rep := e.ResumeAll(t.Context())
 	assert.ElementsMatch(t, []string{"stopped", "running", "prompting"}, rep.Resumed)
 	assert.Equal(t, engine.NotEligibleTaskLoop, rep.Skipped["looping"])
+	assert.Equal(t, engine.NotEligibleAskAgain, rep.Skipped["questioning"])
 	// The loop of prompt tasks goes on with its cut task, then the next.
 	expectTaskEvents(t, plSub, "resumed:0", "task_begin:0", "task_end:0", "task_begin:1", "task_end:1", "completed:-1")
 	assert.Equal(t, [2]int{2, 0}, [2]int{pl.State().Completed, pl.State().Failed})
 	assert.Equal(t, []string{"sleep", "then"}, userPrompts(prompting.History()))
+
+	// Continue asks each loop's question anew (a new pause), then the
+	// loop goes on to its end.
+	for _, tt := range []struct{ id, message string }{{"questioning", "really?"}, {"between", "Task 1 complete. Press Enter to continue or 'p' to switch to continuous mode"}} {
+		s := get(tt.id)
+		sub := s.Subscribe()
+		_, done, err := s.StartContinue(t.Context())
+		require.NoError(t, err, tt.id)
+		p := waitEvent(t, sub, isType(engine.EventPaused)).Pause
+		assert.Equal(t, tt.message, p.Message, tt.id)
+		if p.Kind == engine.PauseConfirm {
+			require.NoError(t, s.Confirm(p.ID, true))
+		} else {
+			require.NoError(t, s.Resume(p.ID))
+		}
+		require.NoError(t, (<-done).Err, tt.id)
+		sub.Close()
+		st := s.TaskLoops()[0].State()
+		assert.Equal(t, [3]any{2, 0, true}, [3]any{st.Completed, st.Failed, st.Done}, tt.id)
+		assert.Equal(t, []string{"Interrupted by server restart", "Resumed"}, markers(s.History()), tt.id)
+	}
 }
 
 // The attack on "durable before reported": at each event, the store's
