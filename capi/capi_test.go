@@ -804,10 +804,14 @@ func TestTaskLoopStoppedBySession(t *testing.T) {
 	assert.Equal(t, false, state["done"])
 	assert.Equal(t, "interrupted", state["tasks"].([]any)[0].(map[string]any)["status"])
 
-	// The session's Continue resumes the loop: its cut task goes on (the
-	// script's next turn ends it), then the next.
-	run, st, msg := driveContinue(s)
+	// The loop's Continue resumes it as a run of its session: its cut task
+	// goes on (the script's next turn ends it), then the next.
+	run, st, msg := driveTaskLoopContinueRun(loop)
 	require.Equal(t, ilOK, st, msg)
+	require.NotZero(t, run)
+	again, st, msg := driveTaskLoopContinueRun(loop)
+	require.Equal(t, ilOK, st, msg)
+	assert.Zero(t, again, "resumed already: nothing more")
 	done, _ := ev.waitFor(map[string]any{"type": "completed", "run": float64(run)})
 	assert.Equal(t, float64(2), done["state"].(map[string]any)["completed"])
 	assert.Equal(t, true, done["state"].(map[string]any)["done"])

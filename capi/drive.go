@@ -433,7 +433,13 @@ func driveTaskLoopIsPauseMode(h uint64) (bool, status, string) {
 }
 
 func driveTaskLoopContinue(h uint64) (status, string) {
-	return lastErrorFor(h, il_taskloop_continue(C.il_handle(h)))
+	_, st, msg := driveTaskLoopContinueRun(h)
+	return st, msg
+}
+func driveTaskLoopContinueRun(h uint64) (uint64, status, string) {
+	var run C.uint64_t
+	st, msg := lastErrorFor(h, il_taskloop_continue(C.il_handle(h), &run))
+	return uint64(run), st, msg
 }
 func driveTaskLoopContinueAll(h uint64) (status, string) {
 	return lastErrorFor(h, il_taskloop_continue_all(C.il_handle(h)))

@@ -549,13 +549,18 @@ il_status il_taskloop_run(il_handle loop, uint64_t *out_run);
 il_status il_taskloop_set_pause_mode(il_handle loop, int32_t on);
 il_status il_taskloop_is_pause_mode(il_handle loop, int32_t *out_on);
 
-/* Releases the loop when it waits between tasks; otherwise does nothing. */
-il_status il_taskloop_continue(il_handle loop);
+/* Goes on: releases the loop when it waits between tasks (*out_run = 0);
+ * resumes an interrupted loop as a new run of its session (*out_run: its
+ * id; IL_ERR_NOT_RESUMABLE with the reason when it cannot be); otherwise
+ * does nothing (*out_run = 0). */
+il_status il_taskloop_continue(il_handle loop, uint64_t *out_run);
 /* Switches to continuous mode and continues. */
 il_status il_taskloop_continue_all(il_handle loop);
 
 /* The state: {"id","tasks":[{"index","title","status","error"?}],"current",
- * "pause_mode","paused","completed","failed","done","version"}. */
+ * "pause_mode","paused","completed","failed","done","interrupted","version"};
+ * a task's status is "pending", "running", "completed", "failed" or
+ * "interrupted". */
 il_status il_taskloop_state(il_handle loop, char **out_json);
 
 /* Stops the loop if it runs, waits for it, and closes the handle. */

@@ -107,10 +107,16 @@ func il_taskloop_is_pause_mode(h C.il_handle, out *C.int32_t) C.il_status {
 }
 
 //export il_taskloop_continue
-func il_taskloop_continue(h C.il_handle) C.il_status {
+func il_taskloop_continue(h C.il_handle, out *C.uint64_t) C.il_status {
 	return call("il_taskloop_continue", h, func(le *loopEntry) error {
-		le.tl.Continue()
-		return nil
+		if out == nil {
+			return errNilOut("out_run")
+		}
+		return le.eng.whileOpen(func() error {
+			run, err := le.tl.Continue()
+			*out = C.uint64_t(run)
+			return err
+		})
 	})
 }
 

@@ -121,6 +121,21 @@ type resumption struct {
 func (s *Session) beginContinue(ctx context.Context, eligibleOnly, background bool) (*run, resumption, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.beginContinueLocked(ctx, eligibleOnly, background)
+}
+
+// beginContinueOf begins a background Continue that resumes loop tl, when
+// the session's last interrupted run is tl's.
+func (s *Session) beginContinueOf(ctx context.Context, tl *TaskLoop) (*run, resumption, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.run == nil && s.cutLoop != tl {
+		return nil, resumption{}, fmt.Errorf("task loop %s: %w: the session's last interrupted run is not this loop's", tl.id, ErrNotResumable)
+	}
+	return s.beginContinueLocked(ctx, false, true)
+}
+
+func (s *Session) beginContinueLocked(ctx context.Context, eligibleOnly, background bool) (*run, resumption, error) {
 	if s.closing {
 		return nil, resumption{}, fmt.Errorf("session %s: %w", s.id, ErrClosed)
 	}

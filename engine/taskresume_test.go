@@ -334,3 +334,56 @@ func TestLoopsAfterARestart(t *testing.T) {
 	assert.Contains(t, err.Error(), "Go function tasks cannot be resumed after a restart")
 	assert.Equal(t, engine.NotEligibleTaskLoop, e.ResumeAll(t.Context()).Skipped["funcs"])
 }
+
+// Every way to resume a stopped loop, called at once from many goroutines,
+// makes one run of it: the loop's Continue, its session's and ResumeAll.
+func TestConcurrentResumptionsMakeOneRun(t *testing.T) {
+	t.Parallel()
+	e, s := newEngine(t, nil)
+	tl, err := s.NewTaskLoop(promptTasks())
+	require.NoError(t, err)
+	sub := s.Subscribe()
+	defer sub.Close()
+	_, done, err := tl.Start(t.Context())
+	require.NoError(t, err)
+	waitEvent(t, sub, isType(engine.EventToolStarted))
+	require.NoError(t, s.Interrupt(engine.ReasonUserStop))
+	<-done
+	loopSub := tl.Subscribe()
+	defer loopSub.Close()
+
+	var wg sync.WaitGroup
+	var runs atomic.Int32
+	for i := range 12 {
+		wg.Go(func() {
+			switch i % 3 {
+			case 0:
+				if run, err := tl.Continue(); err == nil && run != 0 {
+					runs.Add(1)
+				}
+			case 1:
+				if _, _, err := s.StartContinue(t.Context()); err == nil {
+					runs.Add(1)
+				}
+			case 2:
+				if rep := e.ResumeAll(t.Context()); len(rep.Resumed) == 1 {
+					runs.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	assert.Equal(t, int32(1), runs.Load())
+	for {
+		ev := nextTaskEvent(t, loopSub)
+		if ev.Type == engine.TaskEventCompleted {
+			break
+		}
+	}
+	st := tl.State()
+	assert.Equal(t, [3]any{4, 0, true}, [3]any{st.Completed, st.Failed, st.Done})
+	assert.Equal(t, []string{"first", "second", "third", "fourth"}, userPrompts(s.History()))
+	run, err := tl.Continue()
+	require.NoError(t, err)
+	assert.Zero(t, run, "done: nothing to resume")
+}

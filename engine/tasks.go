@@ -231,12 +231,26 @@ func (tl *TaskLoop) SetPauseMode(on bool) {
 	}
 }
 
-// Continue releases the loop when it waits between tasks; otherwise it does
+// Continue goes on. When the loop waits between tasks, the next task
+// starts. When it was interrupted, it is resumed in the background as its
+// session's Continue resumes it, and Continue returns the new run's id (the
+// loop's completed or interrupted event carries it); what prevents that is
+// returned (ErrNotResumable with the reason, ErrRunning). Otherwise it does
 // nothing, and nothing is remembered for a later pause.
-func (tl *TaskLoop) Continue() {
+func (tl *TaskLoop) Continue() (runID uint64, err error) {
 	tl.mu.Lock()
-	defer tl.mu.Unlock()
+	resume := tl.waiting == "" && tl.interrupted && !tl.done && !tl.resuming.Load()
 	tl.releaseLocked()
+	tl.mu.Unlock()
+	if !resume {
+		return 0, nil
+	}
+	r, in, err := tl.s.beginContinueOf(context.Background(), tl)
+	if err != nil {
+		return 0, err
+	}
+	go func() { tl.s.settle(r, tl.s.continueRun(r, in)) }()
+	return r.id, nil
 }
 
 // ContinueAll switches to continuous mode and continues.

@@ -59,18 +59,14 @@ export class TaskLoop extends EngineObject {
   }
 
   /**
-   * Goes on: between tasks, the next task starts; interrupted, the loop is
-   * resumed by its session's continue (the engine decides whether it can
-   * be) and the promise settles on that run's end, like run().
+   * Goes on: between tasks, the next task starts (undefined); interrupted,
+   * the loop is resumed as a new run of its session and the promise settles
+   * on that run's end, like run().
    */
   continue(...args) {
-    const h = this[kHandle]();
-    if (fromNative(native.taskLoopState(h)).interrupted) {
-      fixSignalsBeforeRun();
-      return this[kTrack](native.sessionContinue(this.#session[kHandle](), ...args));
-    }
-    native.taskLoopContinue(h, ...args);
-    return undefined;
+    fixSignalsBeforeRun(); // a resumed run starts tools
+    const run = native.taskLoopContinue(this[kHandle](), ...args);
+    return run ? this[kTrack](run) : undefined;
   }
 
   continueAll(...args) {

@@ -561,7 +561,11 @@ Napi::Value HandleCall(const Napi::CallbackInfo& info, const char* usage) {
 }
 
 Napi::Value TaskLoopContinue(const Napi::CallbackInfo& info) {
-  return HandleCall<il_taskloop_continue>(info, "taskLoop.continue()");
+  Args args(info, "taskLoop.continue()", 0, 0);
+  il_handle loop = args.Handle();
+  uint64_t run = 0;
+  Check(info.Env(), il_taskloop_continue(loop, &run), loop);
+  return Napi::Number::New(info.Env(), static_cast<double>(run));
 }
 Napi::Value TaskLoopContinueAll(const Napi::CallbackInfo& info) {
   return HandleCall<il_taskloop_continue_all>(info, "taskLoop.continueAll()");
