@@ -484,15 +484,20 @@ il_status il_session_begin(il_handle session, const char *opts_json, il_handle *
 /*
  * Raises a pause for host work and returns at once; the answer arrives as
  * {"type": "pause_done", "session", "host", "request": request, "result":
- * {"answer", "reason"?, "remember"?}, "error"?, "code"?}. request is the
- * caller's own number, echoed back. req_json: {"kind": "continue|confirm",
- * "tool", "message", "details", "timeout_ms", "command"}. With "command"
+ * {"answer", "reason"?, "remember"?, "by"?}, "error"?, "code"?}. request is
+ * the caller's own number, echoed back. req_json: {"kind":
+ * "continue|confirm", "tool", "message", "details", "timeout_ms",
+ * "command", "remember_key", "remember_scopes"}. With "command"
  * (kind confirm), the pause is the bash tool's confirm of that command in
  * the session: empty message and details are filled in (tool: the JS
  * tool's name, "Bash" for a host run), the check's
  * reasons are shown, an approval remembered with scope "session" or
  * "project" becomes a grant the bash tool honours, and a command a deny
- * rule refuses is denied without asking.
+ * rule refuses is denied without asking. With "remember_key" (kind
+ * confirm, no command) the engine remembers an approval of that key for
+ * the tool: the pause offers "remember_scopes" (default ["session",
+ * "project"]), and once approved with one of them the next such confirm
+ * is approved without a pause ("by": "grant", a "granted" event).
  */
 il_status il_host_pause(il_handle host, uint64_t request, const char *req_json);
 

@@ -121,6 +121,17 @@ test('a remember scope the pause does not offer is refused at once', async (t) =
       s.close();
     }
   });
+  await t.test('a scope that is not one', async () => {
+    const s = engine.createSession();
+    try {
+      const run = s.begin();
+      await assert.rejects(run.pause({ kind: 'confirm', message: 'Send?', rememberKey: 'send', rememberScopes: ['forever'] }), { code: 'ERR_INVALID_ARGUMENT', message: /remember scope "forever" \(offer "session" or "project"\)/ });
+      await assert.rejects(run.pause({ kind: 'confirm', message: 'Send?', rememberKey: 5 }), { code: 'ERR_INVALID_ARGUMENT', message: /remember_key/ });
+      run.end();
+    } finally {
+      s.close();
+    }
+  });
   await t.test('a key with a command', async () => {
     const s = engine.createSession();
     try {
