@@ -306,7 +306,11 @@ il_status il_server_close(il_handle server);
  *    nanoseconds, a decimal string),"tool"?,"call_id"?,"text"?,"coalesced"?};
  *    type is run_started, text, tool_started, tool_progress, tool_finished,
  *    paused, pause_answered, pause_requested, stopping, interrupted,
- *    run_finished, run_failed or closed. "run" is the run id the change
+ *    run_finished, run_failed, closed, warning or granted (a confirm with a
+ *    remember key approved by a remembered grant without asking: "tool",
+ *    "text" the key, "remember" the grant's scope, "by" "grant"). A
+ *    pause's "remember_scopes" are the scopes its approval may be
+ *    remembered with (absent: none). "run" is the run id the change
  *    belongs to; the terminal run events (interrupted, run_finished,
  *    run_failed) carry "result": {"run","status","interruption"?,"error"?}.
  *    Every run started by il_session_prompt, il_session_continue or
@@ -389,7 +393,8 @@ il_status il_session_get_status(il_handle session, int32_t *out_status);
 il_status il_session_get_version(il_handle session, uint64_t *out_version);
 
 /* The current (oldest pending) pause as JSON {"id","kind","source","tool"?,
- * "message","details"?,"reasons"?,"step","task"?,"at"}, or "null". */
+ * "message","details"?,"reasons"?,"remember_scopes"?,"step","task"?,"at"},
+ * or "null". */
 il_status il_session_get_pause_state(il_handle session, char **out_json);
 
 /* A snapshot: {"id","status","version","pause","pauses","interruption",
