@@ -173,8 +173,12 @@ func (e *Engine) addProjectGrant(ctx context.Context, k grantKey, session, by st
 	return nil
 }
 
+// bothScopes is what a confirm with a RememberKey offers by default (shared:
+// never modified).
+var bothScopes = []string{RememberSession, RememberProject}
+
 // prepareRemember validates what req asks to remember and binds it to
-// tool and the session's project; it returns what a grant of it is.
+// tool (granted binds it to the session's project, when it is offered).
 func (s *Session) prepareRemember(req *PauseRequest, tool string) error {
 	for _, sc := range req.RememberScopes {
 		if sc != RememberSession && sc != RememberProject {
@@ -188,9 +192,9 @@ func (s *Session) prepareRemember(req *PauseRequest, tool string) error {
 		return fmt.Errorf("%w: pause request: remember key %q on a %s pause: only an approval is remembered (use kind %q)", ErrInvalidArgument, req.RememberKey, req.Kind, PauseConfirm)
 	}
 	if len(req.RememberScopes) == 0 {
-		req.RememberScopes = []string{RememberSession, RememberProject}
+		req.RememberScopes = bothScopes
 	}
-	req.grant = &grantKey{tool: tool, root: ProjectRoot(s.dir), action: req.RememberKey}
+	req.grant = &grantKey{tool: tool, action: req.RememberKey}
 	return nil
 }
 
@@ -210,6 +214,9 @@ func (s *Session) granted(ctx context.Context, req *PauseRequest) (string, error
 	if !slices.Contains(req.RememberScopes, RememberProject) {
 		return "", nil
 	}
+	// Found on disk (symlinks, .git) at each question, so only when a
+	// project grant could answer or be given.
+	g.root = ProjectRoot(s.dir)
 	ok, err := s.eng.hasProjectGrant(ctx, *g)
 	if ok {
 		return RememberProject, err

@@ -61,8 +61,9 @@ type PauseRequest struct {
 	RememberScopes []string
 
 	// grant is what an approval of RememberKey is bound to as a project
-	// grant: the tool's registered name, the session's project root, the
-	// key (nil without a key). Its session grant has no root.
+	// grant: the tool's registered name, the session's project root (set
+	// when the project scope is offered), the key; nil without a key. Its
+	// session grant has no root.
 	grant *grantKey
 }
 
