@@ -27,6 +27,12 @@ func decodeStrict(data []byte, v any) error {
 			return nil
 		}
 	}
+	return decodeWithDecoder(data, v)
+}
+
+// decodeWithDecoder is decodeStrict by a json.Decoder: DisallowUnknownFields
+// and nothing after the value.
+func decodeWithDecoder(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	err := dec.Decode(v)
