@@ -294,8 +294,16 @@ func TestLoopsAfterARestart(t *testing.T) {
 	<-started
 	require.NoError(t, funcs.Interrupt(engine.ReasonUserStop))
 	<-fdone
+	running, err := e.NewSession(engine.SessionOptions{ID: "running"})
+	require.NoError(t, err)
+	rl, err := running.NewTaskLoop(promptTasks()[1:])
+	require.NoError(t, err)
+	_, _, err = rl.Start(t.Context())
+	require.NoError(t, err)
+	waitEvent(t, sub, func(ev engine.Event) bool { return ev.Session == "running" && ev.Type == engine.EventToolStarted })
+
 	history := prompts.History()
-	require.NoError(t, e.Close())
+	require.NoError(t, e.Close()) // "running" is stopped by the close, and kept
 
 	e = openStore(t, path, nil) // no engine provider: the tasks' own models are restored
 	s, err := e.Session("prompts")
@@ -324,6 +332,20 @@ func TestLoopsAfterARestart(t *testing.T) {
 	assert.Equal(t, [2]int{4, 0}, [2]int{st.Completed, st.Failed})
 	assert.True(t, st.Done)
 	assert.Equal(t, []string{"first", "second", "third", "fourth"}, userPrompts(s.History()))
+
+	// The loop the engine's close stopped resumes too.
+	r, err := e.Session("running")
+	require.NoError(t, err)
+	assert.Equal(t, engine.ReasonSystemStop, r.Snapshot().Interruption.Reason)
+	require.Len(t, r.TaskLoops(), 1)
+	rsub := r.TaskLoops()[0].Subscribe()
+	defer rsub.Close()
+	run, err := r.TaskLoops()[0].Continue()
+	require.NoError(t, err)
+	assert.NotZero(t, run)
+	for ev := nextTaskEvent(t, rsub); ev.Type != engine.TaskEventCompleted; ev = nextTaskEvent(t, rsub) {
+	}
+	assert.Equal(t, 3, r.TaskLoops()[0].State().Completed)
 
 	f, err := e.Session("funcs")
 	require.NoError(t, err)

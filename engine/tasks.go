@@ -100,8 +100,11 @@ type TaskEvent struct {
 	State *TaskLoopState `json:"state,omitempty"`
 }
 
-func (e TaskEvent) terminal() bool { return e.Type == TaskEventCompleted }
-func (e TaskEvent) key() string    { return e.Loop }
+// terminal: the end of a run of the loop, kept for a reader that fell behind.
+func (e TaskEvent) terminal() bool {
+	return e.Type == TaskEventCompleted || e.Type == TaskEventInterrupted
+}
+func (e TaskEvent) key() string { return e.Loop }
 
 // TaskLoop runs tasks one after another in one session. By default it runs
 // continuously; in pause mode it stops after each task (success or failure,
@@ -341,7 +344,9 @@ func (tl *TaskLoop) bindLocked(r *run) {
 // is done.
 func (tl *TaskLoop) ended(r *run, err error) {
 	tl.s.mu.Lock()
-	closing := tl.closing || tl.s.closing && !tl.s.eng.shuttingDown.Load() // closed by its user: no resuming
+	// Closed by its user: no resuming. The engine's close keeps it for the
+	// next owner of the store.
+	closing := (tl.closing || tl.s.closing) && !tl.s.eng.shuttingDown.Load()
 	tl.s.mu.Unlock()
 	tl.mu.Lock()
 	defer tl.mu.Unlock()
