@@ -409,3 +409,24 @@ func TestConcurrentResumptionsMakeOneRun(t *testing.T) {
 	require.NoError(t, err)
 	assert.Zero(t, run, "done: nothing to resume")
 }
+
+// A stopped loop that was then closed cannot be resumed, and says so.
+func TestClosedLoopIsNotResumable(t *testing.T) {
+	t.Parallel()
+	tasks, started, _ := blockingTasks(2)
+	tl, _ := newLoop(t, tasks)
+	s := tl.Session()
+	done := startLoop(t, tl)
+	<-started
+	require.NoError(t, s.Interrupt(engine.ReasonUserStop))
+	<-done
+	tl.Close()
+	assert.True(t, tl.State().Done)
+	assert.False(t, tl.State().Interrupted)
+	assert.Equal(t, engine.Eligibility{Reason: engine.NotEligibleLoopClosed}, s.Eligibility())
+	_, err := s.Continue(t.Context())
+	require.ErrorIs(t, err, engine.ErrNotResumable)
+	run, err := tl.Continue()
+	require.NoError(t, err)
+	assert.Zero(t, run)
+}

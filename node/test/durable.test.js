@@ -180,3 +180,41 @@ test('a project grant remembered in one host is honoured after a restart, only i
   }
   rmSync(dir, { recursive: true, force: true });
 });
+
+test('a task loop of prompt tasks stopped in one host is resumed by the next', async () => {
+  const dir = tempDir('interlock-durable-');
+  const store = path.join(dir, 's.db');
+  const first = new Engine({ store });
+  let id;
+  try {
+    const loop = first.createTaskLoop({
+      tasks: [
+        { title: 'nap', prompt: 'sleep', script: [{ toolCalls: [{ name: 'sleep', args: { ms: 600000 } }] }, { text: 'woke up' }] },
+        { title: 'then', prompt: 'then', script: [{ text: 'done' }] },
+      ],
+    });
+    id = loop.session.id;
+    const started = new Promise((resolve) => loop.session.on('tool_started', resolve));
+    const run = loop.run();
+    await started;
+    loop.session.interrupt('user_stop');
+    assert.equal((await run).interrupted, true);
+  } finally {
+    first.close();
+    await first.closed;
+  }
+  const second = new Engine({ store });
+  try {
+    const s = second.session(id);
+    assert.deepEqual(s.eligibility, { eligible: true }, 'the loop and its tasks\' scripts came back with the store');
+    const res = await s.continue();
+    assert.equal(res.status, 'idle', JSON.stringify(res));
+    const h = s.history();
+    assert.deepEqual(h.filter((m) => m.role === 'user').map((m) => m.text), ['sleep', 'then'], 'the cut task went on, then the next');
+    assert.deepEqual(h.filter((m) => m.role === 'marker').map((m) => m.text), ['Stopped by you', 'Resumed']);
+  } finally {
+    second.close();
+    await second.closed;
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
