@@ -253,10 +253,10 @@ il_status il_engine_counts(il_handle engine, char **out_json);
  * owner stopped). [] without a store. Free with il_free. */
 il_status il_engine_audit_log(il_handle engine, const char *session, char **out_json);
 
-/* The approvals remembered for confirms with a remember key (the bash
- * tool's own grants are not among them): [{"tool","key","scope","session",
- * "root","at"}], scope "session" (of session) or "project" (bound to root).
- * Free with il_free. */
+/* The approvals remembered so as not to ask again, of confirms with a
+ * remember key and of the bash tool (key: the command as judged):
+ * [{"tool","key","scope","session","root","at"}], scope "session" (of
+ * session) or "project" (bound to root). Free with il_free. */
 il_status il_engine_grants(il_handle engine, char **out_json);
 
 /* Forgets one of il_engine_grants' approvals, given as listed (JSON with

@@ -75,13 +75,35 @@ func (g storeGrants) Revoke(ctx context.Context, action string) error {
 	return g.st.Update(ctx, func(tx *store.Tx) { tx.RevokeGrant(g.tool, action) })
 }
 
-// giveGrantStores hands every GrantKeeper among the tools its GrantStore.
-func (e *Engine) giveGrantStores() error {
+// GrantHolder is a Tool that remembers approvals itself (the bash tool):
+// Engine.Grants lists what it holds and Engine.RevokeGrant takes it back
+// through it. name is the name the tool is registered under.
+type GrantHolder interface {
+	// HeldGrants lists the tool's grants: those of sessions, then its
+	// project grants.
+	HeldGrants(name string, sessions []*Session) []Grant
+	// RevokeHeld forgets g; s is g's session for session scope (else nil).
+	// An error wraps ErrUnknownGrant when the tool holds no such grant.
+	RevokeHeld(g Grant, s *Session) error
+}
+
+// registered returns the tools as registered, each with its name (the
+// tool itself when it was Described).
+func (e *Engine) registered() map[string]Tool {
+	out := map[string]Tool{}
 	for _, name := range e.tools.Names() {
 		t, _ := e.tools.Lookup(name)
 		if d, ok := t.(describedTool); ok {
 			t = d.Tool
 		}
+		out[name] = t
+	}
+	return out
+}
+
+// giveGrantStores hands every GrantKeeper among the tools its GrantStore.
+func (e *Engine) giveGrantStores() error {
+	for name, t := range e.registered() {
 		if gk, ok := t.(GrantKeeper); ok {
 			if err := gk.UseGrantStore(storeGrants{st: e.store, tool: name}); err != nil {
 				return fmt.Errorf("store %s: tool %q: project grants: %w", e.store.Path(), name, err)
@@ -284,14 +306,20 @@ type Grant struct {
 	At      time.Time `json:"at"`
 }
 
-// Grants lists the approvals remembered for confirms with a RememberKey:
+// Grants lists the approvals remembered without asking again: for
+// confirms with a RememberKey, and those a GrantHolder tool keeps (bash):
 // every session's own (by session), then the project grants (by root), so
 // that a user can see what is approved without asking and take it back
-// (RevokeGrant). A tool that keeps its own grants (bash: Tool.SessionGrants,
-// Tool.ProjectGrants) lists those itself.
+// (RevokeGrant).
 func (e *Engine) Grants(ctx context.Context) ([]Grant, error) {
 	var out []Grant
-	for _, s := range e.Sessions() {
+	sessions := e.Sessions()
+	for name, t := range e.registered() {
+		if h, ok := t.(GrantHolder); ok {
+			out = append(out, h.HeldGrants(name, sessions)...)
+		}
+	}
+	for _, s := range sessions {
 		s.mu.Lock()
 		for k, at := range s.grants {
 			out = append(out, Grant{Tool: k.tool, Key: k.action, Scope: RememberSession, Session: s.id, At: at})
@@ -320,6 +348,20 @@ func (e *Engine) Grants(ctx context.Context) ([]Grant, error) {
 // and Session or Root, as Grants lists it): the next such confirm asks
 // again. It returns an error wrapping ErrUnknownGrant if there is none.
 func (e *Engine) RevokeGrant(ctx context.Context, g Grant) error {
+	if h, ok := e.registered()[g.Tool].(GrantHolder); ok {
+		var s *Session
+		switch g.Scope {
+		case RememberSession:
+			var err error
+			if s, err = e.Session(g.Session); err != nil {
+				return fmt.Errorf("revoke the session grant %q of %s: %w", g.Key, g.Tool, err)
+			}
+		case RememberProject:
+		default:
+			return fmt.Errorf("%w: grant scope %q (want %q or %q)", ErrInvalidArgument, g.Scope, RememberSession, RememberProject)
+		}
+		return h.RevokeHeld(g, s)
+	}
 	switch g.Scope {
 	case RememberSession:
 		s, err := e.Session(g.Session)
@@ -361,11 +403,7 @@ func (e *Engine) RevokeGrant(ctx context.Context, g Grant) error {
 // grants in the store (GrantKeeper): their rows are theirs to list.
 func (e *Engine) grantKeepers() map[string]bool {
 	out := map[string]bool{}
-	for _, name := range e.tools.Names() {
-		t, _ := e.tools.Lookup(name)
-		if d, ok := t.(describedTool); ok {
-			t = d.Tool
-		}
+	for name, t := range e.registered() {
 		if _, ok := t.(GrantKeeper); ok {
 			out[name] = true
 		}

@@ -288,7 +288,7 @@ func TestRememberedConfirmSessionGrantSurvivesARestart(t *testing.T) {
 }
 
 // What was remembered can be listed and taken back: the next confirm asks
-// again. The bash tool's own grants are not listed here.
+// again.
 func TestGrantsListedAndRevoked(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "s.db")

@@ -259,8 +259,13 @@ func (s *Session) Events(ctx context.Context) <-chan Event { return s.Subscribe(
 // Local returns the session-scoped value under key, creating it on first use.
 // io.Closer values are closed when the session closes. After Close it returns
 // a fresh, unshared value from create (closed at once if it is a Closer).
+// A nil create only looks: nil when there is no value.
 func (s *Session) Local(key any, create func() any) any {
 	s.mu.Lock()
+	if create == nil {
+		defer s.mu.Unlock()
+		return s.locals[key]
+	}
 	if s.closed {
 		s.mu.Unlock()
 		v := create()

@@ -644,9 +644,11 @@ export declare class Engine {
   /** The store's audit log of pause decisions (one session's, or all), oldest first. */
   auditLog(session?: string): AuditEntry[];
   /**
-   * The approvals remembered for confirms with a rememberKey: every
-   * session's own, then the project grants (the bash tool's own grants are
-   * not listed here). Take one back with revokeGrant.
+   * The approvals remembered so as not to ask again: those of confirms
+   * with a rememberKey and the bash tool's (tool 'bash', key the command as
+   * judged, e.g. "rm -rf /home/me/app/build (in /home/me/app)"); every
+   * session's own, then the project grants. Take one back with revokeGrant
+   * (a bash project grant is taken back in every project).
    */
   grants(): Grant[];
   /**

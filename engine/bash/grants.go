@@ -22,8 +22,9 @@ const (
 	ScopeProject = engine.RememberProject // for every session of the Tool, kept in the engine's store (else WithProjectGrantsFile)
 )
 
-// ErrUnknownGrant is returned by Grants.Revoke for a command that has no grant.
-var ErrUnknownGrant = errors.New("no grant for that command")
+// ErrUnknownGrant is returned by Grants.Revoke for a command that has no
+// grant: the engine's, so that Engine.RevokeGrant reports it the same way.
+var ErrUnknownGrant = engine.ErrUnknownGrant
 
 // Grant is one remembered approval. It covers exactly one judged action:
 // Command is the program with its words as they will be when it runs

@@ -84,6 +84,36 @@ func (t *Tool) ProjectGrants() *Grants { return t.project }
 // engine calls it when it opens its store. Use the Tool with one engine.
 func (t *Tool) UseGrantStore(gs engine.GrantStore) error { return t.project.useStore(gs) }
 
+// HeldGrants lists the tool's grants (engine.GrantHolder): each session's
+// (of sessions that have any), then the project grants.
+func (t *Tool) HeldGrants(name string, sessions []*engine.Session) []engine.Grant {
+	var out []engine.Grant
+	for _, s := range sessions {
+		if g, ok := s.Local(sessionGrantsKey{t}, nil).(*Grants); ok {
+			for _, gr := range g.List() {
+				out = append(out, engine.Grant{Tool: name, Key: gr.Command, Scope: ScopeSession, Session: s.ID(), At: gr.At})
+			}
+		}
+	}
+	for _, gr := range t.project.List() {
+		out = append(out, engine.Grant{Tool: name, Key: gr.Command, Scope: ScopeProject, Root: gr.Root, At: gr.At})
+	}
+	return out
+}
+
+// RevokeHeld forgets g (engine.GrantHolder): a session grant in s; a
+// project grant of the command in every project (as ProjectGrants().Revoke).
+func (t *Tool) RevokeHeld(g engine.Grant, s *engine.Session) error {
+	if g.Scope == ScopeProject {
+		return t.project.Revoke(g.Key)
+	}
+	grants, ok := s.Local(sessionGrantsKey{t}, nil).(*Grants)
+	if !ok {
+		return fmt.Errorf("session %s: bash session grants: %q (list them to see what each covers): %w", s.ID(), g.Key, ErrUnknownGrant)
+	}
+	return grants.Revoke(g.Key)
+}
+
 // sessionGrantsKey keys a Tool's session grants in the session's Local state.
 type sessionGrantsKey struct{ t *Tool }
 

@@ -213,3 +213,25 @@ test("a JS tool's project grant is honoured after a restart with a file store, i
   }
   rmSync(dir, { recursive: true, force: true });
 });
+
+test("engine.grants() lists the bash tool's grants too, and revokeGrant() takes them back", async () => {
+  const dir = tempDir();
+  const s = engine.createSession({ dir, script: [{ toolCalls: [{ name: 'bash', args: { command: 'rm -f notes.txt' } }] }, { text: 'done' }] });
+  try {
+    let asked = 0;
+    s.on('paused', (ev) => {
+      asked++;
+      s.confirm(true, undefined, ev.pause.id, 'session');
+    });
+    await s.prompt('tidy');
+    const mine = engine.grants().filter((g) => g.session === s.id);
+    assert.deepEqual(mine.map((g) => [g.tool, g.key, g.scope]), [['bash', `rm -f notes.txt (in ${dir})`, 'session']]);
+    await s.prompt('tidy again');
+    assert.equal(asked, 1, 'remembered');
+    engine.revokeGrant(mine[0]);
+    await s.prompt('tidy once more');
+    assert.equal(asked, 2, 'asked again after the revoke');
+  } finally {
+    s.close();
+  }
+});
