@@ -152,7 +152,7 @@ type projectGrants struct {
 	held   map[grantKey]time.Time // when each was given
 }
 
-// has reports whether k is granted; with a store, its grants are read at
+// hasProjectGrant reports whether k is granted; with a store, its grants are read at
 // the first question.
 func (e *Engine) hasProjectGrant(ctx context.Context, k grantKey) (bool, error) {
 	g := &e.grants
