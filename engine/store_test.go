@@ -175,43 +175,25 @@ func crashChild(path string) {
 			break
 		}
 	}
-	prompting := session("prompting")
-	pl, err := prompting.NewTaskLoop([]engine.Task{
-		{Title: "nap", Prompt: "sleep", Provider: engine.NewScriptedProvider([]engine.ScriptTurn{sleep, {Text: "woke up"}})},
-		{Title: "then", Prompt: "then", Provider: engine.NewScriptedProvider([]engine.ScriptTurn{{Text: "done"}})},
-	})
-	if err != nil {
-		fail(err)
+	// Loops of prompt tasks: one running a tool, one asking a tool's
+	// question in its first task, one waiting between tasks in pause mode.
+	loop := func(id string, first engine.ScriptTurn, opts ...engine.TaskOption) {
+		tl, err := session(id).NewTaskLoop([]engine.Task{
+			{Title: "first", Prompt: "first", Provider: engine.NewScriptedProvider([]engine.ScriptTurn{first, {Text: "one"}})},
+			{Title: "then", Prompt: "then", Provider: engine.NewScriptedProvider([]engine.ScriptTurn{{Text: "done"}})},
+		}, opts...)
+		if err != nil {
+			fail(err)
+		}
+		if _, _, err := tl.Start(ctx); err != nil {
+			fail(err)
+		}
 	}
-	if _, _, err := pl.Start(ctx); err != nil {
-		fail(err)
-	}
+	loop("prompting", sleep)
 	until("prompting", engine.EventToolStarted)
-	// A loop asking a tool's question in its first task, and one waiting
-	// between tasks in pause mode.
-	questioning := session("questioning")
-	ql, err := questioning.NewTaskLoop([]engine.Task{
-		{Title: "ask", Prompt: "ask", Provider: engine.NewScriptedProvider([]engine.ScriptTurn{confirm, {Text: "asked"}})},
-		{Title: "then", Prompt: "then", Provider: engine.NewScriptedProvider([]engine.ScriptTurn{{Text: "done"}})},
-	})
-	if err != nil {
-		fail(err)
-	}
-	if _, _, err := ql.Start(ctx); err != nil {
-		fail(err)
-	}
+	loop("questioning", confirm)
 	until("questioning", engine.EventPaused)
-	between := session("between")
-	bl, err := between.NewTaskLoop([]engine.Task{
-		{Title: "first", Prompt: "first", Provider: engine.NewScriptedProvider([]engine.ScriptTurn{{Text: "one"}})},
-		{Title: "second", Prompt: "second", Provider: engine.NewScriptedProvider([]engine.ScriptTurn{{Text: "two"}})},
-	}, engine.WithTaskPauseMode(true))
-	if err != nil {
-		fail(err)
-	}
-	if _, _, err := bl.Start(ctx); err != nil {
-		fail(err)
-	}
+	loop("between", engine.ScriptTurn{Text: "one"}, engine.WithTaskPauseMode(true))
 	until("between", engine.EventPaused)
 	seen := map[string][]engine.Message{}
 	for _, s := range e.Sessions() {
@@ -337,7 +319,7 @@ func TestRecoveryAfterTheOwnerIsKilled(t *testing.T) {
 	// The loop of prompt tasks goes on with its cut task, then the next.
 	expectTaskEvents(t, plSub, "resumed:0", "task_begin:0", "task_end:0", "task_begin:1", "task_end:1", "completed:-1")
 	assert.Equal(t, [2]int{2, 0}, [2]int{pl.State().Completed, pl.State().Failed})
-	assert.Equal(t, []string{"sleep", "then"}, userPrompts(prompting.History()))
+	assert.Equal(t, []string{"first", "then"}, texts(prompting.History(), engine.RoleUser))
 
 	// Continue asks each loop's question anew (a new pause), then the
 	// loop goes on to its end.
@@ -357,7 +339,7 @@ func TestRecoveryAfterTheOwnerIsKilled(t *testing.T) {
 		sub.Close()
 		st := s.TaskLoops()[0].State()
 		assert.Equal(t, [3]any{2, 0, true}, [3]any{st.Completed, st.Failed, st.Done}, tt.id)
-		assert.Equal(t, []string{"Interrupted by server restart", "Resumed"}, markers(s.History()), tt.id)
+		assert.Equal(t, []string{"Interrupted by server restart", "Resumed"}, texts(s.History(), engine.RoleMarker), tt.id)
 	}
 }
 

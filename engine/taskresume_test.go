@@ -35,20 +35,11 @@ func promptTasks() []engine.Task {
 	}
 }
 
-func userPrompts(h []engine.Message) []string {
+// texts are the texts of h's messages of role.
+func texts(h []engine.Message, role engine.Role) []string {
 	var out []string
 	for _, m := range h {
-		if m.Role == engine.RoleUser {
-			out = append(out, m.Text)
-		}
-	}
-	return out
-}
-
-func markers(h []engine.Message) []string {
-	var out []string
-	for _, m := range h {
-		if m.Role == engine.RoleMarker {
+		if m.Role == role {
 			out = append(out, m.Text)
 		}
 	}
@@ -115,8 +106,8 @@ func TestEscThenContinueFinishesTheLoop(t *testing.T) {
 	assert.True(t, st.Done)
 	assert.False(t, st.Interrupted)
 	h := s.History()
-	assert.Equal(t, []string{"first", "second", "third", "fourth"}, userPrompts(h), "the cut task goes on; its prompt is not sent again")
-	assert.Equal(t, []string{"Stopped by you", "Resumed"}, markers(h))
+	assert.Equal(t, []string{"first", "second", "third", "fourth"}, texts(h, engine.RoleUser), "the cut task goes on; its prompt is not sent again")
+	assert.Equal(t, []string{"Stopped by you", "Resumed"}, texts(h, engine.RoleMarker))
 	expectTaskEvents(t, loopSub, "started:-1", "task_begin:0", "task_end:0", "task_begin:1", "interrupted:1",
 		"resumed:1", "task_begin:1", "task_end:1", "task_begin:2", "task_end:2", "task_begin:3", "task_end:3", "completed:-1")
 }
@@ -193,7 +184,7 @@ func TestDeniedLoopResumptionEndsTheLoop(t *testing.T) {
 	st := tl.State()
 	assert.True(t, st.Done)
 	assert.False(t, st.Interrupted)
-	assert.Equal(t, "Resume denied: not again", markers(s.History())[1])
+	assert.Equal(t, "Resume denied: not again", texts(s.History(), engine.RoleMarker)[1])
 	assert.Equal(t, engine.RunIdle, s.RunState())
 }
 
@@ -254,8 +245,8 @@ func TestEmergencyStopThenResumeAllResumesLoops(t *testing.T) {
 	for _, tl := range loops {
 		st := tl.State()
 		assert.Equal(t, [2]int{3, 0}, [2]int{st.Completed, st.Failed}, tl.ID())
-		assert.Equal(t, []string{"second", "third", "fourth"}, userPrompts(tl.Session().History()), "no task ran twice")
-		assert.Equal(t, []string{"Stopped by emergency stop", "Resumed"}, markers(tl.Session().History()))
+		assert.Equal(t, []string{"second", "third", "fourth"}, texts(tl.Session().History(), engine.RoleUser), "no task ran twice")
+		assert.Equal(t, []string{"Stopped by emergency stop", "Resumed"}, texts(tl.Session().History(), engine.RoleMarker))
 	}
 	wl.Continue()
 	require.NoError(t, <-wdone)
@@ -331,7 +322,7 @@ func TestLoopsAfterARestart(t *testing.T) {
 	st = tl.State()
 	assert.Equal(t, [2]int{4, 0}, [2]int{st.Completed, st.Failed})
 	assert.True(t, st.Done)
-	assert.Equal(t, []string{"first", "second", "third", "fourth"}, userPrompts(s.History()))
+	assert.Equal(t, []string{"first", "second", "third", "fourth"}, texts(s.History(), engine.RoleUser))
 
 	// The loop the engine's close stopped resumes too.
 	r, err := e.Session("running")
@@ -404,7 +395,7 @@ func TestConcurrentResumptionsMakeOneRun(t *testing.T) {
 	}
 	st := tl.State()
 	assert.Equal(t, [3]any{4, 0, true}, [3]any{st.Completed, st.Failed, st.Done})
-	assert.Equal(t, []string{"first", "second", "third", "fourth"}, userPrompts(s.History()))
+	assert.Equal(t, []string{"first", "second", "third", "fourth"}, texts(s.History(), engine.RoleUser))
 	run, err := tl.Continue()
 	require.NoError(t, err)
 	assert.Zero(t, run, "done: nothing to resume")

@@ -301,13 +301,7 @@ func TestTaskLoopPromptTasks(t *testing.T) {
 	expectTaskEvents(t, sub, "started:-1", "task_begin:0", "task_end:0", "task_begin:1", "failed:1", "task_begin:2", "task_end:2", "completed:-1")
 	st := tl.State()
 	assert.Contains(t, st.Tasks[1].Error, "no_such_tool")
-	var prompts []string
-	for _, m := range tl.Session().History() {
-		if m.Role == engine.RoleUser {
-			prompts = append(prompts, m.Text)
-		}
-	}
-	assert.Equal(t, []string{"sleep a little", "call a missing tool", "sleep again"}, prompts)
+	assert.Equal(t, []string{"sleep a little", "call a missing tool", "sleep again"}, texts(tl.Session().History(), engine.RoleUser))
 }
 
 // TestTaskLoopConcurrentControl hammers the controls from many goroutines
