@@ -11,8 +11,8 @@ import (
 func (st *Store) Load(ctx context.Context) ([]Session, error) {
 	st.conn.Lock()
 	defer st.conn.Unlock()
-	rows, err := st.db.QueryContext(ctx, `SELECT id, seq, created_at, options, state, run, run_kind, pause_seq, last_end, interruption,
-		tokens_in, tokens_out, step, last_error, needs_input FROM sessions ORDER BY seq`)
+	rows, err := st.db.QueryContext(ctx, `SELECT s.id, s.seq, s.created_at, o.options, s.state, s.run, s.run_kind, s.pause_seq, s.last_end, s.interruption,
+		s.tokens_in, s.tokens_out, s.step, s.last_error, s.needs_input FROM sessions s LEFT JOIN session_options o ON o.session = s.id ORDER BY s.seq`)
 	if err != nil {
 		return nil, st.fail("read sessions", err)
 	}
@@ -21,15 +21,17 @@ func (st *Store) Load(ctx context.Context) ([]Session, error) {
 	for rows.Next() {
 		var s Session
 		var created int64
-		var options, state string
-		var in, needs sql.NullString
+		var state string
+		var options, in, needs sql.NullString
 		if err := rows.Scan(&s.ID, &s.Seq, &created, &options, &state, &s.Run, &s.RunKind, &s.PauseSeq, &s.LastEnd, &in,
 			&s.TokensIn, &s.TokensOut, &s.Step, &s.LastError, &needs); err != nil {
 			rows.Close()
 			return nil, st.fail("read sessions", err)
 		}
 		s.CreatedAt = fromMS(created)
-		s.Options = json.RawMessage(options)
+		if options.Valid {
+			s.Options = json.RawMessage(options.String)
+		}
 		s.Proceeding = state == "proceeding"
 		if in.Valid {
 			s.Interruption = json.RawMessage(in.String)

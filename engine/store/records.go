@@ -145,8 +145,10 @@ var statements = map[string]string{
 	"commit":        `COMMIT`,
 	"rollback":      `ROLLBACK`,
 	"checkpoint":    `PRAGMA wal_checkpoint(PASSIVE)`,
-	"createSession": `INSERT INTO sessions (id, seq, created_at, options, state) VALUES (?, ?, ?, ?, 'idle')`,
+	"createSession": `INSERT INTO sessions (id, seq, created_at, state) VALUES (?, ?, ?, 'idle')`,
+	"options":       `INSERT INTO session_options (session, options) VALUES (?, ?)`,
 	"deleteSession": `DELETE FROM sessions WHERE id = ?`,
+	"deleteOptions": `DELETE FROM session_options WHERE session = ?`,
 	"deleteHistory": `DELETE FROM history WHERE session = ?`,
 	"deletePauses":  `DELETE FROM pauses WHERE session = ?`,
 	"deleteLoops":   `DELETE FROM task_loops WHERE session = ?`,
@@ -234,16 +236,19 @@ func (tx *Tx) exec(name string, args ...any) {
 	}
 }
 
-// CreateSession writes a new session.
+// CreateSession writes a new session: its row, and its options in a row
+// of their own (written once: every transition updates the session's row,
+// which stays small).
 func (tx *Tx) CreateSession(s Session) {
-	tx.exec("createSession", s.ID, s.Seq, ms(s.CreatedAt), string(s.Options))
+	tx.exec("createSession", s.ID, s.Seq, ms(s.CreatedAt))
+	tx.exec("options", s.ID, string(s.Options))
 }
 
-// DeleteSession forgets a closed session: its row, history, pauses, loops
-// and session grants. Its interruptions, project grants and audit entries
+// DeleteSession forgets a closed session: its row, options, history,
+// pauses, loops and session grants. Its interruptions, project grants and audit entries
 // stay.
 func (tx *Tx) DeleteSession(id string) {
-	for _, name := range []string{"deleteSession", "deleteHistory", "deletePauses", "deleteLoops", "deleteTasks", "deleteSessionGrants"} {
+	for _, name := range []string{"deleteSession", "deleteOptions", "deleteHistory", "deletePauses", "deleteLoops", "deleteTasks", "deleteSessionGrants"} {
 		tx.exec(name, id)
 	}
 }

@@ -124,6 +124,21 @@ ALTER TABLE task_states ADD COLUMN kind TEXT NOT NULL DEFAULT '';   -- prompt | 
 ALTER TABLE task_states ADD COLUMN prompt TEXT NOT NULL DEFAULT '';
 ALTER TABLE task_states ADD COLUMN provider TEXT;                   -- JSON description of the task's own model
 `,
+	// 6: a session's options live in a table of their own, written once
+	// at its creation: the session's row, updated by every transition
+	// (counters, run started and ended), stays a few dozen bytes instead
+	// of carrying the options (a script session's options hold its whole
+	// script, ~100 KB in the JS bench, which every update of the row read
+	// and rewrote). Every session's options are copied before the column
+	// goes.
+	`
+CREATE TABLE session_options (
+	session TEXT PRIMARY KEY,
+	options TEXT NOT NULL                   -- JSON: dir, model, env names (never values)
+) WITHOUT ROWID;
+INSERT INTO session_options (session, options) SELECT id, options FROM sessions;
+ALTER TABLE sessions DROP COLUMN options;
+`,
 }
 
 // SchemaVersion is the schema version this package writes.

@@ -412,6 +412,46 @@ func TestMigrations(t *testing.T) {
 	require.NoError(t, st.Close())
 	version, _ = pragmas(t, v3)
 	assert.Equal(t, store.SchemaVersion, version)
+
+	// Version 6: a version-5 store's sessions keep their options (a
+	// script's 100 KB too), now in a table of their own; the session's row
+	// no longer has them, and a session deleted afterwards takes its
+	// options with it.
+	v5 := filepath.Join(dir, "v5.db")
+	db, err = sql.Open("sqlite", v5)
+	require.NoError(t, err)
+	big := `{"dir":"/w","provider":{"script":"` + strings.Repeat("x", 100_000) + `"}}`
+	_, err = db.Exec(strings.Join(store.Migrations[:5], ";")+`;PRAGMA application_id = 1229736753; PRAGMA user_version = 5;
+		INSERT INTO sessions (id, seq, created_at, options, state, run, tokens_in, step, pause_seq) VALUES ('a', 1, 7, '{"dir":"/a"}', 'proceeding', 3, 11, 2, 4);
+		INSERT INTO sessions (id, seq, created_at, options, state) VALUES ('b', 2, 8, ?, 'idle');
+		INSERT INTO history (session, idx, message) VALUES ('a', 0, '{"role":"user"}')`, big)
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+	st = open(t, v5)
+	got, err = st.Load(t.Context())
+	require.NoError(t, err)
+	require.Len(t, got, 2)
+	assert.Equal(t, "a", got[0].ID)
+	assert.JSONEq(t, `{"dir":"/a"}`, string(got[0].Options))
+	assert.Equal(t, []int{3, 11, 2}, []int{int(got[0].Run), got[0].TokensIn, got[0].Step})
+	assert.Equal(t, uint64(4), got[0].PauseSeq)
+	assert.True(t, got[0].Proceeding)
+	assert.Len(t, got[0].History, 1)
+	assert.Equal(t, "b", got[1].ID)
+	assert.Equal(t, big, string(got[1].Options))
+	assert.Equal(t, time.UnixMilli(8), got[1].CreatedAt)
+	require.NoError(t, st.Update(t.Context(), func(tx *store.Tx) { tx.DeleteSession("b") }))
+	require.NoError(t, st.Close())
+	version, _ = pragmas(t, v5)
+	assert.Equal(t, store.SchemaVersion, version)
+	db, err = sql.Open("sqlite", v5)
+	require.NoError(t, err)
+	defer db.Close()
+	var columns, options int
+	require.NoError(t, db.QueryRow(`SELECT count(*) FROM pragma_table_info('sessions') WHERE name = 'options'`).Scan(&columns))
+	require.NoError(t, db.QueryRow(`SELECT count(*) FROM session_options`).Scan(&options))
+	assert.Zero(t, columns, "the session's row no longer holds its options")
+	assert.Equal(t, 1, options, "b's options went with it")
 }
 
 func pragmas(t *testing.T, path string) (version, appID int) {
