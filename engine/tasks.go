@@ -55,8 +55,8 @@ type TaskLoopState struct {
 	Completed int        `json:"completed"`
 	Failed    int        `json:"failed"`
 	Done      bool       `json:"done"`
-	// Interrupted: the loop's run was interrupted; Continue (or ResumeAll)
-	// on its session resumes it. Not done until it has ended.
+	// Interrupted: the loop's run was interrupted; Continue (the loop's or
+	// its session's) or ResumeAll resumes it. Not done until it has ended.
 	Interrupted bool   `json:"interrupted"`
 	Version     uint64 `json:"version"`
 }
@@ -72,7 +72,7 @@ const (
 	TaskEventFailed    TaskEventType = "failed"
 	TaskEventCompleted TaskEventType = "completed" // the loop ended (Message: counts; Error: why it stopped early)
 	// TaskEventInterrupted: a run of the loop was interrupted (Error: why);
-	// the loop is not done: Continue on its session resumes it.
+	// the loop is not done: Continue (the loop's or its session's) resumes it.
 	TaskEventInterrupted TaskEventType = "interrupted"
 	TaskEventPaused      TaskEventType = "paused"
 	// TaskEventResumed: the loop goes on after a pause between tasks, or
@@ -112,7 +112,8 @@ func (e TaskEvent) key() string { return e.Loop }
 // session: Interrupt stops it at once, also while it waits between tasks.
 //
 // An interrupted loop is not done: the session is interrupted and eligible,
-// and its Continue (or ResumeAll) resumes the loop as one new run. The task
+// and Continue (the loop's or the session's) or ResumeAll resumes the loop
+// as one new run. The task
 // that was cut goes on: a prompt task continues its agent run as
 // Session.Continue does (a tool with side effects that had started and was
 // cut makes resuming ask first); a Go function task runs again from its
