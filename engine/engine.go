@@ -30,6 +30,7 @@ type Engine struct {
 	shuttingDown     atomic.Bool               // Close: sessions closing now are kept in the store
 
 	runSeq atomic.Uint64 // run ids, unique in the engine
+	runs   runner        // the goroutines of background runs
 	grants projectGrants // remembered approvals of project scope (PauseRequest.RememberKey)
 
 	mu       sync.Mutex

@@ -53,7 +53,7 @@ func (s *Session) Start(ctx context.Context, text string) (runID uint64, done <-
 	if err != nil {
 		return 0, nil, err
 	}
-	go func() { s.settle(r, s.turns(r)) }()
+	s.eng.runs.start(func() { s.settle(r, s.turns(r)) })
 	return r.id, r.outcome, nil
 }
 
@@ -96,7 +96,7 @@ func (s *Session) startContinue(ctx context.Context, eligibleOnly bool) (uint64,
 	if err != nil {
 		return 0, nil, err
 	}
-	go func() { s.settle(r, s.continueRun(r, in)) }()
+	s.eng.runs.start(func() { s.settle(r, s.continueRun(r, in)) })
 	return r.id, r.outcome, nil
 }
 

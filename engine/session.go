@@ -524,7 +524,7 @@ func (s *Session) answer(pauseID string, a Answer, opts ...AnswerOption) error {
 	}
 	s.emitLocked(Event{Type: EventPauseAnswered, Answered: &p.Pause, Answer: a, AnswerReason: res.Reason, Remember: res.Remember, By: res.By})
 	if p.parked != nil { // the pause is off the list: nothing else can take the run
-		go p.parked.resume(s, res, nil)
+		s.eng.runs.start(func() { p.parked.resume(s, res, nil) })
 	}
 	return nil
 }
@@ -572,7 +572,7 @@ func (s *Session) stopLocked(reason Reason) {
 	// unwinds on a fresh one, as a waiter's would.
 	for _, p := range pending {
 		if p.parked != nil {
-			go p.parked.resume(s, PauseResult{Answer: AnswerInterrupted}, interruptErr(r.ctx))
+			s.eng.runs.start(func() { p.parked.resume(s, PauseResult{Answer: AnswerInterrupted}, interruptErr(r.ctx)) })
 		}
 	}
 }
