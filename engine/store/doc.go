@@ -44,9 +44,21 @@
 // the commits since the last checkpoint (the file stays consistent). A
 // commit of a transition writes 2-4 pages: two pwrite calls per page and
 // nothing else, 15-25 µs at p50 on the 2-core machine the benchmarks run
-// on. A pause's raise writes the pause and its audit entry only; the
-// number of the session's last pause goes with its other counters (see
-// Tx.PauseRaised and Load). The connection is in exclusive locking mode: SQLite takes the file's
+// on. Each page a transition touches is one more in its commit, so the
+// tables are laid out for the transitions on the reported path:
+//   - a session's row holds only its state and counters (a few dozen
+//     bytes); its options, which for a script session hold the whole
+//     script, are in session_options, written once at its creation;
+//   - a pause's raise writes the pause's row and its audit entry, and its
+//     answer empties and marks that row ended and appends its audit entry:
+//     neither writes the session's row (the number of the session's last
+//     pause goes with its other counters and the run's end, which deletes
+//     the ended rows; Load takes it from the pauses' rows until then);
+//   - the audit log has no index (each raise, answer and approval by a
+//     grant wrote a page of one): it is only appended to, and read whole
+//     or by session by a scan.
+//
+// The connection is in exclusive locking mode: SQLite takes the file's
 // lock once and keeps the WAL's index in its own memory (no -shm file), so
 // a commit makes no lock calls (it made ~6 fcntl). The cost: no other
 // connection can read the file while the store is open (sqlite3 on a live

@@ -59,39 +59,30 @@ func (st *Store) Load(ctx context.Context) ([]Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = st.eachLocked(ctx, "read pauses", `SELECT p.session, p.id, CAST(substr(p.id, 2) AS INTEGER), p.run, p.pause FROM pauses p ORDER BY p.session, 3`, func(r *sql.Rows) error {
+	// A raise does not write the session's row (PauseRaised) and an
+	// answer keeps the pause's row, ended (PauseEnded), until the run's
+	// end writes the last pause's number: the session's last number is
+	// the greatest of its row and its pauses', ended or not.
+	err = st.eachLocked(ctx, "read pauses", `SELECT p.session, p.id, CAST(substr(p.id, 2) AS INTEGER), p.run, p.pause, p.ended FROM pauses p ORDER BY p.session, 3`, func(r *sql.Rows) error {
 		var id string
 		var p Pause
 		var seq uint64
 		var pause string
-		if err := r.Scan(&id, &p.ID, &seq, &p.Run, &pause); err != nil {
+		var ended bool
+		if err := r.Scan(&id, &p.ID, &seq, &p.Run, &pause, &ended); err != nil {
 			return err
 		}
 		p.Pause = json.RawMessage(pause)
 		if i, ok := index[id]; ok {
-			out[i].Pauses = append(out[i].Pauses, p)
+			if !ended {
+				out[i].Pauses = append(out[i].Pauses, p)
+			}
 			out[i].PauseSeq = max(out[i].PauseSeq, seq)
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
-	}
-	// A raise does not write the session's row (PauseRaised): a session
-	// whose run ended has its last pause's number there (RunEnded), but
-	// one proceeding when its owner died may have raised pauses since its
-	// last Counters. The pending ones were counted above; an answered one
-	// is the last raise in the audit log (found through audit_session).
-	for i := range out {
-		if !out[i].Proceeding {
-			continue
-		}
-		var seq uint64
-		err := st.db.QueryRowContext(ctx, `SELECT CAST(substr(pause, 2) AS INTEGER) FROM audit WHERE session = ? AND event = 'raised' ORDER BY id DESC LIMIT 1`, out[i].ID).Scan(&seq)
-		if err != nil && err != sql.ErrNoRows {
-			return nil, st.fail("read the last pause of "+out[i].ID, err)
-		}
-		out[i].PauseSeq = max(out[i].PauseSeq, seq)
 	}
 	err = st.eachLocked(ctx, "read session grants", `SELECT session, tool, action, by, at FROM session_grants ORDER BY session, at`, func(r *sql.Rows) error {
 		var id string

@@ -160,7 +160,7 @@ var statements = map[string]string{
 	"history":      `INSERT INTO history (session, idx, message) VALUES (?, ?, ?)`,
 	"counters":     `UPDATE sessions SET tokens_in = ?, tokens_out = ?, step = ?, pause_seq = max(pause_seq, ?) WHERE id = ?`,
 	"pauseRaised":  `INSERT INTO pauses (session, id, run, pause) VALUES (?, ?, ?, ?)`,
-	"pauseEnded":   `DELETE FROM pauses WHERE session = ? AND id = ?`,
+	"pauseEnded":   `UPDATE pauses SET ended = 1, pause = '' WHERE session = ? AND id = ?`,
 	"audit":        `INSERT INTO audit (at, session, run, pause, event, kind, tool, message, answer, reason, by, remember) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 	"grant": `INSERT INTO grants (session, tool, action, dir, by, at) VALUES (?, ?, ?, ?, ?, ?)
 		ON CONFLICT (tool, dir, action) DO UPDATE SET session = excluded.session, by = excluded.by, at = excluded.at`,
@@ -291,12 +291,15 @@ func (tx *Tx) Counters(session string, tokensIn, tokensOut, step int, pauseSeq u
 // PauseRaised records a pending pause, whose id is "p" and its number.
 // The session's row is left alone (one page less to write on the path of
 // every pause): the number is written with the next Counters or RunEnded,
-// and Load takes it from the pause itself until then.
+// and Load takes it from the pause's row until then (see PauseEnded).
 func (tx *Tx) PauseRaised(session string, p Pause) {
 	tx.exec("pauseRaised", session, p.ID, p.Run, string(p.Pause))
 }
 
 // PauseEnded forgets a pending pause (answered, timed out, interrupted).
+// Its row stays, emptied and marked ended, until the run ends (RunEnded
+// deletes it): Load takes the session's last pause number from it, so the
+// answer writes only the page the pause was on, not the session's row.
 func (tx *Tx) PauseEnded(session, id string) { tx.exec("pauseEnded", session, id) }
 
 // Audit appends a decision to the audit log.

@@ -139,6 +139,20 @@ CREATE TABLE session_options (
 INSERT INTO session_options (session, options) SELECT id, options FROM sessions;
 ALTER TABLE sessions DROP COLUMN options;
 `,
+	// 7: no index on the audit log's session: each raise, answer and
+	// approval by a grant wrote a page of it, and only recovery read by it
+	// (the last pause raised by a session that was proceeding). An
+	// answered pause's row now stays in pauses, marked ended, until its
+	// run ends (the run's end writes the session's last pause number and
+	// deletes them): a pause's number is never reused after a restart
+	// without reading the audit log. The sessions proceeding in a store of
+	// before get their last raise's number from the audit log first.
+	`
+ALTER TABLE pauses ADD COLUMN ended INTEGER NOT NULL DEFAULT 0;   -- 1: answered, kept for its number until the run ends
+UPDATE sessions SET pause_seq = max(pause_seq, coalesce((SELECT max(CAST(substr(a.pause, 2) AS INTEGER)) FROM audit a
+	WHERE a.session = sessions.id AND a.event = 'raised'), 0)) WHERE state = 'proceeding';
+DROP INDEX audit_session;
+`,
 }
 
 // SchemaVersion is the schema version this package writes.

@@ -222,10 +222,11 @@ func TestUpdateIsAllOrNothing(t *testing.T) {
 	}
 }
 
-// A raise does not write the session's row: the number of the last pause
-// comes back after a kill that left it only in the pause itself (pending)
-// or in the audit log (answered), so a pause raised after the restart never
-// takes an old pause's id.
+// Neither a raise nor an answer writes the session's row: the number of
+// the last pause comes back after a kill that left it only in the pause's
+// row (pending, or answered and kept ended until the run's end), so a
+// pause raised after the restart never takes an old pause's id; only the
+// pending ones come back as pauses.
 func TestPauseNumberSurvivesAKillAfterTheRaise(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "s.db")
@@ -266,10 +267,15 @@ func TestPauseNumberSurvivesAKillAfterTheRaise(t *testing.T) {
 	got, err := open(t, path).Load(t.Context())
 	require.NoError(t, err)
 	seqs := map[string]uint64{}
+	pending := map[string][]string{}
 	for _, s := range got {
 		seqs[s.ID] = s.PauseSeq
+		for _, p := range s.Pauses {
+			pending[s.ID] = append(pending[s.ID], p.ID)
+		}
 	}
 	assert.Equal(t, map[string]uint64{"answered": 3, "pending": 3, "both": 4, "ended": 3}, seqs)
+	assert.Equal(t, map[string][]string{"pending": {"p3"}, "both": {"p3"}}, pending)
 }
 
 // The store checkpoints only after a transaction marked MayCheckpoint, and
@@ -452,6 +458,45 @@ func TestMigrations(t *testing.T) {
 	require.NoError(t, db.QueryRow(`SELECT count(*) FROM session_options`).Scan(&options))
 	assert.Zero(t, columns, "the session's row no longer holds its options")
 	assert.Equal(t, 1, options, "b's options went with it")
+	require.NoError(t, db.Close())
+
+	// Version 7: the audit log has no index on its session any more; a
+	// session proceeding in a version-6 store whose last pause was
+	// answered (its number only in the audit log) keeps that number.
+	v6 := filepath.Join(dir, "v6.db")
+	db, err = sql.Open("sqlite", v6)
+	require.NoError(t, err)
+	_, err = db.Exec(strings.Join(store.Migrations[:6], ";") + `;PRAGMA application_id = 1229736753; PRAGMA user_version = 6;
+		INSERT INTO sessions (id, seq, created_at, state, run, pause_seq) VALUES ('a', 1, 7, 'proceeding', 3, 2), ('b', 2, 7, 'ended', 1, 1);
+		INSERT INTO session_options (session, options) VALUES ('a', '{}'), ('b', '{}');
+		INSERT INTO pauses (session, id, run, pause) VALUES ('a', 'p3', 3, '{"id":"p3"}');
+		INSERT INTO audit (at, session, run, pause, event, kind, tool, message) VALUES
+			(1, 'a', 3, 'p3', 'raised', 'confirm', 't', 'm'), (2, 'a', 3, 'p4', 'raised', 'confirm', 't', 'm'),
+			(3, 'a', 3, 'p4', 'answered', 'confirm', 't', 'm'), (4, 'b', 1, 'p9', 'raised', 'confirm', 't', 'm')`)
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+	st = open(t, v6)
+	got, err = st.Load(t.Context())
+	require.NoError(t, err)
+	require.Len(t, got, 2)
+	assert.Equal(t, uint64(4), got[0].PauseSeq, "p4, answered: only in the audit log before")
+	require.Len(t, got[0].Pauses, 1)
+	assert.Equal(t, "p3", got[0].Pauses[0].ID)
+	assert.Equal(t, uint64(1), got[1].PauseSeq, "an ended session's number is its row's (written at the run's end)")
+	require.NoError(t, st.Update(t.Context(), func(tx *store.Tx) { tx.PauseEnded("a", "p3") }))
+	require.NoError(t, st.Close())
+	st = open(t, v6)
+	got, err = st.Load(t.Context())
+	require.NoError(t, err)
+	require.NoError(t, st.Close())
+	assert.Equal(t, uint64(4), got[0].PauseSeq)
+	assert.Empty(t, got[0].Pauses)
+	db, err = sql.Open("sqlite", v6)
+	require.NoError(t, err)
+	defer db.Close()
+	var indexes int
+	require.NoError(t, db.QueryRow(`SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = 'audit_session'`).Scan(&indexes))
+	assert.Zero(t, indexes)
 }
 
 func pragmas(t *testing.T, path string) (version, appID int) {
