@@ -551,6 +551,14 @@ il_status il_host_end(il_handle host, const char *result_json, char **out_json);
 il_status il_taskloop_create(il_handle engine, const char *json, il_handle *out_loop,
                              il_handle *out_session);
 
+/*
+ * A new handle to the session's newest task loop: one made with
+ * il_taskloop_create or, after a restart, one the store brought back (a
+ * loop of prompt tasks); *out_loop = 0 when it has none. Close it with
+ * il_taskloop_close (which closes the loop).
+ */
+il_status il_session_task_loop(il_handle session, il_handle *out_loop);
+
 /* Starts the loop in the background (a loop runs once); it ends with the
  * loop's "completed" event carrying out_run. */
 il_status il_taskloop_run(il_handle loop, uint64_t *out_run);

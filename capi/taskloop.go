@@ -68,6 +68,24 @@ func il_taskloop_create(h C.il_handle, optsJSON *C.char, outLoop, outSession *C.
 	})
 }
 
+//export il_session_task_loop
+func il_session_task_loop(h C.il_handle, outLoop *C.il_handle) C.il_status {
+	return call("il_session_task_loop", h, func(se *sessionEntry) error {
+		if outLoop == nil {
+			return errNilOut("out_loop")
+		}
+		*outLoop = 0
+		loops := se.s.TaskLoops()
+		if len(loops) == 0 {
+			return nil
+		}
+		return se.eng.whileOpen(func() error {
+			*outLoop = handles.add(&loopEntry{tl: loops[len(loops)-1], eng: se.eng})
+			return nil
+		})
+	})
+}
+
 //export il_taskloop_run
 func il_taskloop_run(h C.il_handle, out *C.uint64_t) C.il_status {
 	return call("il_taskloop_run", h, func(le *loopEntry) error {

@@ -630,6 +630,11 @@ export declare class Engine {
   /** What the engine runs with: tools, and the sandbox in force for their commands. */
   info(): EngineInfo;
   createTaskLoop(opts: { tasks: TaskSpec[]; pauseMode?: boolean }): TaskLoop;
+  /**
+   * The open task loops: those created and, after a restart with a store,
+   * those it brought back (a loop of prompt tasks, with its session), oldest first.
+   */
+  taskLoops(): TaskLoop[];
   checkCommand(cmd: string): Decision;
   /** Registers (or replaces) a tool written in JS, described to the model with its schema. */
   registerTool<A = any>(name: string, tool: JsTool<A>): this;

@@ -97,6 +97,8 @@ export interface Native {
 
   /** Returns [loop, session]. */
   taskLoopCreate(engine: Handle, json: string): [Handle, Handle];
+  /** The session's newest task loop (0: none): a new handle. */
+  sessionTaskLoop(session: Handle): Handle;
   taskLoopRun(loop: Handle): number;
   taskLoopSetPauseMode(loop: Handle, on: boolean): void;
   taskLoopIsPauseMode(loop: Handle): boolean;

@@ -16,7 +16,7 @@
 
 import { fromNative } from './convert.js';
 import { wants } from './listeners.js';
-import { kEmit, kEnd, kPauseSeen, kRelease, kRetired, kSettle } from './base.js';
+import { kEmit, kEnd, kIsClosed, kPauseSeen, kRelease, kRetired, kSettle } from './base.js';
 
 // Terminal run events: they carry the run id and its result.
 const RUN_END_EVENTS = new Set(['interrupted', 'run_finished', 'run_failed']);
@@ -85,6 +85,11 @@ export class Dispatcher {
 
   session(id) {
     return this.#sessions.get(id);
+  }
+
+  /** The task loops routed to (open ones). */
+  *loops() {
+    for (const loop of this.#loops.values()) if (!loop[kIsClosed]) yield loop;
   }
 
   /** Every object still routed to. */

@@ -5,7 +5,7 @@ import process from 'node:process';
 import { engineConfigArg, idArg, noExtra, sessionOptionsArg, taskLoopOptions } from './args.js';
 import { fromNative, toNativeJSON } from './convert.js';
 import { argError, closedError, InterlockError } from './errors.js';
-import { kClosed, kInternal } from './base.js';
+import { kClosed, kInternal, kRawHandle } from './base.js';
 import { Dispatcher } from './dispatch.js';
 import { HostRouter } from './host.js';
 import { Listeners } from './listeners.js';
@@ -108,8 +108,11 @@ export class Engine {
       }),
     });
     // Sessions a store brought back get their wrappers, as created ones do.
+    // And their task loops (a loop of prompt tasks is restored), theirs too.
     for (const snap of JSON.parse(native.engineSessionsCamel(this.#h))) {
-      this.#dispatch.adoptSession(new Session(kInternal, this, native.engineSessionHandle(this.#h, snap.id)));
+      const session = this.#dispatch.adoptSession(new Session(kInternal, this, native.engineSessionHandle(this.#h, snap.id)));
+      const loop = native.sessionTaskLoop(session[kRawHandle]);
+      if (loop) this.#dispatch.adoptLoop(new TaskLoop(kInternal, this, loop, session));
     }
   }
 
@@ -149,6 +152,13 @@ export class Engine {
     const [loopH, sessionH] = native.taskLoopCreate(this.#handle(), json);
     const session = this.#dispatch.adoptSession(new Session(kInternal, this, sessionH));
     return this.#dispatch.adoptLoop(new TaskLoop(kInternal, this, loopH, session));
+  }
+
+  /** The task loops: those created, and those a store brought back (loops of prompt tasks), oldest first. */
+  taskLoops(...extra) {
+    noExtra(extra, 'engine.taskLoops()', 'no arguments');
+    this.#handle();
+    return [...this.#dispatch.loops()];
   }
 
   /**

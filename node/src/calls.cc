@@ -528,6 +528,14 @@ Napi::Value TaskLoopCreate(const Napi::CallbackInfo& info) {
   return out;
 }
 
+Napi::Value SessionTaskLoop(const Napi::CallbackInfo& info) {
+  Args args(info, "session task loop", 0, 0);
+  il_handle session = args.Handle();
+  il_handle loop = 0;
+  Check(info.Env(), il_session_task_loop(session, &loop), session);
+  return Napi::Number::New(info.Env(), static_cast<double>(loop));
+}
+
 Napi::Value TaskLoopRun(const Napi::CallbackInfo& info) {
   Args args(info, "taskLoop.run()", 0, 0);
   il_handle loop = args.Handle();
@@ -639,6 +647,7 @@ void RegisterCalls(Napi::Env env, Napi::Object exports) {
       {"hostCheck", HostCheck},
       {"hostStep", HostStep},
       {"hostEnd", HostEnd},
+      {"sessionTaskLoop", SessionTaskLoop},
       {"taskLoopCreate", TaskLoopCreate},
       {"taskLoopRun", TaskLoopRun},
       {"taskLoopSetPauseMode", TaskLoopSetPauseMode},

@@ -207,8 +207,14 @@ test('a task loop of prompt tasks stopped in one host is resumed by the next', a
   try {
     const s = second.session(id);
     assert.deepEqual(s.eligibility, { eligible: true }, 'the loop and its tasks\' scripts came back with the store');
+    const [loop] = second.taskLoops();
+    assert.equal(loop.session, s);
+    const cut = loop.state();
+    assert.deepEqual([cut.interrupted, cut.done], [true, false]);
+    assert.deepEqual(cut.tasks.map((t) => [t.title, t.status]), [['nap', 'interrupted'], ['then', 'pending']]);
     const res = await s.continue();
     assert.equal(res.status, 'idle', JSON.stringify(res));
+    assert.deepEqual([loop.state().completed, loop.state().done], [2, true]);
     const h = s.history();
     assert.deepEqual(h.filter((m) => m.role === 'user').map((m) => m.text), ['sleep', 'then'], 'the cut task went on, then the next');
     assert.deepEqual(h.filter((m) => m.role === 'marker').map((m) => m.text), ['Stopped by you', 'Resumed']);
