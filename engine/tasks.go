@@ -253,7 +253,7 @@ func (tl *TaskLoop) Continue() (runID uint64, err error) {
 	if err != nil {
 		return 0, err
 	}
-	go func() { tl.s.settle(r, tl.s.continueRun(r, in)) }()
+	tl.s.eng.runs.start(func() { tl.s.settle(r, tl.s.continueRun(r, in)) })
 	return r.id, nil
 }
 
