@@ -90,6 +90,23 @@ static inline char *il_capi_sink_take(il_capi_sink *s, size_t *len, int *in_call
 	return out;
 }
 
+// il_capi_sink_count_lines counts the recorded lines that start with
+// prefix and forgets everything recorded (no copy: for benchmarks).
+static inline int il_capi_sink_count_lines(il_capi_sink *s, const char *prefix) {
+	size_t n = strlen(prefix);
+	int count = 0;
+	pthread_mutex_lock(&s->mu);
+	for (size_t i = 0; i < s->len;) {
+		char *nl = memchr(s->buf + i, '\n', s->len - i);
+		size_t end = nl ? (size_t)(nl - s->buf) : s->len;
+		if (end - i >= n && memcmp(s->buf + i, prefix, n) == 0) count++;
+		i = end + 1;
+	}
+	s->len = 0;
+	pthread_mutex_unlock(&s->mu);
+	return count;
+}
+
 // il_capi_sink_watch counts the calls made on the calling thread from now on.
 static inline void il_capi_sink_watch(il_capi_sink *s) {
 	pthread_mutex_lock(&s->mu);
@@ -243,6 +260,14 @@ func (s *sink) take() (events string, inCall bool) {
 	p := C.il_capi_sink_take(s.c, &n, &busy)
 	defer C.free(unsafe.Pointer(p))
 	return C.GoStringN(p, C.int(n)), busy != 0
+}
+
+// countLines counts the recorded lines (records) that start with prefix
+// and forgets what was recorded, without copying it.
+func (s *sink) countLines(prefix string) int {
+	p := C.CString(prefix)
+	defer C.free(unsafe.Pointer(p))
+	return int(C.il_capi_sink_count_lines(s.c, p))
 }
 
 // reenter makes the next callback call unregister the callback of engine

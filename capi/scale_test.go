@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -139,8 +138,7 @@ func benchCapiParkApprove(b *testing.B) {
 	}
 	waitAll(n, status(statusPaused))
 	for paused := 0; paused < n; time.Sleep(time.Millisecond) {
-		got, _ := ev.take()
-		paused += strings.Count(got, "paused ")
+		paused += ev.countLines("paused ")
 	}
 	park := cpuNow(b) - c0
 	entries := make([]confirmEntry, n)
@@ -153,8 +151,7 @@ func benchCapiParkApprove(b *testing.B) {
 	waitAll(n, status(statusIdle))
 	// Until the callback has had every run's end, as prompt() in JS waits.
 	for ended := 0; ended < n; time.Sleep(time.Millisecond) {
-		got, _ := ev.take()
-		ended += strings.Count(got, "run_finished ")
+		ended += ev.countLines("run_finished ")
 	}
 	approve := cpuNow(b) - c0
 	b.StopTimer()
