@@ -216,3 +216,41 @@ func TestFeedBurstCostsItsItemsOnly(t *testing.T) {
 	}
 	assert.Less(t, allocated(1000), 10*item, "a later burst of 1,000 reuses the blocks kept")
 }
+
+// A delta published after a decision event of its session is never merged
+// into the delta before that event, even when nobody reads in between.
+func TestFeedNeverMergesADeltaAcrossADecision(t *testing.T) {
+	t.Parallel()
+	asking := make(chan struct{})
+	tool := engine.ToolFunc(func(ctx context.Context, _ engine.ToolCall, env *engine.Env) (engine.Result, error) {
+		env.Progress("before")
+		close(asking)
+		if _, err := env.Pause(ctx, engine.PauseRequest{Kind: engine.PauseConfirm, Message: "go on?"}); err != nil {
+			return engine.Result{}, err
+		}
+		env.Progress("after")
+		return engine.Result{Output: "done"}, nil
+	})
+	e, s := newEngine(t, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("t", nil)}}}, engine.WithTool("t", tool))
+	f := e.NewFeed()
+	defer f.Close()
+	done := start(t, s, "go")
+	<-asking
+	for s.Status() != engine.StatusPaused {
+		runtime.Gosched()
+	}
+	require.NoError(t, s.Confirm("", true))
+	require.NoError(t, (<-done).Err)
+	require.NoError(t, e.Close())
+	var got []string
+	for _, it := range drain(t, f) {
+		ev := it.Event
+		if ev.Type == engine.EventToolProgress {
+			got = append(got, "progress "+ev.Text)
+			assert.Zero(t, ev.Coalesced)
+		} else if ev.Type == engine.EventPaused || ev.Type == engine.EventPauseAnswered {
+			got = append(got, string(ev.Type))
+		}
+	}
+	assert.Equal(t, []string{"progress before", "paused", "pause_answered", "progress after"}, got)
+}
