@@ -214,7 +214,14 @@ func TestFeedBurstCostsItsItemsOnly(t *testing.T) {
 	for i, v := range taken {
 		require.Equal(t, uint64(i+1), v, "engine order")
 	}
-	assert.Less(t, allocated(1000), 10*item, "a later burst of 1,000 reuses the blocks kept")
+	// The count is the process's: the least of three bursts leaves out what
+	// another goroutine (a runtime one, a test's leftover) allocated meanwhile.
+	later := allocated(1000)
+	for range 2 {
+		require.NoError(t, f.Take(t.Context(), func([]engine.FeedItem) {}))
+		later = min(later, allocated(1000))
+	}
+	assert.Less(t, later, 10*item, "a later burst of 1,000 reuses the blocks kept")
 }
 
 // A delta published after a decision event of its session is never merged
