@@ -79,6 +79,7 @@ func appendPauseJSON(b []byte, p *engine.Pause) []byte {
 	b = appendOptString(b, `,"details":`, p.Details)
 	b = appendOptStrings(b, `,"reasons":`, p.Reasons)
 	b = appendOptStrings(b, `,"rememberScopes":`, p.RememberScopes)
+	b = appendOptString(b, `,"rememberKey":`, p.RememberKey)
 	b = append(b, `,"step":`...)
 	b = strconv.AppendInt(b, int64(p.Step), 10)
 	if p.Task != 0 {

@@ -31,7 +31,7 @@ func TestEventJSONMatchesEncodingJSON(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2026, 11, 23, 20, 0, 0, 123456789, time.FixedZone("x", 3600))
 	odd := "quote \" backslash \\ nl \n cr \r tab \t bs \b ff \f nul \x00 esc \x1b del \x7f <html> & é 日本 \u2028 \u2029 bad \xff\xfe end"
-	pause := &engine.Pause{ID: "p3", Kind: engine.PauseConfirm, Source: engine.SourceTool, Tool: "bash", Message: odd, Details: "rm -rf build", Reasons: []string{"a", odd}, RememberScopes: []string{"session", "project"}, Step: 4, Task: 2, At: at, Version: 9}
+	pause := &engine.Pause{ID: "p3", Kind: engine.PauseConfirm, Source: engine.SourceTool, Tool: "bash", Message: odd, Details: "rm -rf build", Reasons: []string{"a", odd}, RememberScopes: []string{"session", "project"}, RememberKey: odd, Step: 4, Task: 2, At: at, Version: 9}
 	events := []engine.Event{
 		{},
 		{Session: "s1", Version: 1, Type: engine.EventRunStarted, Status: engine.StatusRunning, Run: 7, Step: 0, At: at, MonoNS: 123456789012345},
@@ -59,7 +59,7 @@ func TestEventJSONKnowsEveryField(t *testing.T) {
 	t.Parallel()
 	known := map[reflect.Type][]string{
 		reflect.TypeFor[engine.Event]():     {"session", "version", "type", "status", "run", "result", "pause", "answered", "answer", "answer_reason", "remember", "by", "reason", "step", "at", "mono_ns", "tool", "call_id", "text", "coalesced", "code", "-"},
-		reflect.TypeFor[engine.Pause]():     {"id", "kind", "source", "tool", "message", "details", "reasons", "remember_scopes", "step", "task", "at", "version"},
+		reflect.TypeFor[engine.Pause]():     {"id", "kind", "source", "tool", "message", "details", "reasons", "remember_scopes", "remember_key", "step", "task", "at", "version"},
 		reflect.TypeFor[engine.RunResult](): {"run", "status", "interruption", "error", "error_code"},
 	}
 	for typ, names := range known {

@@ -85,10 +85,15 @@ type Pause struct {
 	Reasons []string    `json:"reasons,omitempty"`
 	// RememberScopes are the scopes the user may choose to remember an
 	// approval with ("session", "project"); empty when it can't be.
-	RememberScopes []string  `json:"remember_scopes,omitempty"`
-	Step           int       `json:"step"`
-	Task           int       `json:"task,omitempty"`
-	At             time.Time `json:"at"`
+	RememberScopes []string `json:"remember_scopes,omitempty"`
+	// RememberKey is what an approval with one of those scopes approves
+	// again without asking (PauseRequest.RememberKey): shown next to the
+	// scopes, so the user sees what is remembered. "" for the bash gate,
+	// which keys approvals by the command's actions itself.
+	RememberKey string    `json:"remember_key,omitempty"`
+	Step        int       `json:"step"`
+	Task        int       `json:"task,omitempty"`
+	At          time.Time `json:"at"`
 	// Version is the session version at which the pause was raised: an
 	// answer from a client that had not yet seen that version is stale.
 	Version uint64 `json:"version"`

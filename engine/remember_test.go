@@ -100,6 +100,7 @@ func TestRememberedConfirm(t *testing.T) {
 		a := newDeployer(t, e, dir)
 		p, out := a.asked(true, engine.Remember(engine.RememberSession))
 		assert.Equal(t, []string{engine.RememberSession, engine.RememberProject}, p.RememberScopes, "a keyed confirm offers both scopes")
+		assert.Equal(t, "deploy to production", p.RememberKey, "the pause says what is remembered")
 		assert.Equal(t, "deployed (session )", out)
 		ev, out := a.granted()
 		assert.Equal(t, "deploy to production", ev.Text, "the event names the grant")

@@ -387,7 +387,8 @@ func (s *Session) raisePauseLocked(ctx context.Context, r *run, req PauseRequest
 		Pause: Pause{
 			ID: "p" + strconv.FormatUint(s.pauseSeq, 10), Kind: req.Kind, Source: src, Tool: req.Tool,
 			Message: req.Message, Details: req.Details, Reasons: req.Reasons, RememberScopes: req.RememberScopes,
-			Step: step, Task: task, At: time.Now(),
+			RememberKey: req.RememberKey,
+			Step:        step, Task: task, At: time.Now(),
 			Version: s.version.Load() + 1, // the version emitLocked gives the paused event
 		},
 		parked: parked,

@@ -43,6 +43,8 @@ export interface PauseInfo {
   /** The scopes an approval may be remembered with (confirm's `remember`);
    *  absent when it can't be remembered: offer only Approve and Deny. */
   rememberScopes?: ('session' | 'project')[];
+  /** What such an approval approves again without asking (the confirm's rememberKey). */
+  rememberKey?: string;
   step: number;
   task?: number;
   at: string;           // RFC 3339

@@ -43,6 +43,7 @@ test("a JS tool's confirm approved for the session is not asked again in that se
     const first = s.prompt('deploy');
     const pause = (await shown).pause;
     assert.deepEqual(pause.rememberScopes, ['session', 'project'], 'a keyed confirm offers both scopes');
+    assert.equal(pause.rememberKey, 'deploy to production', 'the pause says what is remembered');
     s.confirm(true, undefined, pause.id, 'session');
     assert.equal((await first).status, 'idle');
     assert.deepEqual(answers.at(-1), { answer: 'approved', remember: 'session' });

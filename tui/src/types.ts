@@ -19,6 +19,8 @@ export interface PauseView {
   details?: string;
   /** The scopes a confirm's approval may be remembered with ([S], [P]); absent when it can't be. */
   rememberScopes?: readonly RememberChoice[];
+  /** What [S] or [P] approves again without asking (the confirm's rememberKey). */
+  rememberKey?: string;
 }
 
 /** How long an approval is remembered, when the user chose to: this session, or this project. */

@@ -57,6 +57,19 @@ describe('PauseIndicator', () => {
     ui.unmount();
   });
 
+  it('says what a remembered approval approves again, only where one can be remembered', async () => {
+    const keyed = { ...deploy, rememberKey: 'deploy api to production' };
+    const ui = await render(<PauseIndicator holdMs={0} pause={keyed} />);
+    assert.equal(
+      ui.frame(),
+      '⚠️ deploy: Deploy to production?\nRemembering approves again without asking: deploy api to production\n' +
+        '[Y] Approve  [S] Approve for this session  [P] Approve for this project  [N] Deny  [Esc] Cancel',
+    );
+    ui.rerender(<PauseIndicator holdMs={0} pause={{ ...keyed, rememberScopes: undefined }} />);
+    assert.equal(ui.frame(), '⚠️ deploy: Deploy to production?\n[Y] Approve  [N] Deny  [Esc] Cancel');
+    ui.unmount();
+  });
+
   for (const [name, pause, key, want] of [
     ['s approves for the session', deploy, 's', [['approve', 'p-deploy', 'session']]],
     ['S approves for the session', deploy, 'S', [['approve', 'p-deploy', 'session']]],

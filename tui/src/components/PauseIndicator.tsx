@@ -47,7 +47,8 @@ export const IGNORED_HINT = {
  *             [Y] Approve  [N] Deny  [Esc] Cancel                Y approve, N deny, Esc cancel
  *
  * A confirm whose approval can be remembered (pause.rememberScopes) also
- * offers [S] Approve for this session and [P] Approve for this project.
+ * offers [S] Approve for this session and [P] Approve for this project,
+ * and says what such an approval approves again (pause.rememberKey).
  *
  * Keys answer only after a quiet period (see settleMs): a person typing
  * through the moment the pause appears answers nothing; a remembered
@@ -101,6 +102,9 @@ export function PauseIndicator({
         ⚠️ {pause.toolName}: {pause.message}
       </Text>
       {pause.details ? <Text>{pause.details}</Text> : null}
+      {pause.rememberScopes?.length && pause.rememberKey ? (
+        <Text color={theme.muted}>{rememberLine(pause.rememberKey)}</Text>
+      ) : null}
       <Text color={theme.muted}>{confirmHint(pause)}</Text>
       {ignored}
     </Box>
@@ -112,6 +116,11 @@ const REMEMBER_KEYS: Record<RememberChoice, { key: string; label: string }> = {
   session: { key: 's', label: '[S] Approve for this session' },
   project: { key: 'p', label: '[P] Approve for this project' },
 };
+
+/** The line that says what [S] and [P] approve again without asking. */
+export function rememberLine(key: string): string {
+  return `Remembering approves again without asking: ${key}`;
+}
 
 /** The key-hint line of a confirm pause: the scope keys only when the pause offers them. */
 function confirmHint(pause: PauseView): string {

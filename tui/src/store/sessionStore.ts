@@ -23,6 +23,7 @@ export function toPauseView(pause: PauseInfo): PauseView {
   };
   if (pause.details) view.details = pause.details;
   if (pause.rememberScopes?.length) view.rememberScopes = Object.freeze([...pause.rememberScopes]);
+  if (pause.rememberScopes?.length && pause.rememberKey) view.rememberKey = pause.rememberKey;
   return Object.freeze(view);
 }
 
