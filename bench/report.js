@@ -3,6 +3,11 @@
 // bench/results.json ({"<metric>": {"value": N, "unit": "..."}}) and prints
 // them as a table against their targets. Exits non-zero when a file is
 // missing or unreadable, so a broken benchmark never looks like a result.
+//
+// The JS benchmarks run once per Node version users run (the arguments,
+// e.g. `22 24`; js-node22.json, scale-node22.json, ...): a JS metric's value
+// is its worst over those versions, and each version's value is kept beside
+// it ({"value": N, "unit": "...", "node": {"22": N, "24": N}}).
 
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -10,7 +15,13 @@ import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const outDir = path.join(here, 'out');
-const expected = ['engine.json', 'bash.json', 'provider.json', 'web.json', 'webui.json', 'js.json', 'scale.json', 'tui.json', 'tui-esc.json'];
+const nodeVersions = process.argv.slice(2);
+if (nodeVersions.length === 0) {
+  console.error('usage: node bench/report.js <node major version>... (those the JS benchmarks ran on, e.g. 22 24)');
+  process.exit(2);
+}
+const perNode = nodeVersions.flatMap((v) => [`js-node${v}.json`, `scale-node${v}.json`]);
+const expected = ['engine.json', 'bash.json', 'provider.json', 'web.json', 'webui.json', ...perNode, 'tui.json', 'tui-esc.json'];
 
 // Targets from the issues: [comparison, value].
 const targets = {
@@ -48,14 +59,32 @@ const targets = {
   tui_esc_to_stopped_p99_ms: ['<=', 50],
 };
 
+/** The worse of two values of a metric: the larger, unless its target asks for at least. */
+const worse = (name, a, b) => (targets[name]?.[0] === '>=' ? Math.min(a, b) : Math.max(a, b));
+
 const results = {};
 const problems = [];
 for (const name of expected) {
   const file = path.join(outDir, name);
+  let metrics;
   try {
-    Object.assign(results, JSON.parse(readFileSync(file, 'utf8')));
+    metrics = JSON.parse(readFileSync(file, 'utf8'));
   } catch (err) {
     problems.push(`${path.relative(process.cwd(), file)}: ${err.message}`);
+    continue;
+  }
+  const node = /-node(\d+)\.json$/.exec(name)?.[1];
+  for (const [metric, m] of Object.entries(metrics)) {
+    if (!node) {
+      results[metric] = m;
+      continue;
+    }
+    const seen = results[metric];
+    results[metric] = {
+      value: seen ? worse(metric, seen.value, m.value) : m.value,
+      unit: m.unit,
+      node: { ...seen?.node, [node]: m.value },
+    };
   }
 }
 for (const extra of readdirSync(outDir).filter((f) => f.endsWith('.json') && !expected.includes(f))) {
@@ -65,13 +94,14 @@ for (const extra of readdirSync(outDir).filter((f) => f.endsWith('.json') && !ex
 const sorted = Object.fromEntries(Object.entries(results).sort(([a], [b]) => a.localeCompare(b)));
 writeFileSync(path.join(here, 'results.json'), JSON.stringify(sorted, null, 2) + '\n');
 
-const rows = Object.entries(sorted).map(([name, { value, unit }]) => {
+const rows = Object.entries(sorted).map(([name, { value, unit, node }]) => {
   const t = targets[name];
   let verdict = '';
   if (t) verdict = `${t[0]} ${t[1]}  ${(t[0] === '<=' ? value <= t[1] : value >= t[1]) ? 'ok' : 'MISSED'}`;
-  return [name, String(value), unit, verdict];
+  const each = node ? nodeVersions.map((v) => `${v}: ${node[v] ?? '-'}`).join(', ') : '';
+  return [name, String(value), unit, verdict, each];
 });
-const header = ['metric', 'value', 'unit', 'target'];
+const header = ['metric', 'value', 'unit', 'target', 'per Node version'];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
 const line = (r) => r.map((c, i) => (i === 1 ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ').trimEnd();
 console.log(line(header));

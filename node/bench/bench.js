@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// JS-side benchmarks of the addon (`make bench`). Writes js.json as
+// JS-side benchmarks of the addon (`make bench`). Writes js-node<major>.json as
 // {"<metric>": {"value": N, "unit": "..."}} and prints medians and p99s.
 //
 //   js_status_get_ns         one session.status read (addon -> Go -> cached name)
@@ -24,7 +24,8 @@
 //                            bash runs a command that ignores SIGTERM (the kill
 //                            needs the grace; close() must not wait for it)
 //
-// Results go to $INTERLOCK_METRICS_DIR/js.json (default bench/out).
+// Results go to $INTERLOCK_METRICS_DIR/js-node<major>.json (default bench/out):
+// `make bench` runs it on each Node version users run.
 
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -310,5 +311,6 @@ engine.close();
 
 const outDir = process.env.INTERLOCK_METRICS_DIR || path.join(packageRoot, 'bench', 'out');
 mkdirSync(outDir, { recursive: true });
-writeFileSync(path.join(outDir, 'js.json'), JSON.stringify(results, null, 2) + '\n');
-console.log(`wrote ${path.relative(process.cwd(), path.join(outDir, 'js.json'))}`);
+const outFile = path.join(outDir, `js-node${process.versions.node.split('.')[0]}.json`);
+writeFileSync(outFile, JSON.stringify(results, null, 2) + '\n');
+console.log(`wrote ${path.relative(process.cwd(), outFile)} (Node ${process.version})`);

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Many parked runs from JS (`make bench`), each figure next to a plain-JS
 // baseline doing the same work in the same process: a promise gate per run
-// and an EventEmitter per session. Writes scale.json.
+// and an EventEmitter per session. Writes scale-node<major>.json.
 //
 //   js_parked_session_rss_bytes  10,000 sessions parked at a confirm pause:
 //                                RSS growth / 10,000, after GC
@@ -284,5 +284,6 @@ if (!noLatency) {
 
 const outDir = process.env.INTERLOCK_METRICS_DIR || path.join(packageRoot, 'bench', 'out');
 mkdirSync(outDir, { recursive: true });
-writeFileSync(path.join(outDir, 'scale.json'), JSON.stringify(results, null, 2) + '\n');
-console.log(`wrote ${path.relative(process.cwd(), path.join(outDir, 'scale.json'))}`);
+const outFile = path.join(outDir, `scale-node${process.versions.node.split('.')[0]}.json`);
+writeFileSync(outFile, JSON.stringify(results, null, 2) + '\n');
+console.log(`wrote ${path.relative(process.cwd(), outFile)} (Node ${process.version})`);
