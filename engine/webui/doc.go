@@ -1,6 +1,7 @@
 // Package webui serves a local web page that watches and controls every
 // session of an engine: a session list with badges, the selected session's
-// history, Send ↔ Stop, Continue with its reason, pause dialogs, and the
+// history, Send ↔ Stop, Continue with its reason, pause dialogs (a confirm
+// that can be remembered says what its approval approves again), and the
 // global Emergency stop and Resume all with their counts. Changes are pushed
 // with Server-Sent Events; every tab converges on the engine's state.
 //

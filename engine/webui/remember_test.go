@@ -76,3 +76,62 @@ func TestAnswerWithAScopeThePauseDoesNotOfferIsRefused(t *testing.T) {
 	assert.Equal(t, http.StatusOK, c.do(http.MethodPost, "/api/sessions/s/answer", body, nil).Status)
 	require.NoError(t, (<-out).Err)
 }
+
+// keyedTool asks before it acts, remembering approvals under key.
+func keyedTool(name, message, key string) engine.Tool {
+	return engine.ToolFunc(func(ctx context.Context, c engine.ToolCall, env *engine.Env) (engine.Result, error) {
+		req := engine.PauseRequest{Kind: engine.PauseConfirm, Tool: name, Message: message, RememberKey: key}
+		return env.Ask(ctx, req, func(ctx context.Context, ans engine.PauseResult) (engine.Result, error) {
+			if !ans.Approved() {
+				return engine.Result{Output: "not done", IsError: true}, nil
+			}
+			return engine.Result{Output: "done"}, nil
+		})
+	})
+}
+
+// hostileKey is a remember key a tool built from what a model wrote: if
+// the page ever parsed it as HTML, the image's error handler or the script
+// would set window.__pwned.
+const hostileKey = `deploy <img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script></p><b>all</b> & "prod"`
+
+// Every tab shows, with the remember buttons, what such an approval
+// approves again without asking: the key, as text. A key holding markup
+// stays text (no element is made of it, no handler runs); a confirm that
+// can't be remembered shows no such line.
+func TestEveryTabShowsWhatARememberedApprovalApprovesAsText(t *testing.T) {
+	e := engine.New(engine.WithTool("deploy", keyedTool("deploy", "Deploy?", hostileKey)))
+	t.Cleanup(func() { e.Close() })
+	s := newSession(t, e, "agent", engine.ScriptTurn{ToolCalls: []engine.ScriptCall{call("deploy", nil)}}, engine.ScriptTurn{Text: "done"})
+	plain := newSession(t, e, "plain", engine.ScriptTurn{ToolCalls: []engine.ScriptCall{ask(engine.PauseConfirm, "Run it?", "make")}}, engine.ScriptTurn{Text: "ok"})
+	srv := serve(t, e)
+	browser := startBrowser(t)
+	tabs := []*tab{openTab(t, browser, srv.URL()), openTab(t, browser, srv.URL())}
+
+	_, out, err := s.Start(t.Context(), "go")
+	require.NoError(t, err)
+	_, plainOut, err := plain.Start(t.Context(), "go")
+	require.NoError(t, err)
+	want := "Remembering approves again without asking: " + hostileKey
+	for _, tb := range tabs {
+		tb.waitFor(`document.querySelector('#pause .pause-remember')`)
+		assert.Equal(t, want, tb.eval(`document.querySelector('#pause .pause-remember').textContent`))
+		assert.Equal(t, "0", tb.eval(`document.querySelectorAll('img, script:not([src]), b').length + ''`), "no element made of the key")
+		assert.Equal(t, "undefined", tb.eval(`typeof window.__pwned`), "no handler of the key ran")
+		// The line sits right above the buttons it explains.
+		assert.Equal(t, "pause-remember", tb.eval(`document.querySelector('#pause button').previousElementSibling.className`))
+	}
+
+	tabs[1].click(`[data-session=plain]`)
+	tabs[1].waitFor(`document.querySelector('#pause .pause-details')?.textContent === 'make'`)
+	assert.Equal(t, "null", tabs[1].eval(`document.querySelector('#pause .pause-remember') + ''`), "nothing to remember, nothing said")
+	assert.Equal(t, "null", tabs[1].eval(`document.querySelector('#pause [data-remember]') + ''`))
+	tabs[1].click(`#pause [data-answer=approved]`)
+	require.NoError(t, (<-plainOut).Err)
+
+	tabs[0].click(`#pause [data-remember=project]`)
+	require.NoError(t, (<-out).Err)
+	for _, tb := range tabs {
+		assert.Equal(t, "undefined", tb.eval(`typeof window.__pwned`))
+	}
+}

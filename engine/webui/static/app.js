@@ -194,11 +194,16 @@ function renderSession() {
     pause.replaceChildren(
       el('p', { class: 'pause-message' }, `${p.tool ? p.tool + ': ' : ''}${p.message}`),
       p.details ? el('pre', { class: 'pause-details' }, p.details) : null,
+      // What a remembered approval approves again, as text: a key is the tool's words, never markup.
+      remember.length && p.remember_key ? el('p', { class: 'pause-remember' }, rememberLine(p.remember_key)) : null,
       ...buttons, stop);
     pause.dataset.pause = p.id;
   }
   renderHistory();
 }
+
+// The line under a confirm that can be remembered, as the TUI shows it.
+function rememberLine(key) { return `Remembering approves again without asking: ${key}`; }
 
 function renderHistory() {
   const h = $('history');
