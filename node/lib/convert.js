@@ -65,7 +65,11 @@ function snakeify(v) {
 
 /** Parses the library's JSON into the JS surface's shape (camelCase keys). */
 export function fromNative(json) {
-  const v = JSON.parse(json);
+  return camelized(JSON.parse(json));
+}
+
+/** The library's parsed JSON in the JS surface's shape (camelCase keys). */
+export function camelized(v) {
   return typeof v === 'object' && v !== null ? camelize(v) : v;
 }
 

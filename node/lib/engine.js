@@ -84,7 +84,7 @@ export class Engine {
     this.#h = native.engineCreate(json, (batch) => this.#dispatch.onEvents(batch));
     // A JS tool's call comes on a line of its own, not behind event batches.
     const host = this.#host;
-    native.engineAttachHost(this.#h, (msg) => host.route(fromNative(msg)));
+    native.engineAttachHost(this.#h, (msg) => host.line(msg));
     openEngines.add(this);
     native.fixSignals();
     // Internal hooks for Session and TaskLoop (not part of the API).

@@ -4,14 +4,16 @@
 // a tool_call event runs the JS function, host_abort aborts its signal,
 // pause_done settles a pause promise, step_done a step promise.
 
-import { fromNative, toNativeJSON } from './convert.js';
+import { camelized, fromNative, toNativeJSON } from './convert.js';
 import { argError, InterlockError } from './errors.js';
 import { native } from './native.js';
 
 /** Routes host work of one engine: registered tools and work in flight by host handle. */
 export class HostRouter {
   #tools = new Map(); // name -> run function
-  #work = new Map(); // host handle -> {controller, waiters: Map(request -> {resolve, reject})} (pauses and steps)
+  // host handle -> {controller, waiters: Map(request -> {resolve, reject})}
+  // (pauses and steps; the map made at the first: most tool calls never pause).
+  #work = new Map();
   #nextRequest = 1;
 
   /** engine.registerTool(name, {description?, parameters?, run, graceMs?}) */
@@ -26,7 +28,7 @@ export class HostRouter {
 
   /** Opens the JS side of host work: its abort controller and pending pauses and steps. */
   open(host) {
-    const work = { controller: new AbortController(), waiters: new Map() };
+    const work = { controller: new AbortController(), waiters: undefined };
     this.#work.set(host, work);
     return work;
   }
@@ -54,7 +56,7 @@ export class HostRouter {
     if (!work) return Promise.reject(new InterlockError(`${usage}: the work has ended`, 'ERR_NOT_RUNNING'));
     const request = this.#nextRequest++;
     return new Promise((resolve, reject) => {
-      work.waiters.set(request, { resolve, reject });
+      (work.waiters ??= new Map()).set(request, { resolve, reject });
       try {
         send(request);
       } catch (err) {
@@ -64,11 +66,19 @@ export class HostRouter {
     });
   }
 
+  /** Routes a message of the host line (the library's JSON). */
+  line(json) {
+    const msg = JSON.parse(json);
+    // Each JS tool call comes this way: read as it is, not copied to camelCase.
+    if (msg.type === 'tool_call') this.#call(msg.host, msg.tool, msg.args, msg.session, msg.call_id, msg.step);
+    else this.route(camelized(msg));
+  }
+
   /** Routes a host message (from the host line, or the event stream without one); false if ev is not one. */
   route(ev) {
     switch (ev.type) {
       case 'tool_call':
-        this.#call(ev);
+        this.#call(ev.host, ev.tool, ev.args, ev.session, ev.callId, ev.step);
         return true;
       case 'host_abort':
         this.#work.get(ev.host)?.controller.abort(new InterlockError(`interrupted (${ev.reason || 'stop'})`, 'ERR_INTERRUPTED'));
@@ -87,15 +97,14 @@ export class HostRouter {
     return false;
   }
 
-  #call(ev) {
-    const host = ev.host;
+  #call(host, tool, args, sessionId, callId, step) {
     const work = this.open(host);
-    const run = this.#tools.get(ev.tool);
+    const run = this.#tools.get(tool);
     const ctx = Object.freeze({
       signal: work.controller.signal,
-      sessionId: ev.session,
-      callId: ev.callId,
-      step: ev.step,
+      sessionId,
+      callId,
+      step,
       pause: (opts) => this.pause(host, opts),
       check: (command) => fromNative(native.hostCheck(host, command)),
       progress: (text) => {
@@ -103,21 +112,21 @@ export class HostRouter {
       },
     });
     const finish = (result) => {
-      if (!this.#work.has(host)) return;
+      if (!this.#work.delete(host)) return;
       try {
-        this.end(host, result);
+        native.hostEnd(host, JSON.stringify(result)); // the library's shape already; its answer is for begin()
       } catch {
         // the engine closed meanwhile: nobody waits for the result
       }
     };
     const ok = (result) => finish({ output: result === undefined ? '' : typeof result === 'string' ? result : JSON.stringify(result) });
-    const failed = (err) => finish({ output: err instanceof Error ? err.message : String(err), isError: true });
+    const failed = (err) => finish({ output: err instanceof Error ? err.message : String(err), is_error: true });
     // Called at once: a tool that returns a plain value answers within this
     // callback, without a trip through the microtask queue.
     let result;
     try {
-      if (!run) throw new Error(`tool ${ev.tool} is not registered in this process`);
-      result = run(ev.args ?? {}, ctx);
+      if (!run) throw new Error(`tool ${tool} is not registered in this process`);
+      result = run(args ?? {}, ctx);
     } catch (err) {
       failed(err);
       return;
