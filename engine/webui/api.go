@@ -26,6 +26,7 @@ type State struct {
 	Counts   engine.Counts     `json:"counts"`
 	Sessions []SessionView     `json:"sessions"`
 	Labels   map[string]string `json:"labels"` // interruption reason → label
+	Grants   Grants            `json:"grants"` // what is approved without asking
 }
 
 // Change is one SSE message after the first: the event and the session's
@@ -50,13 +51,15 @@ func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	static, _ := fs.Sub(staticFiles, "static")
 	mux.Handle("GET /", http.FileServerFS(static))
-	mux.HandleFunc("GET /api/state", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, http.StatusOK, s.state()) })
+	mux.HandleFunc("GET /api/state", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, http.StatusOK, s.state(r.Context())) })
 	mux.HandleFunc("GET /api/events", s.events)
 	mux.HandleFunc("GET /api/sessions/{id}/history", s.history)
 	mux.HandleFunc("POST /api/sessions/{id}/prompt", s.prompt)
 	mux.HandleFunc("POST /api/sessions/{id}/stop", s.stop)
 	mux.HandleFunc("POST /api/sessions/{id}/continue", s.continueRun)
 	mux.HandleFunc("POST /api/sessions/{id}/answer", s.answer)
+	mux.HandleFunc("GET /api/grants", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, http.StatusOK, s.grants(r.Context())) })
+	mux.HandleFunc("POST /api/grants/revoke", s.revokeGrant)
 	mux.HandleFunc("POST /api/emergency-stop", func(w http.ResponseWriter, r *http.Request) {
 		rep := s.eng.EmergencyStop()
 		writeJSON(w, http.StatusOK, map[string]any{"stopped": rep.Stopped, "counts": s.eng.Counts()})
@@ -74,9 +77,9 @@ func (s *Server) routes() http.Handler {
 	return mux
 }
 
-func (s *Server) state() State {
+func (s *Server) state(ctx context.Context) State {
 	sessions := s.eng.Sessions()
-	st := State{Epoch: s.epoch, Counts: s.eng.Counts(), Sessions: make([]SessionView, len(sessions)), Labels: labels()}
+	st := State{Epoch: s.epoch, Counts: s.eng.Counts(), Sessions: make([]SessionView, len(sessions)), Labels: labels(), Grants: s.grants(ctx)}
 	for i, ss := range sessions {
 		st.Sessions[i] = ss.Snapshot()
 	}
@@ -91,8 +94,9 @@ func labels() map[string]string {
 	return m
 }
 
-// events streams the state, then one Change per engine event, until the
-// client leaves or the server closes. A slow tab is coalesced by the
+// events streams the state, then one Change per engine event, and Grants
+// when they change (see grantsFeed), until the client leaves or the server
+// closes. A slow tab is coalesced by the
 // engine's subscription (latest snapshot per session, terminal events kept).
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	flusher, ok := w.(http.Flusher)
@@ -104,11 +108,15 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	defer sub.Close()
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("X-Accel-Buffering", "no")
+	ctx := r.Context()
+	// Read before the state: a revoke between the two is sent after it.
+	grantsChanged := s.changedGrants.wait()
+	st := s.state(ctx)
 	// retry: reconnect fast after a server restart.
-	if !sendEvent(w, flusher, "state", s.state(), "retry: 500\n") {
+	if !sendEvent(w, flusher, "state", st, "retry: 500\n") {
 		return
 	}
-	ctx := r.Context()
+	grants := newGrantsFeed(s, st.Grants)
 	events := make(chan engine.Event)
 	go func() {
 		defer close(events)
@@ -140,6 +148,14 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 					Eligibility: engine.Eligibility{Reason: engine.NotEligibleTerminal}}
 			}
 			if !sendEvent(w, flusher, "change", ch, "") {
+				return
+			}
+			if g := grants.after(ctx, ev); g != nil && !sendEvent(w, flusher, "grants", g, "") {
+				return
+			}
+		case <-grantsChanged:
+			grantsChanged = s.changedGrants.wait()
+			if g := grants.changed(ctx); g != nil && !sendEvent(w, flusher, "grants", g, "") {
 				return
 			}
 		case <-heartbeat.C:

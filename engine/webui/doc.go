@@ -1,8 +1,9 @@
 // Package webui serves a local web page that watches and controls every
 // session of an engine: a session list with badges, the selected session's
 // history, Send ↔ Stop, Continue with its reason, pause dialogs (a confirm
-// that can be remembered says what its approval approves again), and the
-// global Emergency stop and Resume all with their counts. Changes are pushed
+// that can be remembered says what its approval approves again), the global
+// Emergency stop and Resume all with their counts, and the approvals
+// remembered without asking again, each with Revoke. Changes are pushed
 // with Server-Sent Events; every tab converges on the engine's state.
 //
 // The page is embedded (no build step). By default the server listens on

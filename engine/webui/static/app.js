@@ -13,6 +13,7 @@ const state = {
   sessions: new Map(), // id -> snapshot
   order: [],
   labels: {},
+  grants: { grants: [], error: '' }, // approved without asking, as the server lists them
   selected: '',
   history: { id: '', version: -1, messages: [] },
   historyLoading: false,
@@ -50,6 +51,7 @@ function onState(st) {
   state.epoch = st.epoch;
   state.counts = st.counts;
   state.labels = st.labels;
+  state.grants = st.grants;
   state.sessions = new Map();
   state.order = [];
   for (const s of st.sessions) applySnapshot(s);
@@ -103,6 +105,42 @@ async function post(path, body) {
   }
 }
 
+function onGrants(g) {
+  state.grants = g;
+  renderGrants();
+}
+
+// renderGrants lists what is approved without asking, each with Revoke: the
+// next such confirm asks again. Keys and paths are the tools' words: text only.
+function renderGrants() {
+  const live = state.authoritative;
+  const { grants, error } = state.grants;
+  $('grants-summary').textContent = `Remembered approvals (${grants.length})`;
+  $('grants-error').textContent = error || '';
+  $('grants-error').hidden = !error;
+  $('grants-empty').hidden = grants.length > 0 || !!error;
+  $('grants-table').hidden = grants.length === 0;
+  $('grants-list').replaceChildren(...grants.map((g) => {
+    const revoke = el('button', { type: 'button', 'data-revoke': '', onclick: () => revokeGrant(g) }, 'Revoke');
+    revoke.disabled = !live;
+    const since = el('td', { class: 'grant-at', title: g.at }, new Date(g.at).toLocaleString());
+    return el('tr', { 'data-scope': g.scope },
+      el('td', { class: 'grant-tool' }, g.tool),
+      el('td', { class: 'grant-key' }, el('code', {}, g.key)),
+      el('td', { class: 'grant-scope' }, g.scope === 'session' ? 'This session' : 'This project'),
+      el('td', { class: 'grant-where' }, g.scope === 'session' ? g.session : g.root),
+      since, el('td', {}, revoke));
+  }));
+}
+
+async function revokeGrant(g) {
+  const { ok, data } = await post('/api/grants/revoke', { tool: g.tool, key: g.key, scope: g.scope, session: g.session, root: g.root });
+  if (ok) {
+    showNotice('');
+    onGrants(data.grants);
+  }
+}
+
 function showNotice(text) {
   state.notice = text;
   const n = $('notice');
@@ -134,6 +172,7 @@ function render() {
   ra.textContent = `Resume all (${state.counts.eligible} eligible)`;
   ra.disabled = !live || state.counts.eligible === 0;
   if (!live) $('resume-confirm').hidden = true;
+  renderGrants();
 
   const list = $('sessions');
   list.replaceChildren(...state.order.map((id) => {
@@ -271,6 +310,7 @@ function connect() {
   const es = new EventSource('/api/events');
   es.addEventListener('state', (e) => onState(JSON.parse(e.data)));
   es.addEventListener('change', (e) => onChange(JSON.parse(e.data)));
+  es.addEventListener('grants', (e) => onGrants(JSON.parse(e.data)));
   es.onerror = () => {
     // The browser reconnects by itself (retry: 500); until the new state
     // arrives nothing on screen is authoritative.
