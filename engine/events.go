@@ -7,6 +7,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -123,9 +124,14 @@ type eventLog[T logItem] struct {
 	seq  uint64        // sequence number of the next event
 	// For lagging readers, per key: the latest event and the recent
 	// terminal ones. Pruned of what every subscription has passed.
-	latest  map[string]logEntry[T]
-	terms   map[string][]logEntry[T]
-	subs    map[*Subscription[T]]struct{}
+	latest map[string]logEntry[T]
+	terms  map[string][]logEntry[T]
+	subs   map[*Subscription[T]]struct{}
+	// read mirrors len(subs) > 0 for append, which reads it without the
+	// lock: an append that finds nobody reading costs no lock shared by
+	// every session (the engine's log is read only by Subscribe; the addon
+	// reads a Feed).
+	read    atomic.Bool
 	wake    chan struct{}
 	waiting bool // somebody waits on wake: replace it at the next append
 	closed  bool
@@ -153,31 +159,31 @@ const (
 	pruneEvery    = 1024 // appends between prunes of the per-key entries
 )
 
-func (l *eventLog[T]) append(ev T) {
+func (l *eventLog[T]) append(ev *T) {
+	if !l.read.Load() {
+		// Nobody reads: a subscription made later starts after this
+		// event, so there is nothing to keep (a parked session, or an
+		// engine read only through a Feed, holds no history here). One
+		// made meanwhile may start before or after it: Subscribe is "from
+		// now on", and a session's own events keep their order (they are
+		// appended under its lock).
+		return
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.closed {
+	if l.closed || len(l.subs) == 0 {
 		return
 	}
-	if len(l.subs) == 0 {
-		// Nobody reads: a later subscription starts after this event, so
-		// keep nothing (a parked session or an engine read only through a
-		// Feed holds no history here).
-		l.seq++
-		l.base = l.seq
-		l.buf, l.latest, l.terms = nil, nil, nil
-		return
-	}
-	e := logEntry[T]{seq: l.seq, ev: ev}
+	e := logEntry[T]{seq: l.seq, ev: *ev}
 	if len(l.buf) < l.max {
 		l.buf = append(l.buf, e)
 	} else {
 		l.buf[(l.seq-l.base)%uint64(l.max)] = e
 	}
 	l.seq++
-	k := ev.key()
+	k := e.ev.key()
 	l.latest[k] = e
-	if ev.terminal() {
+	if e.ev.terminal() {
 		ts := l.terms[k]
 		low := l.lowLocked()
 		for len(ts) > 0 && (ts[0].seq < low || len(ts) >= keptTerminals) {
@@ -234,10 +240,13 @@ func (l *eventLog[T]) subscribe() *Subscription[T] {
 	if l.subs == nil {
 		l.subs = map[*Subscription[T]]struct{}{}
 	}
-	if l.latest == nil {
+	if len(l.subs) == 0 { // the first reader: the ring starts here
+		l.base = l.seq
+		l.buf = nil
 		l.latest, l.terms = map[string]logEntry[T]{}, map[string][]logEntry[T]{}
 	}
 	l.subs[s] = struct{}{}
+	l.read.Store(true)
 	return s
 }
 
@@ -321,9 +330,14 @@ func (s *Subscription[T]) takeLocked() T {
 func (s *Subscription[T]) Close() {
 	s.once.Do(func() {
 		close(s.done)
-		s.log.mu.Lock()
-		delete(s.log.subs, s)
-		s.log.mu.Unlock()
+		l := s.log
+		l.mu.Lock()
+		delete(l.subs, s)
+		if len(l.subs) == 0 { // the last reader: keep nothing for nobody
+			l.read.Store(false)
+			l.buf, l.latest, l.terms = nil, nil, nil
+		}
+		l.mu.Unlock()
 	})
 }
 

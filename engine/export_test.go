@@ -6,4 +6,4 @@ package engine
 func (e *Engine) CrashStore() error { return e.store.Close() }
 
 // Publish hands ev to the feed as the engine does.
-func (f *Feed) Publish(ev Event) { f.publish(ev) }
+func (f *Feed) Publish(ev Event) { f.publish(&ev) }

@@ -93,8 +93,9 @@ func (e *Engine) NewFeed() *Feed {
 // publishing reads it without a lock.
 type feedList struct{ list []*Feed }
 
-// publishFeeds hands ev to every feed. Called with the session's lock held.
-func (e *Engine) publishFeeds(ev Event) {
+// publishFeeds hands a copy of ev to every feed. Called with the session's
+// lock held.
+func (e *Engine) publishFeeds(ev *Event) {
 	if fl := e.feeds.Load(); fl != nil {
 		for _, f := range fl.list {
 			f.publish(ev)
@@ -121,21 +122,21 @@ func (e *Engine) endFeeds() {
 	}
 }
 
-func (f *Feed) publish(ev Event) {
+func (f *Feed) publish(ev *Event) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed || f.ended {
 		return
 	}
 	if ev.Type.Coalescable() {
-		if it, ok := f.last[ev.Session]; ok && it.Extra == nil && mergeable(it.Event, ev) {
-			it.merge(ev)
+		if it, ok := f.last[ev.Session]; ok && it.Extra == nil && mergeable(&it.Event, ev) {
+			it.merge(*ev)
 			f.eng.coalesced.Add(1)
 			return
 		}
 	}
 	it := f.appendLocked()
-	it.Event = ev
+	it.Event = *ev
 	f.last[ev.Session] = it
 	f.wakeLocked()
 }
@@ -159,7 +160,7 @@ func (f *Feed) appendLocked() *FeedItem {
 	return &(*b)[len(*b)-1]
 }
 
-func mergeable(prev, next Event) bool {
+func mergeable(prev, next *Event) bool {
 	return prev.Type == next.Type && prev.CallID == next.CallID && prev.Tool == next.Tool && prev.Step == next.Step
 }
 

@@ -330,10 +330,10 @@ func (s *Session) emitLocked(ev Event) {
 	ev.At = time.Now()
 	ev.MonoNS = MonoNanos(ev.At)
 	if s.log != nil {
-		s.log.append(ev)
+		s.log.append(&ev)
 	}
-	s.eng.log.append(ev)
-	s.eng.publishFeeds(ev)
+	s.eng.log.append(&ev)
+	s.eng.publishFeeds(&ev)
 }
 
 func (s *Session) emitProgress(call ToolCall, step int, chunk string) {

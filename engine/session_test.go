@@ -935,3 +935,33 @@ func TestSecondCloseWaitsForTheFirst(t *testing.T) {
 		<-out
 	})
 }
+
+// TestSubscribeAfterTheLastReaderLeft: events nobody reads are not kept
+// (publishing them takes no lock of the log), and a subscription made after
+// the last reader left gets exactly what comes after it, in order.
+func TestSubscribeAfterTheLastReaderLeft(t *testing.T) {
+	t.Parallel()
+	chatty := engine.ToolFunc(func(ctx context.Context, c engine.ToolCall, env *engine.Env) (engine.Result, error) {
+		for i := range 100 { // 200 events a round: within a session's ring (256)
+			env.Progress(fmt.Sprint(i))
+		}
+		return engine.Result{Output: "ok"}, nil
+	})
+	e, s := newEngine(t, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("chatty", nil)}}}, engine.WithTool("chatty", chatty))
+	for round := range 3 {
+		first := s.Version() + 1
+		subs := []*engine.Subscription[engine.Event]{s.Subscribe(), e.Subscribe()}
+		_, err := s.Prompt(t.Context(), "go")
+		require.NoError(t, err)
+		for _, sub := range subs {
+			for want := first; want <= s.Version(); want++ {
+				ev, err := sub.Next(t.Context())
+				require.NoError(t, err)
+				require.Equal(t, want, ev.Version, "round %d: every event after the subscription, in order", round)
+			}
+			sub.Close()
+		}
+		_, err = s.Prompt(t.Context(), "go") // nobody reads these
+		require.NoError(t, err)
+	}
+}

@@ -274,11 +274,11 @@ func (tl *TaskLoop) emitLocked(ev TaskEvent) {
 	if ev.Task >= 0 && ev.Task < len(tl.infos) && ev.Title == "" {
 		ev.Title = tl.infos[ev.Task].Title
 	}
-	tl.log.append(ev)
+	tl.log.append(&ev)
 	tl.persistLocked(ev)
 	loopEv := Event{Session: tl.s.id, Loop: &ev, At: ev.At}
-	tl.s.eng.log.append(loopEv)
-	tl.s.eng.publishFeeds(loopEv)
+	tl.s.eng.log.append(&loopEv)
+	tl.s.eng.publishFeeds(&loopEv)
 }
 
 func (tl *TaskLoop) emit(ev TaskEvent) {
