@@ -65,6 +65,8 @@ func (t EventType) Terminal() bool {
 // by one and emits exactly one event; every observer sees the same order.
 // The engine's stream also carries task-loop events: then Loop is set and
 // the event is the loop's (it encodes as the TaskEvent).
+// Pause and Answered point to the pause as the engine keeps it, which
+// every event about it shares: read them, never change them.
 type Event struct {
 	Session      string     `json:"session"`
 	Version      uint64     `json:"version"`

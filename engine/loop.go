@@ -505,8 +505,8 @@ func (s *Session) modelTurn(r *run) ([]ToolCall, error) {
 	if r.provider == nil {
 		return nil, fmt.Errorf("session %s: %w: no model provider configured (engine.WithProvider or SessionOptions.Provider)", s.id, ErrInvalidArgument)
 	}
-	ctx, idle, end := s.beginTurn(r)
-	defer end()
+	ctx, idle := s.beginTurn(r)
+	defer s.endTurn(r, idle)
 	stream, err := protect("Stream", func() (Stream, error) { return r.provider.Stream(ctx, req) })
 	if err != nil {
 		if r.ctx.Err() != nil {
@@ -561,12 +561,12 @@ func (s *Session) modelTurn(r *run) ([]ToolCall, error) {
 }
 
 // beginTurn returns the context of a model turn, which the stream's idle
-// timeout may end with its own cause, and what ends the turn. It is
-// derived from the caller's context, not from the run's, and the run's
-// stop (stopLocked) ends it too: so the run's context, which a parked run
-// keeps, gathers nothing from the turns (a context's set of children keeps
-// its room once made).
-func (s *Session) beginTurn(r *run) (context.Context, *idleWatch, func()) {
+// timeout may end with its own cause, and its idle watch, which endTurn
+// ends. The context is derived from the caller's context, not from the
+// run's, and the run's stop (stopLocked) ends it too: so the run's
+// context, which a parked run keeps, gathers nothing from the turns (a
+// context's set of children keeps its room once made).
+func (s *Session) beginTurn(r *run) (context.Context, *idleWatch) {
 	ctx, cancel := context.WithCancelCause(r.base)
 	s.mu.Lock()
 	if r.ctx.Err() != nil {
@@ -575,26 +575,31 @@ func (s *Session) beginTurn(r *run) (context.Context, *idleWatch, func()) {
 		r.turnCancel = cancel
 	}
 	s.mu.Unlock()
-	idle := &idleWatch{timeout: s.eng.idleTimeout, cancel: cancel}
-	return ctx, idle, func() {
-		if idle.timer != nil {
-			idle.timer.Stop()
-		}
-		s.mu.Lock()
-		r.turnCancel = nil
-		s.mu.Unlock()
-		cancel(nil)
+	return ctx, &idleWatch{timeout: s.eng.idleTimeout, cancel: cancel, cause: interruptCause{reason: ReasonTimeout}}
+}
+
+// endTurn ends the model turn watched by w.
+func (s *Session) endTurn(r *run, w *idleWatch) {
+	if w.timer != nil {
+		w.timer.Stop()
 	}
+	s.mu.Lock()
+	r.turnCancel = nil
+	s.mu.Unlock()
+	w.cancel(nil)
 }
 
 // idleWatch ends a model turn whose stream stays silent longer than the
-// idle timeout: one timer per turn, armed for each read.
+// idle timeout: one timer per turn, armed for each read. One allocation
+// holds what a turn needs besides its context and the timer.
 type idleWatch struct {
 	timeout time.Duration
 	cancel  context.CancelCauseFunc // the turn's
 	timer   *time.Timer
-	cause   *interruptCause // what the timer ends the turn with
+	cause   interruptCause // what the timer ends the turn with
 }
+
+func (w *idleWatch) fire() { w.cancel(&w.cause) }
 
 // recv reads one chunk from the turn's stream (ctx is the turn's, run the
 // run's), failing with a timeout interruption when the stream stays silent
@@ -604,15 +609,14 @@ func (w *idleWatch) recv(ctx, run context.Context, st Stream) (Chunk, error) {
 		return protect("model stream", func() (Chunk, error) { return st.Recv(ctx) })
 	}
 	if w.timer == nil {
-		w.cause = &interruptCause{reason: ReasonTimeout}
-		w.timer = time.AfterFunc(w.timeout, func() { w.cancel(w.cause) })
+		w.timer = time.AfterFunc(w.timeout, w.fire)
 	} else {
 		w.timer.Reset(w.timeout)
 	}
 	c, err := protect("model stream", func() (Chunk, error) { return st.Recv(ctx) })
 	w.timer.Stop()
-	if err != nil && run.Err() == nil && context.Cause(ctx) == w.cause {
-		return c, fmt.Errorf("%w after %s: %w", ErrIdleTimeout, w.timeout, w.cause)
+	if err != nil && run.Err() == nil && context.Cause(ctx) == error(&w.cause) {
+		return c, fmt.Errorf("%w after %s: %w", ErrIdleTimeout, w.timeout, &w.cause)
 	}
 	return c, err
 }
@@ -628,17 +632,20 @@ func (s *Session) finishTurn(text string, calls []ToolCall, usage *Usage, cut bo
 	} else {
 		s.tokens.Output += (len(text) + 3) / 4
 	}
-	var msgs []Message
-	if text != "" || len(calls) > 0 {
-		msgs = append(msgs, Message{Role: RoleAssistant, Text: text, ToolCalls: calls, Interrupted: cut})
+	if text == "" && len(calls) == 0 {
+		s.appendHistoryLocked() // the tokens, even when there is no message
+		return
 	}
-	if cut {
-		for _, c := range calls {
-			msgs = append(msgs, interruptedResult(c))
-		}
+	msg := Message{Role: RoleAssistant, Text: text, ToolCalls: calls, Interrupted: cut}
+	if !cut {
+		s.appendHistoryLocked(msg)
+		return
 	}
-	s.appendHistoryLocked(msgs...) // with the tokens, even when there is no message
-
+	msgs := []Message{msg}
+	for _, c := range calls {
+		msgs = append(msgs, interruptedResult(c))
+	}
+	s.appendHistoryLocked(msgs...)
 }
 
 func interruptedResult(c ToolCall) Message {

@@ -35,11 +35,30 @@ type ScriptCall struct {
 // turns since the last user message, so every new prompt replays the script.
 type ScriptedProvider struct {
 	turns []ScriptTurn
+	// chunks are each turn's chunks, made once: every stream of a turn
+	// reads the same ones (modelTurn copies what it keeps).
+	chunks [][]Chunk
 }
 
 // NewScriptedProvider returns a provider playing turns.
 func NewScriptedProvider(turns []ScriptTurn) *ScriptedProvider {
-	return &ScriptedProvider{turns: turns}
+	p := &ScriptedProvider{turns: turns, chunks: make([][]Chunk, len(turns))}
+	for i, t := range turns {
+		var chunks []Chunk
+		for _, w := range strings.SplitAfter(t.Text, " ") {
+			if w != "" {
+				chunks = append(chunks, Chunk{Text: w})
+			}
+		}
+		for _, c := range t.ToolCalls {
+			chunks = append(chunks, Chunk{ToolCall: &ToolCall{Name: c.Name, Args: c.Args}})
+		}
+		if t.Usage != nil {
+			chunks = append(chunks, Chunk{Usage: t.Usage})
+		}
+		p.chunks[i] = chunks
+	}
+	return p
 }
 
 // ParseScript reads a script: a JSON array of turns or {"turns": [...]}.
@@ -102,25 +121,13 @@ func (p *ScriptedProvider) Stream(ctx context.Context, req ModelRequest) (Stream
 	if n >= len(p.turns) {
 		return &scriptStream{}, nil // script exhausted: an empty final turn
 	}
-	t := p.turns[n]
-	st := &scriptStream{turn: t, delay: time.Duration(t.ChunkDelayMS) * time.Millisecond}
-	for _, w := range strings.SplitAfter(t.Text, " ") {
-		if w != "" {
-			st.chunks = append(st.chunks, Chunk{Text: w})
-		}
-	}
-	for _, c := range t.ToolCalls {
-		st.chunks = append(st.chunks, Chunk{ToolCall: &ToolCall{Name: c.Name, Args: c.Args}})
-	}
-	if t.Usage != nil {
-		st.chunks = append(st.chunks, Chunk{Usage: t.Usage})
-	}
-	return st, nil
+	t := &p.turns[n]
+	return &scriptStream{turn: t, chunks: p.chunks[n], delay: time.Duration(t.ChunkDelayMS) * time.Millisecond}, nil
 }
 
 type scriptStream struct {
-	turn   ScriptTurn
-	chunks []Chunk
+	turn   *ScriptTurn
+	chunks []Chunk // the provider's: read only
 	next   int
 	delay  time.Duration
 }
@@ -143,6 +150,7 @@ func (s *scriptStream) Recv(ctx context.Context) (Chunk, error) {
 		return s.chunks[s.next-1], nil
 	}
 	switch {
+	case s.turn == nil: // script exhausted
 	case s.turn.Hang:
 		<-ctx.Done()
 		return Chunk{}, context.Cause(ctx)

@@ -323,7 +323,9 @@ func (s *Session) emitLocked(ev Event) {
 	ev.Session = s.id
 	ev.Version = s.version.Add(1)
 	ev.Status = st
-	ev.Pause = s.currentPauseLocked()
+	if len(s.pauses) > 0 {
+		ev.Pause = &s.pauses[0].Pause // never changed once raised: shared, not copied
+	}
 	if ev.Type != EventToolStarted && ev.Type != EventToolProgress && ev.Type != EventToolFinished {
 		ev.Step = s.step
 	}
