@@ -1,10 +1,11 @@
 /** @jsxRuntime automatic */ // tsx runs this file without tui/tsconfig.json
 import { Box, Text, useApp } from 'ink';
-import { useState } from 'react';
-import type { Engine, Session } from '../../node/index.js';
+import { useMemo, useState } from 'react';
+import type { Engine, Grant, Session } from '../../node/index.js';
 import {
   ContinueBar,
   GlobalControls,
+  GrantsView,
   InputTransition,
   SessionsView,
   useBracketedPaste,
@@ -26,7 +27,8 @@ export interface SessionsAppProps {
 
 /**
  * SessionsApp: every session of the engine in a list (Enter opens one, Tab
- * goes back), with Emergency stop and Resume all in the header. The same
+ * goes back), with Emergency stop and Resume all in the header, and G for
+ * the approvals remembered with [S] or [P] (X takes one back). The same
  * engine serves the web UI: both show the same state.
  */
 export function SessionsApp({ engine, intro, settleMs }: SessionsAppProps) {
@@ -34,6 +36,7 @@ export function SessionsApp({ engine, intro, settleMs }: SessionsAppProps) {
   const theme = useTheme();
   const state = useEngineState(engine);
   const [open, setOpen] = useState<string | null>(null);
+  const [grantsOpen, setGrantsOpen] = useState(false);
   const [notice, setNotice] = useState('');
   useBracketedPaste();
 
@@ -53,7 +56,18 @@ export function SessionsApp({ engine, intro, settleMs }: SessionsAppProps) {
           {line}
         </Text>
       ))}
-      {open === null ? (
+      {grantsOpen ? (
+        <GrantsScreen
+          engine={engine}
+          version={state.version}
+          settleMs={settleMs}
+          onNotice={setNotice}
+          onBack={() => {
+            setNotice('');
+            setGrantsOpen(false);
+          }}
+        />
+      ) : open === null ? (
         <SessionsView
           sessions={state.sessions}
           counts={state.counts}
@@ -63,6 +77,10 @@ export function SessionsApp({ engine, intro, settleMs }: SessionsAppProps) {
           }}
           onEmergencyStop={() => act('Emergency stop stopped', () => engine.emergencyStop())}
           onResumeAll={() => act('Resume all', () => engine.resumeAll().resumed)}
+          onGrants={() => {
+            setNotice('');
+            setGrantsOpen(true);
+          }}
           onQuit={exit}
         />
       ) : (
@@ -77,6 +95,43 @@ export function SessionsApp({ engine, intro, settleMs }: SessionsAppProps) {
         />
       )}
       {notice ? <Text color={theme.muted}>{notice}</Text> : null}
+    </Box>
+  );
+}
+
+interface GrantsScreenProps {
+  engine: Engine;
+  /** The engine's version: the list is read again when it moves. */
+  version: number;
+  settleMs?: number;
+  onNotice: (text: string) => void;
+  onBack: () => void;
+}
+
+/** GrantsScreen: what engine.grants() lists, each revoked with X through engine.revokeGrant(). */
+function GrantsScreen({ engine, version, settleMs, onNotice, onBack }: GrantsScreenProps) {
+  const theme = useTheme();
+  const [revokes, setRevokes] = useState(0);
+  const listed = useMemo((): { grants: Grant[]; error?: string } => {
+    try {
+      return { grants: engine.grants() };
+    } catch (err) {
+      return { grants: [], error: `Could not list the remembered approvals: ${(err as Error).message}` };
+    }
+  }, [engine, version, revokes]);
+  const revoke = (g: Grant) => {
+    try {
+      engine.revokeGrant(g);
+      onNotice(`Revoked ${g.tool}: ${g.key} — the next such confirm asks again`);
+    } catch (err) {
+      onNotice(`Revoke failed: ${(err as Error).message}`);
+    }
+    setRevokes((n) => n + 1);
+  };
+  return (
+    <Box flexDirection="column" marginTop={1}>
+      {listed.error ? <Text color={theme.danger}>{listed.error}</Text> : null}
+      <GrantsView grants={listed.grants} onRevoke={revoke} onClose={onBack} quiet={settleMs === undefined ? undefined : { settleMs }} />
     </Box>
   );
 }

@@ -66,6 +66,7 @@ export { DEFAULT_HOLD_MS, DEFAULT_SETTLE_MS, monotonicNow, QuietGate, type KeyRe
 
 export { ContinueBar, REPEATS_SIDE_EFFECT_HINT, type ContinueBarProps } from './components/ContinueBar.js';
 export { GlobalControls, type GlobalControlsProps } from './components/GlobalControls.js';
+export { GRANTS_HINT, GRANTS_IGNORED_HINT, GrantsView, type GrantsViewProps } from './components/GrantsView.js';
 export { ResumeAllConfirm, type ResumeAllConfirmProps } from './components/ResumeAllConfirm.js';
 export { SESSIONS_HINT, SessionsView, type SessionsViewProps } from './components/SessionsView.js';
 export { InputTransition, stoppingText, type InputTransitionProps } from './components/InputTransition.js';

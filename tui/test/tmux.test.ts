@@ -191,6 +191,52 @@ describe('demo in a real terminal', { skip, timeout: 120_000 }, () => {
     const left = children.filter(alive);
     assert.deepEqual(left, [], `processes of the demo still running: ${left.join(' ')}`);
   });
+  it('sessions: P remembers the cleanup command for the project; G lists it, X takes it back, and the same command asks again', async () => {
+    term = new Terminal();
+    term.start([...DEMO, '--sessions'], { width: 160 });
+    const intro = await term.waitFor(/Web UI: (http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+)/);
+    const url = new URL(/Web UI: (\S+)/.exec(intro)![1]);
+    const auth = { headers: { authorization: `Bearer ${url.searchParams.get('token')}` } };
+    const api = async (path: string) => (await fetch(`${url.origin}${path}`, auth)).json() as Promise<Record<string, any>>;
+    await term.waitFor((s) => s.includes('1 needs input') && s.includes('G approvals'));
+
+    await term.answer('j', (s) => /› build/.test(s));
+    await term.answer('j', (s) => /› cleanup/.test(s));
+    await term.answer('Enter', (s) => s.includes('Session cleanup: Tab goes back to the list.'));
+    await term.waitFor(CONFIRM_DIALOG);
+    await term.answer('p', (s) => s.includes('Cleanup done.'));
+    await term.answer('Tab', (s) => /G approvals/.test(s) && /cleanup +Idle/.test(s));
+
+    let screen = await term.answer('g', (s) => s.includes('Remembered approvals: approved again without asking'));
+    screen = await term.waitFor(/› bash +rm -rf \S*demo-scratch.*· this project \(/);
+    assert.match(screen, /↑\/↓ move  X revoke  Esc back/);
+    assert.equal(((await api('/api/grants')).grants as unknown[]).length, 1, 'the web UI lists the same grant');
+
+    await term.answer('x', (s) => s.includes('Nothing is remembered: every confirm asks.'));
+    assert.match(term.screen(), /Revoked bash: rm -rf \S*demo-scratch.* — the next such confirm asks again/);
+    assert.deepEqual((await api('/api/grants')).grants, []);
+
+    // The same command again: asked, not approved by the revoked grant.
+    await term.answer('Escape', (s) => /G approvals/.test(s) && /cleanup +Idle/.test(s));
+    await term.answer('j', (s) => /› build/.test(s));
+    await term.answer('j', (s) => /› cleanup/.test(s));
+    await term.answer('Enter', (s) => s.includes('Session cleanup: Tab goes back to the list.'));
+    await term.waitFor('Type a prompt and press Enter (Tab: sessions, q quits)');
+    term.keys('clean up', { literal: true });
+    await term.waitFor(/^> clean up\s*$/m);
+    await term.answer('Enter', (s) => /^session cleanup · .*· (running|paused)$/m.test(s));
+    const runState = async () => ((await api('/api/state')).sessions as { id: string; run_state: string }[]).find((x) => x.id === 'cleanup')!.run_state;
+    for (const deadline = Date.now() + 20_000; (await runState()) !== 'blocked'; ) {
+      assert.ok(Date.now() < deadline, `the cleanup session asks again (it is ${await runState()}); the screen:\n${term.screen()}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await term.waitFor(CONFIRM_DIALOG);
+    term.keys('Escape');
+    await term.waitFor('Stopped by you');
+    term.keys('C-c');
+    assert.equal(await term.waitForExit(), 0);
+  });
+
   it('NO_COLOR: no colour codes on screen, and the states still read in words', async () => {
     term = new Terminal();
     term.start([...DEMO, '--script', 'confirm'], { env: { NO_COLOR: '1' } });

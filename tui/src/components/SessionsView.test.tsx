@@ -127,6 +127,19 @@ describe('SessionsView', () => {
     ui.unmount();
   });
 
+  it('G opens the remembered approvals, and says so, only where the app has them', async () => {
+    const calls: string[] = [];
+    const ui = await render(<SessionsView sessions={rows} counts={counts} onGrants={() => void calls.push('grants')} />);
+    assert.ok(ui.frame().endsWith('↑/↓ move  Enter open  E emergency stop  R resume all  G approvals  q quit'), ui.frame());
+    await ui.press('g', 'G');
+    assert.deepEqual(calls, ['grants', 'grants']);
+    ui.unmount();
+    const without = await render(<SessionsView sessions={rows} counts={counts} />);
+    assert.ok(without.frame().endsWith(SESSIONS_HINT));
+    await without.press('g');
+    without.unmount();
+  });
+
   it('R does nothing when no session is eligible; q quits; inactive ignores keys', async () => {
     const { calls, props } = recorder();
     const none = rows.map((r) => ({ ...r, eligible: false }));

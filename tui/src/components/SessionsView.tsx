@@ -18,6 +18,8 @@ export interface SessionsViewProps {
   onEmergencyStop?: () => void;
   /** R, then Y in the confirmation that lists what it resumes. */
   onResumeAll?: () => void;
+  /** G: the remembered approvals (GrantsView). The key and its hint are there only with this prop. */
+  onGrants?: () => void;
   /** q: the app's quit key. */
   onQuit?: () => void;
   /** Whether the view owns keyboard input. Default true. */
@@ -54,7 +56,7 @@ function badgeColor(state: RunState, theme: Theme) {
  *     notes    Idle
  *   ↑/↓ move  Enter open  E emergency stop  R resume all  q quit
  */
-export function SessionsView({ sessions, counts, onOpen, onEmergencyStop, onResumeAll, onQuit, isActive = true, quiet }: SessionsViewProps) {
+export function SessionsView({ sessions, counts, onOpen, onEmergencyStop, onResumeAll, onGrants, onQuit, isActive = true, quiet }: SessionsViewProps) {
   const theme = useTheme();
   const [cursor, setCursor] = useState(0);
   const [confirming, setConfirming] = useState(false);
@@ -72,6 +74,7 @@ export function SessionsView({ sessions, counts, onOpen, onEmergencyStop, onResu
         else if (key.name === 'return' && sessions[pos]) return done(), onOpen?.(sessions[pos].id);
         else if (key.text === 'e' || key.text === 'E') return done(), onEmergencyStop?.();
         else if ((key.text === 'r' || key.text === 'R') && eligible.length > 0) return done(), setConfirming(true);
+        else if ((key.text === 'g' || key.text === 'G') && onGrants) return done(), onGrants();
         else if (key.text === 'q') return done(), onQuit?.();
       }
       done();
@@ -105,7 +108,7 @@ export function SessionsView({ sessions, counts, onOpen, onEmergencyStop, onResu
           </Text>
         ))}
       </Box>
-      <Text color={theme.muted}>{confirming ? 'Y resume  N or Esc cancel' : SESSIONS_HINT}</Text>
+      <Text color={theme.muted}>{confirming ? 'Y resume  N or Esc cancel' : onGrants ? SESSIONS_HINT.replace('  q quit', '  G approvals  q quit') : SESSIONS_HINT}</Text>
     </Box>
   );
 }
