@@ -349,8 +349,21 @@ func driveSessionCreate(eng uint64, opts *string) (uint64, status, string) {
 	c := cstr(opts)
 	defer freeC(c)
 	var h C.il_handle
-	st, msg := lastErrorFor(eng, il_session_create(C.il_handle(eng), c, &h))
+	st, msg := lastErrorFor(eng, il_session_create(C.il_handle(eng), c, &h, nil))
 	return uint64(h), st, msg
+}
+
+// driveSessionCreateID is driveSessionCreate asking for the id too.
+func driveSessionCreateID(eng uint64, opts *string) (uint64, string, status, string) {
+	c := cstr(opts)
+	defer freeC(c)
+	var h C.il_handle
+	var id *C.char
+	st, msg := lastErrorFor(eng, il_session_create(C.il_handle(eng), c, &h, &id))
+	if id == nil {
+		return uint64(h), "", st, msg
+	}
+	return uint64(h), takeString(id), st, msg
 }
 
 func driveSessionClose(h uint64) (status, string) {

@@ -379,8 +379,10 @@ il_status il_engine_set_host_callback(il_handle engine, il_host_cb cb, void *use
  * ("rate_limited", "server_error", "unauthorized", "bad_request",
  * "missing_api_key", "connection_failed", "connection_lost",
  * "malformed_stream", "stream_error", "stream_truncated").
+ * out_id may be NULL; else it receives the session's id (il_free it), so
+ * that a caller that needs it makes one call, not two (il_session_id).
  */
-il_status il_session_create(il_handle engine, const char *opts_json, il_handle *out_session);
+il_status il_session_create(il_handle engine, const char *opts_json, il_handle *out_session, char **out_id);
 
 /* Closes the session (interrupting a run with reason system_stop and
  * waiting for it) and its handle. */

@@ -102,8 +102,15 @@ func TestSessionOptionsReusedOnlyWhenEqual(t *testing.T) {
 	_, st, msg = driveSessionCreate(e, ptr(`{"script": [{"text": "one"}], "env": ["A=1"], "colour": 1}`))
 	assert.Equal(t, ilInvalidArgument, st)
 	assert.Contains(t, msg, "colour")
-	c := newSession(t, e, `{"id": "named", "script": [{"text": "two"}]}`)
-	d := newSession(t, e, same)
+	c, idc, st, msg := driveSessionCreateID(e, ptr(`{"id": "named", "script": [{"text": "two"}]}`))
+	require.Equal(t, ilOK, st, msg)
+	assert.Equal(t, "named", idc, "the id comes with the handle")
+	d, idd, st, msg := driveSessionCreateID(e, ptr(same))
+	require.Equal(t, ilOK, st, msg)
+	assert.NotContains(t, []string{ida, idb, idc}, idd, "reused options, a new id")
+	if id, _, _ := driveSessionID(d); id != idd {
+		t.Errorf("il_session_create gave id %q, il_session_id %q", idd, id)
+	}
 	for s, want := range map[uint64]string{a: "one", c: "two", d: "one"} {
 		_, st, msg := drivePrompt(s, "go")
 		require.Equal(t, ilOK, st, msg)

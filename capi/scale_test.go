@@ -128,9 +128,7 @@ func benchCapiParkApprove(b *testing.B) {
 	b.ResetTimer()
 	c0 := cpuNow(b)
 	for k := range sessions {
-		s, st, msg := driveSessionCreate(h, ptr(string(opts)))
-		require.Equal(b, ilOK, st, msg)
-		_, st, msg = driveSessionID(s)
+		s, _, st, msg := driveSessionCreateID(h, ptr(string(opts))) // the handle and the id, as the addon asks
 		require.Equal(b, ilOK, st, msg)
 		_, st, msg = drivePrompt(s, "go")
 		require.Equal(b, ilOK, st, msg)

@@ -106,7 +106,7 @@ func (ee *engineEntry) newSession(o engine.SessionOptions) (*sessionEntry, C.il_
 }
 
 //export il_session_create
-func il_session_create(h C.il_handle, optsJSON *C.char, out *C.il_handle) C.il_status {
+func il_session_create(h C.il_handle, optsJSON *C.char, out *C.il_handle, outID **C.char) C.il_status {
 	return call("il_session_create", h, func(ee *engineEntry) error {
 		if out == nil {
 			return errNilOut("out_session")
@@ -150,6 +150,9 @@ func il_session_create(h C.il_handle, optsJSON *C.char, out *C.il_handle) C.il_s
 				bashTool.SetSandbox(se.s, *o.Sandbox) // validated above
 			}
 			*out = sh
+			if outID != nil {
+				putString(outID, se.s.ID())
+			}
 			return nil
 		})
 	})

@@ -52,7 +52,8 @@ export interface Native {
   engineServe(engine: Handle, optsJSON: string): [Handle, string];
   serverClose(server: Handle): void;
 
-  sessionCreate(engine: Handle, optsJson?: string): Handle;
+  /** Returns [session, id]: the handle and the id in one call. */
+  sessionCreate(engine: Handle, optsJson?: string): [Handle, string];
   /** il_session_close on a worker thread: returns at once, settles when the session has unwound. */
   sessionCloseAsync(session: Handle): Promise<void>;
   /** IL_STATUS_* (0..5). Raw N-API fast path. */

@@ -81,7 +81,7 @@ int main(void) {
   CHECK(il_session_create(eng,
                           "{\"id\":\"c\",\"script\":[{\"tool_calls\":[{\"name\":\"ask\",\"args\":"
                           "{\"kind\":\"confirm\",\"message\":\"ok?\"}}]},{\"text\":\"done\"}]}",
-                          &s) == IL_OK);
+                          &s, NULL) == IL_OK);
   uint64_t run = 0;
   CHECK(il_session_prompt(s, "go", &run) == IL_OK && run == 1);
 

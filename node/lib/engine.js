@@ -42,6 +42,30 @@ export function checkCommand(...args) {
   return fromNative(native.checkCommand(...args));
 }
 
+/**
+ * A copy of opts, a plain object whose values are all strings, numbers,
+ * booleans or null, with its JSON; null for anything else (nested values
+ * may change without the object changing, so they are converted anew).
+ */
+function flatOptions(opts, json) {
+  if (typeof opts !== 'object' || opts === null || Object.getPrototypeOf(opts) !== Object.prototype) return null;
+  const keys = Object.keys(opts);
+  const values = keys.map((k) => opts[k]);
+  if (!values.every((v) => v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')) return null;
+  return { keys, values, json };
+}
+
+/** Whether opts has the keys, in order, and the values of last (flatOptions): its JSON is last's. */
+function sameFlatOptions(opts, last) {
+  if (typeof opts !== 'object' || opts === null || Object.getPrototypeOf(opts) !== Object.prototype) return false;
+  let i = 0;
+  for (const k in opts) {
+    if (k !== last.keys[i] || opts[k] !== last.values[i]) return false;
+    i++;
+  }
+  return i === last.keys.length;
+}
+
 /** The engine: owns sessions and task loops; one event stream from Go. */
 export let isEngine;
 
@@ -69,6 +93,10 @@ export class Engine {
   // confirm() answers of this tick (see Session.confirm), applied in one
   // library call at the end of the tick or before any other call.
   #answers = [];
+  // The last createSession options object of plain values and its JSON
+  // (see flatOptions): sessions made one after another with options alike
+  // (10,000 from one script) convert them once.
+  #lastOptions = null;
 
   constructor(config, ...extra) {
     const usage = 'new Engine(config?: EngineConfig | string)';
@@ -110,7 +138,7 @@ export class Engine {
     // Sessions a store brought back get their wrappers, as created ones do.
     // And their task loops (a loop of prompt tasks is restored), theirs too.
     for (const snap of JSON.parse(native.engineSessionsCamel(this.#h))) {
-      const session = this.#dispatch.adoptSession(new Session(kInternal, this, native.engineSessionHandle(this.#h, snap.id)));
+      const session = this.#dispatch.adoptSession(new Session(kInternal, this, native.engineSessionHandle(this.#h, snap.id), snap.id));
       const loop = native.sessionTaskLoop(session[kRawHandle]);
       if (loop) this.#dispatch.adoptLoop(new TaskLoop(kInternal, this, loop, session));
     }
@@ -119,9 +147,15 @@ export class Engine {
   createSession(opts, ...extra) {
     const usage = 'engine.createSession(opts?: SessionOptions | string)';
     noExtra(extra, usage, '0 to 1 arguments');
-    const json = toNativeJSON(sessionOptionsArg(opts, usage), 'opts', usage);
-    const h = native.sessionCreate(this.#handle(), json);
-    return this.#dispatch.adoptSession(new Session(kInternal, this, h));
+    let json;
+    if (this.#lastOptions !== null && sameFlatOptions(opts, this.#lastOptions)) {
+      json = this.#lastOptions.json;
+    } else {
+      json = toNativeJSON(sessionOptionsArg(opts, usage), 'opts', usage);
+      this.#lastOptions = flatOptions(opts, json);
+    }
+    const [h, id] = native.sessionCreate(this.#handle(), json);
+    return this.#dispatch.adoptSession(new Session(kInternal, this, h, id));
   }
 
   /** The session with id created through this engine. */

@@ -45,11 +45,11 @@ export class Session extends EngineObject {
   #pause = '-';
   #answered = '';
 
-  constructor(token, engine, handle) {
+  /** id: when the caller has it already (createSession gets it with the handle). */
+  constructor(token, engine, handle, id) {
     if (token !== kInternal) throw argError('Session objects come from engine.createSession(opts)', 'ERR_ILLEGAL_CONSTRUCTOR');
-    const id = native.sessionId(handle);
     super({
-      engine, handle, id, types: SESSION_EVENTS, owner: 'session', noun: 'session',
+      engine, handle, id: id ?? native.sessionId(handle), types: SESSION_EVENTS, owner: 'session', noun: 'session',
       instead: 'create a new session', closeNative: native.sessionCloseAsync,
     });
     this.#engine = engine;

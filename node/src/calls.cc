@@ -234,13 +234,18 @@ Napi::Value ServerClose(const Napi::CallbackInfo& info) {
 
 // ---- Session --------------------------------------------------------------
 
+// sessionCreate(engine, optsJson): [handle, id], in one library call.
 Napi::Value SessionCreate(const Napi::CallbackInfo& info) {
   Args args(info, "engine.createSession(opts?: SessionOptions | string)", 1, 1);
   il_handle engine = args.Handle();
   std::optional<std::string> opts = args.OptString(0, "opts");
   il_handle session = 0;
-  Check(info.Env(), il_session_create(engine, CString(opts), &session), engine);
-  return Napi::Number::New(info.Env(), static_cast<double>(session));
+  char* id = nullptr;
+  Check(info.Env(), il_session_create(engine, CString(opts), &session, &id), engine);
+  Napi::Array out = Napi::Array::New(info.Env(), 2);
+  out.Set(0u, Napi::Number::New(info.Env(), static_cast<double>(session)));
+  out.Set(1u, TakeString(info.Env(), id));
+  return out;
 }
 
 // The two hot getters are raw N-API callbacks: no CallbackInfo, no

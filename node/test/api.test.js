@@ -42,6 +42,28 @@ test('a new session is idle with sync getters', () => {
   assert.equal(s.statusCode, StatusCode.closed);
 });
 
+test('each session gets the options it was created with, also when they repeat or change in place', async () => {
+  const text = (t) => JSON.stringify([{ text: t }]);
+  const opts = { script: text('one') };
+  const made = [engine.createSession(opts), engine.createSession({ script: text('one') })];
+  opts.script = text('two'); // the same object, changed
+  made.push(engine.createSession(opts));
+  const nested = { script: [{ text: 'three' }] };
+  made.push(engine.createSession(nested));
+  nested.script[0].text = 'four'; // a nested value changed: converted anew
+  made.push(engine.createSession(nested));
+  made.push(engine.createSession({ script: text('five'), dir: undefined }));
+  assert.equal(new Set(made.map((s) => s.id)).size, made.length, 'each its own id');
+  for (const s of made) assert.equal(engine.session(s.id), s);
+  const said = [];
+  for (const s of made) {
+    await s.prompt('go');
+    said.push(s.history().at(-1).text);
+    s.close();
+  }
+  assert.deepEqual(said, ['one', 'one', 'two', 'three', 'four', 'five']);
+});
+
 test('prompt resolves when the run finishes; events arrive in version order', async () => {
   const s = engine.createSession({ script: [{ text: 'one two three' }] });
   const seen = [];
