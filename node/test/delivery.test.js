@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 
 import { Engine, internals } from '../index.js';
-import { askConfirm, call, nextEvent, settledCounters, tempDir } from './helpers.js';
+import { askConfirm, call, hang, nextEvent, settledCounters, tempDir } from './helpers.js';
 
 const engine = new Engine({ workDir: tempDir(), bash: { rules: [{ prefix: 'sh -c', action: 'allow' }] } });
 after(async () => {
@@ -168,6 +168,35 @@ test('only listened-to types are parsed, and a listener added mid-run gets every
   assert.equal((await other.prompt('go')).status, 'idle');
   s.close();
   other.close();
+});
+
+test('a run end nobody listens to settles prompt() with the result it carries, as when it is parsed', async () => {
+  // Braces, quotes, backslashes and the event's own keys inside strings; an
+  // interrupted run's result holds a nested object.
+  const tricky = 'bad }{ "quoted" ,"run":7,"result":{"x":1} \\ end';
+  const results = async (listen) => {
+    const own = new Engine({ work_dir: tempDir() });
+    const heard = [];
+    if (listen) for (const t of ['run_finished', 'run_failed', 'interrupted']) own.on(t, (ev) => heard.push(ev.result));
+    const out = [await own.createSession({ id: 'a "}', script: [{ text: 'fine' }] }).prompt('go')];
+    out.push(await own.createSession({ script: [{ text: 'x', error: tricky }] }).prompt('go'));
+    const c = own.createSession({ script: hang });
+    const run = c.prompt('go');
+    await nextEvent(c, 'text');
+    c.interrupt('user_stop');
+    out.push(await run);
+    own.close();
+    await own.closed;
+    return { out, heard };
+  };
+  const quiet = await results(false);
+  const heard = await results(true);
+  const withoutTime = (r) => (r.interruption ? { ...r, interruption: { ...r.interruption, at: 'at' } } : r);
+  assert.deepEqual(quiet.out.map(withoutTime), heard.out.map(withoutTime));
+  assert.deepEqual(heard.heard.map((r) => r.status), ['idle', 'idle', 'interrupted']);
+  assert.equal(quiet.out[1].error.includes(tricky), true, JSON.stringify(quiet.out[1]));
+  assert.equal(typeof quiet.out[2].interruption, 'object', JSON.stringify(quiet.out[2]));
+  assert.equal(quiet.out[2].code, 'ERR_INTERRUPTED');
 });
 
 test('2,000 sessions parked hold no goroutine; approved and closed, goroutines and open sessions are back to where they were (stacks are freed lazily by the Go runtime: not asserted)', async () => {
