@@ -110,10 +110,15 @@ function onGrants(g) {
   renderGrants();
 }
 
+// The connection state the grants list was last rendered with (its Revoke
+// buttons are disabled while the state is unknown).
+let grantsShownLive = null;
+
 // renderGrants lists what is approved without asking, each with Revoke: the
 // next such confirm asks again. Keys and paths are the tools' words: text only.
 function renderGrants() {
   const live = state.authoritative;
+  grantsShownLive = live;
   const { grants, error } = state.grants;
   $('grants-summary').textContent = `Remembered approvals (${grants.length})`;
   $('grants-error').textContent = error || '';
@@ -172,7 +177,7 @@ function render() {
   ra.textContent = `Resume all (${state.counts.eligible} eligible)`;
   ra.disabled = !live || state.counts.eligible === 0;
   if (!live) $('resume-confirm').hidden = true;
-  renderGrants();
+  if (grantsShownLive !== live) renderGrants(); // the list itself changes only with a grants message
 
   const list = $('sessions');
   list.replaceChildren(...state.order.map((id) => {
