@@ -155,7 +155,8 @@ func TestEveryTabListsRememberedApprovalsAndRevokesThem(t *testing.T) {
 }
 
 // The bash tool records what its approval remembers after the answer, as
-// it goes on to run the command: the list shows it all the same.
+// it goes on to run the command: the list shows it all the same, until the
+// session closes.
 func TestABashApprovalRememberedFromThePageIsListed(t *testing.T) {
 	e := engine.New(engine.WithTool("bash", bash.New()))
 	t.Cleanup(func() { e.Close() })
@@ -174,4 +175,8 @@ func TestABashApprovalRememberedFromThePageIsListed(t *testing.T) {
 	tb.waitFor(text("grants-summary") + ` === 'Remembered approvals (1)'`)
 	assert.Equal(t, "bash", tb.eval(`document.querySelector('#grants-list .grant-tool').textContent`))
 	assert.Contains(t, tb.eval(`document.querySelector('#grants-list .grant-key').textContent`), "rm")
+
+	// A session's grants end with it: closing it empties the list.
+	require.NoError(t, s.Close())
+	tb.waitFor(text("grants-summary") + ` === 'Remembered approvals (0)'`)
 }
