@@ -261,3 +261,56 @@ func TestFeedNeverMergesADeltaAcrossADecision(t *testing.T) {
 	}
 	assert.Equal(t, []string{"progress before", "paused", "pause_answered", "progress after"}, got)
 }
+
+// Deltas of sessions streaming at once are merged per session, in every
+// feed, a feed opened after another closed included.
+func TestFeedMergesEachSessionsDeltasInEveryFeed(t *testing.T) {
+	t.Parallel()
+	const sessions, chunks = 4, 500
+	e := engine.New(engine.WithProvider(engine.NewScriptedProvider([]engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("chatty", nil)}}})),
+		engine.WithTool("chatty", chatty(chunks, 10)))
+	t.Cleanup(func() { e.Close() })
+	first, closed := e.NewFeed(), e.NewFeed()
+	defer first.Close()
+	ss := make([]*engine.Session, sessions)
+	for i := range ss {
+		s, err := e.NewSession(engine.SessionOptions{})
+		require.NoError(t, err)
+		ss[i] = s
+		require.NoError(t, (<-start(t, s, "go")).Err) // each session published to both feeds
+	}
+	closed.Close()
+	require.NoError(t, first.Take(t.Context(), func([]engine.FeedItem) {}))
+	later := e.NewFeed()
+	defer later.Close()
+	outs := make([]<-chan engine.Outcome, sessions)
+	for i, s := range ss {
+		outs[i] = start(t, s, "go")
+	}
+	for _, o := range outs {
+		require.NoError(t, (<-o).Err)
+	}
+	for _, s := range ss {
+		require.NoError(t, s.Close())
+	}
+	require.NoError(t, e.Close())
+	for name, f := range map[string]*engine.Feed{"first": first, "later": later} {
+		assert.Less(t, f.Pending(), sessions*10, "%s: %d sessions' %d chunks each are one queued delta each", name, sessions, chunks)
+		progress := map[string]int{}
+		version := map[string]uint64{}
+		for _, it := range drain(t, f) {
+			ev := it.Event
+			if v, ok := version[ev.Session]; ok { // both start at the sessions' second runs
+				assert.Equal(t, v+1+uint64(ev.Coalesced), ev.Version, "%s: session %s: versions grow by one plus what was merged", name, ev.Session)
+			}
+			version[ev.Session] = ev.Version
+			if ev.Type == engine.EventToolProgress {
+				progress[ev.Session] += 1 + ev.Coalesced
+				assert.Equal(t, strings.Repeat("x", 10*(1+ev.Coalesced)), ev.Text, "%s: a merged delta's text is its session's", name)
+			}
+		}
+		for _, s := range ss {
+			assert.Equal(t, chunks, progress[s.ID()], "%s: session %s: every chunk delivered or counted", name, s.ID())
+		}
+	}
+}
