@@ -45,6 +45,13 @@ export const kRunResult = Symbol('interlock.runResult');
 /** The value a run pending when the stream ended resolves to (subclasses override). */
 export const kEndResult = Symbol('interlock.endResult');
 
+// The executor of every run's promise: it hands its resolve function over
+// here (no closure made per run).
+let takenResolve = null;
+const takeResolve = (resolve) => {
+  takenResolve = resolve;
+};
+
 /** Whether o is a Session or TaskLoop (set below). */
 export let isEngineObject;
 
@@ -57,12 +64,15 @@ export class EngineObject {
   #engine;
   #h;
   #id;
-  #noun;
-  #instead;
-  #closeNative;
+  #kind;
   #closed = false;
   #listeners;
-  #runs = null; // run number -> resolve, made at the first run (10,000 idle sessions need none)
+  // The runs in flight: the first in two fields (a session runs one at a
+  // time, but the end of one may be delivered after the next started), any
+  // other in a map made for it.
+  #run = 0;
+  #resolveRun = null;
+  #moreRuns = null; // run number -> resolve
   // Everything of this object has unwound: a promise made only when asked
   // for (10,000 parked sessions need none).
   #unwound = null;
@@ -71,24 +81,22 @@ export class EngineObject {
   #closeTracked = false; // close() counts as a pending run (keeps the process alive) until unwound
 
   /**
-   * @param {object} o
-   * @param {object} o.engine the owning Engine (its kInternal hooks count runs)
-   * @param {number} o.handle the library handle
-   * @param {string} o.id
-   * @param {Set<string>} o.types accepted listener types
-   * @param {string} o.owner name in messages ('session')
-   * @param {string} o.noun what it is, in messages ('session': with the id, 'session s1 is closed')
-   * @param {string} o.instead what to do after close, in messages
-   * @param {(h: number) => void} o.closeNative closes the handle
+   * @param {object} engine the owning Engine (its kInternal hooks count runs)
+   * @param {number} handle the library handle
+   * @param {string} id
+   * @param {object} kind what every object of the subclass shares, one object for all:
+   * @param {Set<string>} kind.types accepted listener types
+   * @param {string} kind.owner name in messages ('session')
+   * @param {string} kind.noun what it is, in messages ('session': with the id, 'session s1 is closed')
+   * @param {string} kind.instead what to do after close, in messages
+   * @param {(h: number) => Promise<void>} kind.closeNative closes the handle
    */
-  constructor({ engine, handle, id, types, owner, noun, instead, closeNative }) {
+  constructor(engine, handle, id, kind) {
     this.#engine = engine;
     this.#h = handle;
     this.#id = id;
-    this.#noun = noun;
-    this.#instead = instead;
-    this.#closeNative = closeNative;
-    this.#listeners = new Listeners(types, owner, engine[kInternal].wanted);
+    this.#kind = kind;
+    this.#listeners = new Listeners(kind.types, kind.owner, engine[kInternal].wanted);
   }
 
   get id() {
@@ -116,7 +124,7 @@ export class EngineObject {
     this.#closed = true;
     this.#closeTracked = true;
     this.#engine[kInternal].runStarted(); // keeps the process alive until unwound
-    const native = this.#closeNative(this.#h).catch((err) => {
+    const native = this.#kind.closeNative(this.#h).catch((err) => {
       // Closed by its engine meanwhile: that close waited for this one.
       if (err?.code !== 'ERR_INVALID_HANDLE' && err?.code !== 'ERR_CLOSED') throw err;
     });
@@ -174,22 +182,28 @@ export class EngineObject {
 
   /** The handle of an open object; ERR_CLOSED after close. */
   [kHandle]() {
-    if (this.#closed) throw closedError(`${this.#noun} ${this.#id}`, this.#instead);
+    if (this.#closed) throw closedError(`${this.#kind.noun} ${this.#id}`, this.#kind.instead);
     this.#engine[kInternal].flushAnswers(); // answers queued before this call go first
     return this.#h;
   }
 
   /** A promise for run, settled by its end event (kSettle) or the stream's end (kEnd). */
   [kTrack](run) {
-    return new Promise((resolve) => {
-      (this.#runs ??= new Map()).set(run, resolve);
-      this.#engine[kInternal].runStarted();
-    });
+    const promise = new Promise(takeResolve);
+    if (this.#run === 0) {
+      this.#run = run;
+      this.#resolveRun = takenResolve;
+    } else {
+      (this.#moreRuns ??= new Map()).set(run, takenResolve);
+    }
+    takenResolve = null;
+    this.#engine[kInternal].runStarted();
+    return promise;
   }
 
   /** Runs not yet settled. */
   get [kPendingRuns]() {
-    return this.#runs?.size ?? 0;
+    return (this.#run === 0 ? 0 : 1) + (this.#moreRuns?.size ?? 0);
   }
 
   /** The value a run's end event resolves to (subclasses say). */
@@ -216,17 +230,28 @@ export class EngineObject {
   }
 
   [kSettle](ev) {
-    const resolve = this.#runs?.get(ev.run);
-    if (!resolve) return;
-    this.#runs.delete(ev.run);
+    let resolve;
+    if (ev.run === this.#run) {
+      resolve = this.#resolveRun;
+      this.#run = 0;
+      this.#resolveRun = null;
+    } else {
+      resolve = this.#moreRuns?.get(ev.run);
+      if (!resolve) return;
+      this.#moreRuns.delete(ev.run);
+    }
     this.#engine[kInternal].runEnded();
     resolve(this[kRunResult](ev));
   }
 
   [kEnd](why) {
     this.#closed = true;
-    for (const [run, resolve] of this.#runs ?? []) {
-      this.#runs.delete(run);
+    const runs = [...(this.#moreRuns ?? [])];
+    if (this.#run !== 0) runs.push([this.#run, this.#resolveRun]);
+    this.#run = 0;
+    this.#resolveRun = null;
+    this.#moreRuns = null;
+    for (const [, resolve] of runs.sort((a, b) => a[0] - b[0])) {
       this.#engine[kInternal].runEnded();
       resolve(this[kEndResult](why));
     }

@@ -22,6 +22,10 @@ export const SESSION_EVENTS = new Set([
   'pause_requested', 'stopping', 'interrupted', 'run_finished', 'run_failed', 'closed', 'warning', 'granted', 'event',
 ]);
 
+const SESSION_KIND = Object.freeze({
+  types: SESSION_EVENTS, owner: 'session', noun: 'session', instead: 'create a new session', closeNative: native.sessionCloseAsync,
+});
+
 /** One agent session. Get one from engine.createSession(). */
 export let isSession;
 
@@ -48,10 +52,7 @@ export class Session extends EngineObject {
   /** id: when the caller has it already (createSession gets it with the handle). */
   constructor(token, engine, handle, id) {
     if (token !== kInternal) throw argError('Session objects come from engine.createSession(opts)', 'ERR_ILLEGAL_CONSTRUCTOR');
-    super({
-      engine, handle, id: id ?? native.sessionId(handle), types: SESSION_EVENTS, owner: 'session', noun: 'session',
-      instead: 'create a new session', closeNative: native.sessionCloseAsync,
-    });
+    super(engine, handle, id ?? native.sessionId(handle), SESSION_KIND);
     this.#engine = engine;
   }
 

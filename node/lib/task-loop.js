@@ -12,6 +12,10 @@ export const TASK_EVENTS = new Set([
   'started', 'task_begin', 'task_end', 'failed', 'completed', 'interrupted', 'paused', 'resumed', 'pause_mode_changed', 'event',
 ]);
 
+const TASK_LOOP_KIND = Object.freeze({
+  types: TASK_EVENTS, owner: 'taskLoop', noun: 'task loop', instead: 'create a new task loop', closeNative: native.taskLoopCloseAsync,
+});
+
 /** A task loop and the session it runs in. Get one from engine.createTaskLoop(). */
 export let isTaskLoop;
 
@@ -25,10 +29,7 @@ export class TaskLoop extends EngineObject {
   constructor(token, engine, handle, session) {
     if (token !== kInternal) throw argError('TaskLoop objects come from engine.createTaskLoop(opts)', 'ERR_ILLEGAL_CONSTRUCTOR');
     const id = fromNative(native.taskLoopState(handle)).id;
-    super({
-      engine, handle, id, types: TASK_EVENTS, owner: 'taskLoop', noun: 'task loop',
-      instead: 'create a new task loop', closeNative: native.taskLoopCloseAsync,
-    });
+    super(engine, handle, id, TASK_LOOP_KIND);
     this.#session = session;
   }
 
