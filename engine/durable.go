@@ -154,6 +154,11 @@ func (s *Session) appendResultsLocked(msgs ...Message) { s.appendLocked(true, ms
 
 func (s *Session) appendLocked(beforeTurn bool, msgs []Message) {
 	from := len(s.history)
+	if s.history == nil && len(msgs) > 0 {
+		// Room for the prompt and the model's answer, a run's first two
+		// messages: one allocation less than growing from one to two.
+		s.history = make([]Message, 0, max(2, len(msgs)))
+	}
 	s.history = append(s.history, msgs...)
 	if s.eng.store == nil {
 		return

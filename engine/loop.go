@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -507,14 +508,14 @@ func (s *Session) modelTurn(r *run) ([]ToolCall, error) {
 	}
 	ctx, idle := s.beginTurn(r)
 	defer s.endTurn(r, idle)
-	stream, err := protect("Stream", func() (Stream, error) { return r.provider.Stream(ctx, req) })
+	stream, err := protect("Stream", "", func() (Stream, error) { return r.provider.Stream(ctx, req) })
 	if err != nil {
 		if r.ctx.Err() != nil {
 			return nil, interruptErr(r.ctx)
 		}
 		return nil, fmt.Errorf("model %s: %w", providerName(r.provider), err)
 	}
-	defer protect("model stream close", func() (struct{}, error) { return struct{}{}, stream.Close() })
+	defer protect("model stream close", "", func() (struct{}, error) { return struct{}{}, stream.Close() })
 	var text strings.Builder
 	var calls []ToolCall
 	var usage *Usage
@@ -547,7 +548,7 @@ func (s *Session) modelTurn(r *run) ([]ToolCall, error) {
 		if c := chunk.ToolCall; c != nil {
 			call := *c
 			if call.ID == "" {
-				call.ID = fmt.Sprintf("call_%d_%d", step, len(calls)+1)
+				call.ID = "call_" + strconv.Itoa(step) + "_" + strconv.Itoa(len(calls)+1)
 			}
 			calls = append(calls, call)
 		}
@@ -606,14 +607,14 @@ func (w *idleWatch) fire() { w.cancel(&w.cause) }
 // longer than the idle timeout.
 func (w *idleWatch) recv(ctx, run context.Context, st Stream) (Chunk, error) {
 	if w.timeout <= 0 {
-		return protect("model stream", func() (Chunk, error) { return st.Recv(ctx) })
+		return protect("model stream", "", func() (Chunk, error) { return st.Recv(ctx) })
 	}
 	if w.timer == nil {
 		w.timer = time.AfterFunc(w.timeout, w.fire)
 	} else {
 		w.timer.Reset(w.timeout)
 	}
-	c, err := protect("model stream", func() (Chunk, error) { return st.Recv(ctx) })
+	c, err := protect("model stream", "", func() (Chunk, error) { return st.Recv(ctx) })
 	w.timer.Stop()
 	if err != nil && run.Err() == nil && context.Cause(ctx) == error(&w.cause) {
 		return c, fmt.Errorf("%w after %s: %w", ErrIdleTimeout, w.timeout, &w.cause)
@@ -657,21 +658,20 @@ func interruptedResult(c ToolCall) Message {
 // may park it at a question (Env.Ask): then it returns errParked and the
 // answer carries the run on (Env.resume).
 func (s *Session) runTools(r *run, calls []ToolCall) error {
-	results := make([]Message, len(calls))
 	if len(calls) == 1 {
 		env, msg := s.runTool(r, calls[0], s.nextStep(), r.parkable)
 		if env.then != nil {
 			return s.park(env)
 		}
-		results[0] = msg
-	} else {
-		var wg sync.WaitGroup
-		for i, c := range calls {
-			step := s.nextStep()
-			wg.Go(func() { _, results[i] = s.runTool(r, c, step, false) })
-		}
-		wg.Wait()
+		return s.recordResults(r, msg)
 	}
+	results := make([]Message, len(calls))
+	var wg sync.WaitGroup
+	for i, c := range calls {
+		step := s.nextStep()
+		wg.Go(func() { _, results[i] = s.runTool(r, c, step, false) })
+	}
+	wg.Wait()
 	return s.recordResults(r, results...)
 }
 
@@ -699,7 +699,7 @@ func (s *Session) runTool(r *run, c ToolCall, step int, canPark bool) (*Env, Mes
 		return env, s.finishTool(env, Message{Role: RoleTool, ToolCallID: c.ID, Text: err.Error(), IsError: true})
 	}
 	env.tool, env.canPark = tool, canPark
-	res, err := protect("tool "+c.Name, func() (Result, error) { return tool.Run(r.ctx, c, env) })
+	res, err := protect("tool", c.Name, func() (Result, error) { return tool.Run(r.ctx, c, env) })
 	env.canPark = false
 	if errors.Is(err, errParked) && env.then != nil {
 		return env, Message{}
@@ -764,7 +764,7 @@ func (env *Env) resume(s *Session, res PauseResult, pauseErr error) {
 	err := pauseErr
 	if err == nil {
 		then := env.then
-		out, err = protect("tool "+env.call.Name, func() (Result, error) { return then(env.run.ctx, res) })
+		out, err = protect("tool", env.call.Name, func() (Result, error) { return then(env.run.ctx, res) })
 	}
 	err = s.finishParked(env, out, err, pauseErr != nil)
 	if err == nil {
@@ -786,9 +786,14 @@ func (s *Session) finishParked(env *Env, res Result, err error, atPause bool) er
 
 // protect runs f and turns its panic into an error: a bad tool, provider or
 // task function must not take the process (and the Node app hosting it) down.
-func protect[T any](what string, f func() (T, error)) (v T, err error) {
+// The error names what panicked, what and its name (if any): put together
+// only then, not at every call.
+func protect[T any](what, name string, f func() (T, error)) (v T, err error) {
 	defer func() {
 		if p := recover(); p != nil {
+			if name != "" {
+				what += " " + name
+			}
 			err = fmt.Errorf("%s panicked: %v", what, p)
 		}
 	}()

@@ -493,7 +493,7 @@ func (tl *TaskLoop) setTask(i int, st TaskStatus, errText string, ev TaskEventTy
 // would (rerun: tool calls cut at a question by a restart, asked again).
 func (tl *TaskLoop) runTask(r *run, t Task, goesOn bool, rerun []ToolCall) error {
 	if t.Func != nil {
-		_, err := protect(fmt.Sprintf("task %q", t.Title), func() (struct{}, error) { return struct{}{}, t.Func(r.ctx, tl.s) })
+		_, err := protect(fmt.Sprintf("task %q", t.Title), "", func() (struct{}, error) { return struct{}{}, t.Func(r.ctx, tl.s) })
 		return err
 	}
 	r.provider = tl.s.provider
