@@ -207,7 +207,11 @@ export class Dispatcher {
   #settleUnheard(records, type, json, end) {
     const ev = runEndAt(records, type, json, end);
     if (ev === undefined) return false;
-    this.#forSession(ev.session, (s) => s[kSettle](ev));
+    const s = this.#sessions.get(ev.session);
+    if (s !== undefined) {
+      s[kSettle](ev);
+      this.#retireIfDone(s);
+    }
     return true;
   }
 
@@ -219,19 +223,19 @@ export class Dispatcher {
       if (ev.type === 'completed' || ev.type === 'interrupted') loop?.[kSettle](ev);
       return;
     }
-    this.#forSession(ev.session, (s) => {
+    const s = this.#sessions.get(ev.session);
+    if (s !== undefined) {
       s[kEmit](ev);
       if (RUN_END_EVENTS.has(ev.type)) s[kSettle](ev);
-    });
+      this.#retireIfDone(s);
+    }
     this.#engineListeners.emit(ev);
   }
 
-  #forSession(id, fn) {
-    const s = this.#sessions.get(id);
-    if (!s) return;
-    fn(s);
+  /** Forgets a session no more events can concern. */
+  #retireIfDone(s) {
     if (s[kRetired]()) {
-      this.#sessions.delete(id);
+      this.#sessions.delete(s.id);
       s[kRelease]();
     }
   }
