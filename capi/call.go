@@ -183,9 +183,6 @@ func putJSON(out **C.char, v any) error {
 //export il_version
 func il_version() *C.char { return cVersion }
 
-//export il_free
-func il_free(p *C.char) { C.free(unsafe.Pointer(p)) }
-
 //export il_status_name
 func il_status_name(st C.il_status) *C.char {
 	if st < 0 || int(st) >= len(cStatusNames) {

@@ -11,6 +11,8 @@ package main
 #include <time.h>
 #include "interlock.h"
 
+void il_free(char *p); // free.c (the package's cgo sees interlock.h's types only)
+
 // il_capi_sink records the event batches passed to il_capi_sink_cb (one JSON
 // array per line): a C callback like the Node addon's, with an optional
 // delay inside each call.
@@ -184,7 +186,7 @@ func takeString(p *C.char) string {
 	if p == nil {
 		return ""
 	}
-	defer il_free(p)
+	defer C.il_free(p)
 	return C.GoString(p)
 }
 
