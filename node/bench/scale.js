@@ -20,6 +20,9 @@
 //   js_*_cpu_ms                  CPU time of the whole process (every
 //                                thread: JS, Go, libuv) for the same step:
 //                                steadier than wall time on a shared machine
+//   js_*_node_thread_cpu_ms      the part of it on Node's main thread (the
+//                                JS, the addon and the Go code its calls run
+//                                there): the serial share (Linux only)
 //   js_parked_*_per_session      where the RSS of a parked session goes
 //                                (after GC on both sides): the Go heap
 //                                (objects, garbage included, and live at
@@ -31,7 +34,7 @@
 // Run with --expose-gc (the Makefile does). --quick: 1,000 sessions.
 
 import { EventEmitter } from 'node:events';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setImmediate as turn } from 'node:timers/promises';
 
@@ -49,6 +52,14 @@ const fmt = (x) => x.toFixed(x < 10 ? 2 : 1);
 const now = () => process.hrtime.bigint();
 const micros = (ns) => Number(ns) / 1000;
 const cpuMs = (u) => (u.user + u.system) / 1000;
+/** CPU ms of the calling (main) thread so far, from /proc; NaN where there is none. */
+function threadCpuMs() {
+  try {
+    return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]) / 1e6;
+  } catch {
+    return NaN;
+  }
+}
 
 function summary(samples) {
   const s = [...samples].sort((a, b) => a - b);
@@ -127,6 +138,7 @@ async function parkAndApprove(create, list, engine) {
   const rss0 = await settledRss();
   const mem0 = memory(engine);
   const c0 = process.cpuUsage();
+  const th0 = threadCpuMs();
   const t0 = now();
   const sessions = new Array(N);
   const runs = new Array(N);
@@ -145,6 +157,7 @@ async function parkAndApprove(create, list, engine) {
   await parkedAll;
   const parkMs = Number(now() - t0) / 1e6;
   const parkCpu = cpuMs(process.cpuUsage(c0));
+  const parkThread = threadCpuMs() - th0;
   const rss = await settledRss();
   const mem1 = memory(engine);
   const breakdown = Object.fromEntries(Object.keys(mem0).map((k) => [k, (mem1[k] - mem0[k]) / N]));
@@ -152,14 +165,16 @@ async function parkAndApprove(create, list, engine) {
     if (list(sessions).length !== N) throw new Error('the list lacks sessions');
   });
   const c1 = process.cpuUsage();
+  const th1 = threadCpuMs();
   const t1 = now();
   for (const s of sessions) s.confirm(true);
   const res = await Promise.all(runs);
   const approveMs = Number(now() - t1) / 1e6;
   const approveCpu = cpuMs(process.cpuUsage(c1));
+  const approveThread = threadCpuMs() - th1;
   if (!res.every((r) => r.status === 'idle')) throw new Error(`a run did not finish: ${JSON.stringify(res.find((r) => r.status !== 'idle'))}`);
   for (const s of sessions) s.close();
-  return { parkMs, approveMs, parkCpu, approveCpu, listMs, bytes: (rss - rss0) / N, breakdown };
+  return { parkMs, approveMs, parkCpu, approveCpu, parkThread, approveThread, listMs, bytes: (rss - rss0) / N, breakdown };
 }
 
 /** One session answers `pauses` confirm pauses in a row from its listener. */
@@ -265,6 +280,10 @@ pair(`approve_all_${k}_ms`, il.approveMs, plain.approveMs, 'ms');
 pair(`park_all_${k}_cpu_ms`, il.parkCpu, plain.parkCpu, 'ms');
 pair(`sessions_list_${k}_ms`, il.listMs, plain.listMs, 'ms');
 pair(`approve_all_${k}_cpu_ms`, il.approveCpu, plain.approveCpu, 'ms');
+if (!Number.isNaN(il.parkThread)) {
+  pair(`park_all_${k}_node_thread_cpu_ms`, il.parkThread, plain.parkThread, 'ms');
+  pair(`approve_all_${k}_node_thread_cpu_ms`, il.approveThread, plain.approveThread, 'ms');
+}
 {
   const b = il.breakdown;
   put('js_parked_go_heap_bytes_per_session', b.goHeap, 'bytes');
