@@ -965,3 +965,30 @@ func TestSubscribeAfterTheLastReaderLeft(t *testing.T) {
 		require.NoError(t, err)
 	}
 }
+
+// Sessions lists the open sessions in creation order, whatever their ids,
+// closed ones left out.
+func TestSessionsListInCreationOrder(t *testing.T) {
+	t.Parallel()
+	e := engine.New()
+	t.Cleanup(func() { e.Close() })
+	var want []string
+	for i := range 300 {
+		id := ""
+		if i%3 == 0 {
+			id = fmt.Sprintf("z%d", 1000-i) // ids that sort the other way
+		}
+		s, err := e.NewSession(engine.SessionOptions{ID: id})
+		require.NoError(t, err)
+		if i%7 == 0 {
+			require.NoError(t, s.Close())
+			continue
+		}
+		want = append(want, s.ID())
+	}
+	var got []string
+	for _, s := range e.Sessions() {
+		got = append(got, s.ID())
+	}
+	assert.Equal(t, want, got)
+}
