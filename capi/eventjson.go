@@ -63,6 +63,24 @@ func appendEventJSON(b []byte, ev *engine.Event) []byte {
 		b = strconv.AppendInt(b, int64(ev.Coalesced), 10)
 	}
 	b = appendOptString(b, `,"code":`, ev.Code)
+	if ev.Grant != nil {
+		b = append(b, `,"grant":`...)
+		b = appendGrantJSON(b, ev.Grant)
+	}
+	return append(b, '}')
+}
+
+func appendGrantJSON(b []byte, g *engine.Grant) []byte {
+	b = append(b, `{"tool":`...)
+	b = appendJSONString(b, g.Tool)
+	b = append(b, `,"key":`...)
+	b = appendJSONString(b, g.Key)
+	b = append(b, `,"scope":`...)
+	b = appendJSONString(b, g.Scope)
+	b = appendOptString(b, `,"session":`, g.Session)
+	b = appendOptString(b, `,"root":`, g.Root)
+	b = append(b, `,"at":`...)
+	b = appendJSONTime(b, g.At)
 	return append(b, '}')
 }
 

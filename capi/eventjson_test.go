@@ -43,6 +43,8 @@ func TestEventJSONMatchesEncodingJSON(t *testing.T) {
 		{Session: "s", Type: engine.EventInterrupted, Reason: engine.ReasonUserStop, Result: &engine.RunResult{Run: 1, Status: engine.StatusInterrupted,
 			Interruption: &engine.Interruption{Reason: engine.ReasonUserStop, Label: "Stopped by you", At: at, Resumable: true, SideEffectCut: true}}},
 		{Session: "s", Type: engine.EventWarning, Status: engine.Status(42), Tool: "bash", Text: "sandbox"},
+		{Type: engine.EventGrantsChanged, Tool: "bash", Text: engine.GrantRevoked, At: at, Grant: &engine.Grant{Tool: "bash", Key: odd, Scope: engine.RememberSession, Session: odd, At: at}},
+		{Type: engine.EventGrantsChanged, Tool: "deploy", Text: engine.GrantAdded, Grant: &engine.Grant{Tool: "deploy", Key: "k", Scope: engine.RememberProject, Root: "/p"}},
 	}
 	for i := range events {
 		ev := &events[i]
@@ -53,14 +55,15 @@ func TestEventJSONMatchesEncodingJSON(t *testing.T) {
 	}
 }
 
-// Every JSON field of Event, Pause and RunResult is one appendEventJSON
+// Every JSON field of Event, Pause, RunResult and Grant is one appendEventJSON
 // writes: a new field must be added there (and to this list).
 func TestEventJSONKnowsEveryField(t *testing.T) {
 	t.Parallel()
 	known := map[reflect.Type][]string{
-		reflect.TypeFor[engine.Event]():     {"session", "version", "type", "status", "run", "result", "pause", "answered", "answer", "answer_reason", "remember", "by", "reason", "step", "at", "mono_ns", "tool", "call_id", "text", "coalesced", "code", "-"},
+		reflect.TypeFor[engine.Event]():     {"session", "version", "type", "status", "run", "result", "pause", "answered", "answer", "answer_reason", "remember", "by", "reason", "step", "at", "mono_ns", "tool", "call_id", "text", "coalesced", "code", "grant", "-"},
 		reflect.TypeFor[engine.Pause]():     {"id", "kind", "source", "tool", "message", "details", "reasons", "remember_scopes", "remember_key", "step", "task", "at", "version"},
 		reflect.TypeFor[engine.RunResult](): {"run", "status", "interruption", "error", "error_code"},
+		reflect.TypeFor[engine.Grant]():     {"tool", "key", "scope", "session", "root", "at"},
 	}
 	for typ, names := range known {
 		var tags []string

@@ -303,12 +303,16 @@ il_status il_server_close(il_handle server);
  *  - session events (no "loop"): {"session","version","type","status",
  *    "run"?,"result"?,"pause"?,"answered"?,"answer"?,"answer_reason"?,
  *    "remember"?,"by"?,"reason"?,"step","at","mono_ns" (CLOCK_MONOTONIC
- *    nanoseconds, a decimal string),"tool"?,"call_id"?,"text"?,"coalesced"?};
+ *    nanoseconds, a decimal string),"tool"?,"call_id"?,"text"?,"coalesced"?,
+ *    "code"?,"grant"?};
  *    type is run_started, text, tool_started, tool_progress, tool_finished,
  *    paused, pause_answered, pause_requested, stopping, interrupted,
- *    run_finished, run_failed, closed, warning or granted (a confirm with a
+ *    run_finished, run_failed, closed, warning, granted (a confirm with a
  *    remember key approved by a remembered grant without asking: "tool",
- *    "text" the key, "remember" the grant's scope, "by" "grant"). A
+ *    "text" the key, "remember" the grant's scope, "by" "grant") or
+ *    grants_changed (what il_engine_grants lists changed: "text" "added" or
+ *    "revoked", "grant" {"tool","key","scope","session"?,"root"?,"at"}; the
+ *    engine's event, in no session: "session" is "" and "version" 0). A
  *    pause's "remember_scopes" are the scopes its approval may be
  *    remembered with (absent: none). "run" is the run id the change
  *    belongs to; the terminal run events (interrupted, run_finished,

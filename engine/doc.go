@@ -11,7 +11,7 @@
 // session or the project (Pause.RememberScopes, Remember): the next confirm
 // of that tool and key is approved without asking (EventGranted);
 // Engine.Grants lists what was remembered and Engine.RevokeGrant takes it
-// back.
+// back; every change is an EventGrantsChanged of the engine's stream.
 //
 // The shortest use:
 //

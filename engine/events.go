@@ -36,6 +36,11 @@ const (
 	// remembered before (PauseRequest.RememberKey): Tool, Text = the key,
 	// Remember = the grant's scope, Answer approved, By "grant".
 	EventGranted EventType = "granted"
+	// EventGrantsChanged: the approvals remembered without asking again
+	// changed, what Engine.Grants lists: Grant was added or revoked (Text
+	// "added" or "revoked"). It is the engine's, not a session's: Session
+	// is "" and Version 0 (Grant.Session names a session grant's session).
+	EventGrantsChanged EventType = "grants_changed"
 )
 
 func (e Event) terminal() bool {
@@ -95,8 +100,10 @@ type Event struct {
 	// this one for a reader that had not taken them yet (see Feed).
 	Coalesced int `json:"coalesced,omitempty"`
 	// Code is, on run_failed, what kind of failure (ErrorCode), e.g. "rate_limited".
-	Code string     `json:"code,omitempty"`
-	Loop *TaskEvent `json:"-"` // a task-loop event in the engine's stream
+	Code string `json:"code,omitempty"`
+	// Grant is, on grants_changed, the approval added or revoked.
+	Grant *Grant     `json:"grant,omitempty"`
+	Loop  *TaskEvent `json:"-"` // a task-loop event in the engine's stream
 }
 
 // MarshalJSON encodes a session event, or the TaskEvent of a loop event.

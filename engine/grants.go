@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -150,6 +151,28 @@ type projectGrants struct {
 	mu     sync.Mutex
 	loaded bool
 	held   map[grantKey]time.Time // when each was given
+
+	// changes orders the grants_changed events alike in the log and the feeds.
+	changes sync.Mutex
+}
+
+// Changes of the remembered approvals: the Text of a grants_changed event.
+const (
+	GrantAdded   = "added"
+	GrantRevoked = "revoked"
+)
+
+// grantChanged tells every observer that g was added or revoked
+// (EventGrantsChanged): the engine's event, in no session. Lists of what is
+// approved without asking (the web UI, the TUI's GrantsView) read the
+// grants again on it, whoever changed them.
+func (e *Engine) grantChanged(change string, g Grant) {
+	ev := Event{Type: EventGrantsChanged, Tool: g.Tool, Text: change, Grant: &g, At: time.Now()}
+	ev.MonoNS = MonoNanos(ev.At)
+	e.grants.changes.Lock()
+	defer e.grants.changes.Unlock()
+	e.log.append(&ev)
+	e.publishFeeds(&ev)
 }
 
 // hasProjectGrant reports whether k is granted; with a store, its grants are read at
@@ -176,23 +199,23 @@ func (e *Engine) hasProjectGrant(ctx context.Context, k grantKey) (bool, error) 
 }
 
 // addProjectGrant remembers k, in the store first when there is one: a
-// grant is held only once it is stored.
-func (e *Engine) addProjectGrant(ctx context.Context, k grantKey, session, by string) error {
-	if _, err := e.hasProjectGrant(ctx, k); err != nil { // loads what the store holds
-		return err
-	}
+// grant is held only once it is stored. It returns when it was given.
+func (e *Engine) addProjectGrant(ctx context.Context, k grantKey, session, by string) (time.Time, error) {
 	now := time.Now()
+	if _, err := e.hasProjectGrant(ctx, k); err != nil { // loads what the store holds
+		return now, err
+	}
 	if e.store != nil {
 		if err := e.store.Update(ctx, func(tx *store.Tx) {
 			tx.Grant(store.Grant{Session: session, Tool: k.tool, Action: k.action, Dir: k.root, By: by, At: now})
 		}); err != nil {
-			return fmt.Errorf("store %s: record the project grant: %w", e.store.Path(), err)
+			return now, fmt.Errorf("store %s: record the project grant: %w", e.store.Path(), err)
 		}
 	}
 	e.grants.mu.Lock()
 	e.grants.held[k] = now
 	e.grants.mu.Unlock()
-	return nil
+	return now, nil
 }
 
 // bothScopes is what a confirm with a RememberKey offers by default (shared:
@@ -212,6 +235,9 @@ func (s *Session) prepareRemember(req *PauseRequest, tool string) error {
 	}
 	if req.Kind != PauseConfirm {
 		return fmt.Errorf("%w: pause request: remember key %q on a %s pause: only an approval is remembered (use kind %q)", ErrInvalidArgument, req.RememberKey, req.Kind, PauseConfirm)
+	}
+	if req.ToolRemembers {
+		return nil // shown with the scopes the tool offers; the tool keeps the grant
 	}
 	if len(req.RememberScopes) == 0 {
 		req.RememberScopes = bothScopes
@@ -288,11 +314,37 @@ func (s *Session) rememberLocked(p *pending, res PauseResult) {
 		s.persistLocked("the session's grant of "+g.action, func(tx *store.Tx) {
 			tx.SessionGrant(s.id, store.SessionGrant{Tool: g.tool, Action: g.action, By: res.By, At: now})
 		})
+		s.eng.grantChanged(GrantAdded, Grant{Tool: g.tool, Key: g.action, Scope: RememberSession, Session: s.id, At: now})
 	case RememberProject:
-		if err := s.eng.addProjectGrant(context.Background(), *g, s.id, res.By); err != nil {
+		at, err := s.eng.addProjectGrant(context.Background(), *g, s.id, res.By)
+		if err != nil {
 			s.emitLocked(Event{Type: EventWarning, Tool: p.Tool, Text: fmt.Sprintf("approval of %q not remembered for the project: %v", g.action, err)})
+			return
+		}
+		s.eng.grantChanged(GrantAdded, Grant{Tool: g.tool, Key: g.action, Scope: RememberProject, Root: g.root, At: at})
+	}
+}
+
+// GrantAdded tells observers that holder, a tool that keeps its own
+// grants (GrantHolder: the bash tool), remembered an approval of key with
+// scope (in the project at root for RememberProject), as the engine does
+// for the grants it keeps: a grants_changed event.
+func (e *Env) GrantAdded(holder GrantHolder, key, scope, root string, at time.Time) {
+	eng := e.session.eng
+	name := e.call.Name // "" in a host's run: the name holder is registered under
+	for n, t := range eng.registered() {
+		if reflect.TypeOf(t) == reflect.TypeOf(holder) && reflect.TypeOf(t).Comparable() && any(t) == any(holder) {
+			name = n
+			break
 		}
 	}
+	g := Grant{Tool: name, Key: key, Scope: scope, At: at}
+	if scope == RememberSession {
+		g.Session = e.session.id
+	} else {
+		g.Root = root
+	}
+	eng.grantChanged(GrantAdded, g)
 }
 
 // Grant is an approval remembered for confirms with a RememberKey, as
@@ -346,57 +398,77 @@ func (e *Engine) Grants(ctx context.Context) ([]Grant, error) {
 
 // RevokeGrant forgets the remembered approval g names (by Scope, Tool, Key,
 // and Session or Root, as Grants lists it): the next such confirm asks
-// again. It returns an error wrapping ErrUnknownGrant if there is none.
+// again, and every observer is told (a grants_changed event per grant
+// taken back). It returns an error wrapping ErrUnknownGrant if there is none.
 func (e *Engine) RevokeGrant(ctx context.Context, g Grant) error {
-	if h, ok := e.registered()[g.Tool].(GrantHolder); ok {
-		var s *Session
-		switch g.Scope {
-		case RememberSession:
-			var err error
-			if s, err = e.Session(g.Session); err != nil {
-				return fmt.Errorf("revoke the session grant %q of %s: %w", g.Key, g.Tool, err)
-			}
-		case RememberProject:
-		default:
-			return fmt.Errorf("%w: grant scope %q (want %q or %q)", ErrInvalidArgument, g.Scope, RememberSession, RememberProject)
-		}
-		return h.RevokeHeld(g, s)
+	if g.Scope != RememberSession && g.Scope != RememberProject {
+		return fmt.Errorf("%w: grant scope %q (want %q or %q)", ErrInvalidArgument, g.Scope, RememberSession, RememberProject)
 	}
-	switch g.Scope {
-	case RememberSession:
-		s, err := e.Session(g.Session)
-		if err != nil {
+	var s *Session
+	if g.Scope == RememberSession {
+		var err error
+		if s, err = e.Session(g.Session); err != nil {
 			return fmt.Errorf("revoke the session grant %q of %s: %w", g.Key, g.Tool, err)
 		}
+	}
+	if h, ok := e.registered()[g.Tool].(GrantHolder); ok {
+		return e.revokeHeld(h, g, s)
+	}
+	if s != nil {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		k := grantKey{g.Tool, "", g.Key}
-		if _, ok := s.grants[k]; !ok {
+		at, ok := s.grants[k]
+		if !ok {
 			return fmt.Errorf("session %s: %s %q: %w (list them with Grants)", s.id, g.Tool, g.Key, ErrUnknownGrant)
 		}
 		delete(s.grants, k)
 		s.persistLocked("the revocation of the grant "+g.Key, func(tx *store.Tx) { tx.RevokeSessionGrant(s.id, g.Tool, g.Key) })
-		return nil
-	case RememberProject:
-		k := grantKey{g.Tool, g.Root, g.Key}
-		ok, err := e.hasProjectGrant(ctx, k)
-		if err != nil {
-			return err
-		}
-		if !ok || e.grantKeepers()[g.Tool] {
-			return fmt.Errorf("project %s: %s %q: %w (list them with Grants)", g.Root, g.Tool, g.Key, ErrUnknownGrant)
-		}
-		if e.store != nil {
-			if err := e.store.Update(ctx, func(tx *store.Tx) { tx.RevokeProjectGrant(g.Tool, g.Root, g.Key) }); err != nil {
-				return fmt.Errorf("store %s: revoke the project grant %q: %w", e.store.Path(), g.Key, err)
-			}
-		}
-		e.grants.mu.Lock()
-		delete(e.grants.held, k)
-		e.grants.mu.Unlock()
+		e.grantChanged(GrantRevoked, Grant{Tool: g.Tool, Key: g.Key, Scope: RememberSession, Session: s.id, At: at})
 		return nil
 	}
-	return fmt.Errorf("%w: grant scope %q (want %q or %q)", ErrInvalidArgument, g.Scope, RememberSession, RememberProject)
+	k := grantKey{g.Tool, g.Root, g.Key}
+	ok, err := e.hasProjectGrant(ctx, k)
+	if err != nil {
+		return err
+	}
+	if !ok || e.grantKeepers()[g.Tool] {
+		return fmt.Errorf("project %s: %s %q: %w (list them with Grants)", g.Root, g.Tool, g.Key, ErrUnknownGrant)
+	}
+	if e.store != nil {
+		if err := e.store.Update(ctx, func(tx *store.Tx) { tx.RevokeProjectGrant(g.Tool, g.Root, g.Key) }); err != nil {
+			return fmt.Errorf("store %s: revoke the project grant %q: %w", e.store.Path(), g.Key, err)
+		}
+	}
+	e.grants.mu.Lock()
+	at := e.grants.held[k]
+	delete(e.grants.held, k)
+	e.grants.mu.Unlock()
+	e.grantChanged(GrantRevoked, Grant{Tool: g.Tool, Key: g.Key, Scope: RememberProject, Root: g.Root, At: at})
+	return nil
+}
+
+// revokeHeld takes back g of holder h (s: g's session for session scope)
+// and tells observers of every grant it took: a project grant of a
+// GrantHolder is revoked in every project.
+func (e *Engine) revokeHeld(h GrantHolder, g Grant, s *Session) error {
+	var sessions []*Session
+	if s != nil {
+		sessions = []*Session{s}
+	}
+	var gone []Grant
+	for _, held := range h.HeldGrants(g.Tool, sessions) {
+		if held.Scope == g.Scope && held.Key == g.Key {
+			gone = append(gone, held)
+		}
+	}
+	if err := h.RevokeHeld(g, s); err != nil {
+		return err
+	}
+	for _, held := range gone {
+		e.grantChanged(GrantRevoked, held)
+	}
+	return nil
 }
 
 // grantKeepers are the names of the tools that keep their own project

@@ -59,6 +59,11 @@ type PauseRequest struct {
 	// other is refused. With RememberKey it defaults to both; without, a
 	// tool that remembers by itself (bash) lists what it honours.
 	RememberScopes []string
+	// ToolRemembers says that the tool keeps its approvals itself (a
+	// GrantHolder: the bash tool): RememberKey then only says what an
+	// approval with one of RememberScopes remembers, for the user to see,
+	// and the engine neither looks up nor records a grant of it.
+	ToolRemembers bool
 
 	// grant is what an approval of RememberKey is bound to as a project
 	// grant: the tool's registered name, the session's project root (set
@@ -88,8 +93,8 @@ type Pause struct {
 	RememberScopes []string `json:"remember_scopes,omitempty"`
 	// RememberKey is what an approval with one of those scopes approves
 	// again without asking (PauseRequest.RememberKey): shown next to the
-	// scopes, so the user sees what is remembered. "" for the bash gate,
-	// which keys approvals by the command's actions itself.
+	// scopes, so the user sees what is remembered. The bash gate's is the
+	// command as judged: its words resolved, and its directory.
 	RememberKey string    `json:"remember_key,omitempty"`
 	Step        int       `json:"step"`
 	Task        int       `json:"task,omitempty"`

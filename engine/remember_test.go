@@ -298,6 +298,8 @@ func TestGrantsListedAndRevoked(t *testing.T) {
 		engine.WithProvider(engine.NewScriptedProvider(deployTurns(map[string]any{"env": "production"}))))
 	require.NoError(t, err)
 	defer func() { e.Close() }() // the engine open at the end
+	all := e.Subscribe()
+	defer all.Close()
 	a, b := newDeployer(t, e, dir), newDeployer(t, e, dir)
 	a.asked(true, engine.Remember(engine.RememberSession))
 	b.asked(true, engine.Remember(engine.RememberProject))
@@ -307,11 +309,14 @@ func TestGrantsListedAndRevoked(t *testing.T) {
 	require.Len(t, grants, 2)
 	assert.Equal(t, engine.Grant{Tool: "deploy", Key: "deploy to production", Scope: "session", Session: a.s.ID(), At: grants[0].At}, grants[0])
 	assert.Equal(t, engine.Grant{Tool: "deploy", Key: "deploy to production", Scope: "project", Root: dir, At: grants[1].At}, grants[1])
+	assert.Equal(t, []grantChange{{engine.GrantAdded, grants[0]}, {engine.GrantAdded, grants[1]}}, grantChanges(t, all, 2), "every observer is told of each grant given")
 
 	require.NoError(t, e.RevokeGrant(t.Context(), grants[1]))
+	assert.Equal(t, []grantChange{{engine.GrantRevoked, grants[1]}}, grantChanges(t, all, 1), "a revoke by code is told at once")
 	b.asked(false) // the project grant is gone
 	a.granted()    // the session's own stays
 	require.NoError(t, e.RevokeGrant(t.Context(), grants[0]))
+	assert.Equal(t, []grantChange{{engine.GrantRevoked, grants[0]}}, grantChanges(t, all, 1))
 	a.asked(false)
 	grants, err = e.Grants(t.Context())
 	require.NoError(t, err)
@@ -346,4 +351,26 @@ func TestProjectGrantBoundToTheRealDirectory(t *testing.T) {
 	require.NoError(t, os.Remove(link))
 	require.NoError(t, os.Symlink(projB, link))
 	newDeployer(t, e, link).asked(false)
+}
+
+// grantChange is what a grants_changed event says.
+type grantChange struct {
+	change string
+	grant  engine.Grant
+}
+
+// grantChanges reads the engine's events until n grants_changed ones came:
+// events of the engine, not of a session.
+func grantChanges(t *testing.T, sub *engine.Subscription[engine.Event], n int) []grantChange {
+	t.Helper()
+	var out []grantChange
+	for len(out) < n {
+		ev := waitEvent(t, sub, isType(engine.EventGrantsChanged))
+		assert.Empty(t, ev.Session, "the engine's event")
+		assert.Zero(t, ev.Version)
+		require.NotNil(t, ev.Grant)
+		assert.Equal(t, ev.Grant.Tool, ev.Tool)
+		out = append(out, grantChange{ev.Text, *ev.Grant})
+	}
+	return out
 }

@@ -43,7 +43,7 @@ export interface PauseInfo {
   /** The scopes an approval may be remembered with (confirm's `remember`);
    *  absent when it can't be remembered: offer only Approve and Deny. */
   rememberScopes?: ('session' | 'project')[];
-  /** What such an approval approves again without asking (the confirm's rememberKey). */
+  /** What such an approval approves again without asking (the confirm's rememberKey; the bash gate's: the command as judged, words resolved, and its directory). */
   rememberKey?: string;
   step: number;
   task?: number;
@@ -70,7 +70,7 @@ export interface Interruption {
 export type EventType =
   | 'run_started' | 'text' | 'tool_call_delta' | 'tool_started' | 'tool_progress' | 'tool_finished'
   | 'paused' | 'pause_answered' | 'pause_requested' | 'stopping'
-  | 'interrupted' | 'run_finished' | 'run_failed' | 'closed' | 'warning' | 'granted';
+  | 'interrupted' | 'run_finished' | 'run_failed' | 'closed' | 'warning' | 'granted' | 'grants_changed';
 
 /** What every engine event carries. Every change bumps `version`; all observers see the same order. */
 export interface EventBase {
@@ -149,11 +149,22 @@ export interface GrantedEvent extends EventBase {
   type: 'granted'; tool: string; text: string; answer: 'approved'; remember: 'session' | 'project'; by: 'grant';
 }
 
+/**
+ * The approvals remembered without asking again changed (what
+ * `engine.grants()` lists): `grant` was added (an answer with [S]/[P]) or
+ * revoked (`engine.revokeGrant()`, the web UI, the TUI). The engine's event,
+ * not a session's: `engine.on('grants_changed')` gets it, `session` is ''
+ * and `version` 0 (`grant.session` names a session grant's session).
+ */
+export interface GrantsChangedEvent extends EventBase {
+  type: 'grants_changed'; tool: string; text: 'added' | 'revoked'; grant: Grant;
+}
+
 /** One engine event, discriminated by `type`. */
 export type EngineEvent =
   | RunStartedEvent | TextEvent | ToolCallDeltaEvent | ToolStartedEvent | ToolProgressEvent | ToolFinishedEvent
   | PausedEvent | PauseAnsweredEvent | PauseRequestedEvent | StoppingEvent
-  | InterruptedEvent | RunFinishedEvent | RunFailedEvent | ClosedEvent | WarningEvent | GrantedEvent;
+  | InterruptedEvent | RunFinishedEvent | RunFailedEvent | ClosedEvent | WarningEvent | GrantedEvent | GrantsChangedEvent;
 
 /** The listener argument of each event type; 'event' receives every type. */
 export type SessionEventMap = { [K in EventType]: Extract<EngineEvent, { type: K }> } & { event: EngineEvent };

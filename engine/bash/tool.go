@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -244,16 +245,39 @@ func (t *Tool) gate(command, dir string, files *FileLog, env *engine.Env) gateRe
 	if len(reasons) == 0 {
 		return gateResult{writes: d.writes} // every finding was approved before
 	}
-	return gateResult{writes: d.writes, keys: keys, root: root, ask: &engine.PauseRequest{
+	req := &engine.PauseRequest{
 		Kind:    engine.PauseConfirm,
 		Tool:    "Bash",
 		Message: "Potentially dangerous command",
 		Details: command,
 		Reasons: reasons,
-		// What an approval can be remembered with; this tool remembers
-		// it itself (remember).
-		RememberScopes: rememberScopes(keys),
-	}}
+	}
+	offerRemember(req, keys)
+	return gateResult{writes: d.writes, keys: keys, root: root, ask: req}
+}
+
+// offerRemember makes req offer what an approval of findings keyed keys
+// can be remembered with, and say what it would remember: this tool keeps
+// the grants itself (remember), the engine only shows them.
+func offerRemember(req *engine.PauseRequest, keys []string) {
+	req.RememberScopes = rememberScopes(keys)
+	req.ToolRemembers = true
+	req.RememberKey = ""
+	if req.RememberScopes != nil {
+		req.RememberKey = strings.Join(uniqueKeys(keys), "; ")
+	}
+}
+
+// uniqueKeys returns keys without repeats, in order (a command may repeat
+// an action).
+func uniqueKeys(keys []string) []string {
+	out := make([]string, 0, len(keys))
+	for _, k := range keys {
+		if !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // unapproved returns the findings of d that no approval remembered for
@@ -286,10 +310,16 @@ func (t *Tool) remember(env *engine.Env, keys []string, root, scope string) {
 	case ScopeProject:
 		grants, grantRoot = t.project, root
 	}
-	if grants != nil {
-		if err := grants.add(keys, grantRoot, env.SessionID(), time.Now()); err != nil {
-			env.Progress(fmt.Sprintf("[approval not remembered: %v]\n", err))
-		}
+	if grants == nil {
+		return
+	}
+	now := time.Now()
+	if err := grants.add(keys, grantRoot, env.SessionID(), now); err != nil {
+		env.Progress(fmt.Sprintf("[approval not remembered: %v]\n", err))
+		return
+	}
+	for _, k := range uniqueKeys(keys) {
+		env.GrantAdded(t, k, scope, grantRoot, now)
 	}
 }
 
@@ -356,7 +386,7 @@ func (t *Tool) Confirm(ctx context.Context, env *engine.Env, command string, req
 	if len(req.Reasons) == 0 {
 		req.Reasons = reasons
 	}
-	req.RememberScopes = rememberScopes(keys)
+	offerRemember(&req, keys)
 	answer, err := env.Pause(ctx, req)
 	if err != nil || !answer.Approved() {
 		return answer, err

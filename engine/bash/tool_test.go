@@ -488,3 +488,88 @@ func TestToolTimeoutAndOutputCap(t *testing.T) {
 		})
 	}
 }
+
+// The confirm says what [S] or [P] would remember, the command as judged
+// (words resolved, directory): approved with it, the identical command
+// runs without asking and a different one still asks. The bash tool keeps
+// the grant itself: the engine lists it once, as the tool's, and every
+// observer is told when it is given and taken back (grants_changed).
+func TestConfirmSaysWhatItRemembers(t *testing.T) {
+	t.Parallel()
+	for _, scope := range []string{ScopeSession, ScopeProject} {
+		t.Run(scope, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, New(tracked(nil)))
+			all := h.eng.Subscribe()
+			defer all.Close()
+			script := func(o *engine.SessionOptions) {
+				var calls []engine.ScriptCall
+				for _, c := range []string{"rm -rf ./victim", "rm -rf other"} {
+					args, err := json.Marshal(Args{Command: c})
+					require.NoError(t, err)
+					calls = append(calls, engine.ScriptCall{Name: "Bash", Args: args})
+				}
+				o.Provider = engine.NewScriptedProvider([]engine.ScriptTurn{{ToolCalls: calls[:1]}, {ToolCalls: calls[1:]}, {Text: "done"}})
+			}
+			a := h.session("", script)
+			key := "rm -rf " + filepath.Join(a.dir, "victim") + " (in " + a.dir + ")"
+
+			out := a.start()
+			p := a.waitFor(engine.EventPaused, nil).Pause
+			assert.Equal(t, "rm -rf ./victim", p.Details)
+			assert.Equal(t, []string{ScopeSession, ScopeProject}, p.RememberScopes)
+			assert.Equal(t, key, p.RememberKey, "the pause says what an approval remembers")
+			require.NoError(t, a.s.Confirm(p.ID, true, engine.Remember(scope)))
+			other := a.waitFor(engine.EventPaused, func(ev engine.Event) bool { return ev.Pause.ID != p.ID }).Pause
+			assert.Equal(t, "rm -rf other", other.Details)
+			require.NoError(t, a.s.Confirm(other.ID, false))
+			require.NoError(t, a.finish(out).Err)
+
+			grants, err := h.eng.Grants(t.Context())
+			require.NoError(t, err)
+			require.Len(t, grants, 1, "one grant, the tool's: the engine keeps no second one: %+v", grants)
+			want := engine.Grant{Tool: "Bash", Key: key, Scope: scope, At: grants[0].At}
+			if scope == ScopeSession {
+				want.Session = a.s.ID()
+			} else {
+				want.Root = engine.ProjectRoot(a.dir)
+			}
+			assert.Equal(t, want, grants[0])
+			added := waitGrantChange(t, all)
+			assert.Equal(t, engine.GrantAdded, added.Text)
+			assert.Equal(t, want, *added.Grant)
+
+			// Again: the identical command is not asked, the other one is.
+			out = a.start()
+			again := a.waitFor(engine.EventPaused, nil).Pause
+			assert.Equal(t, "rm -rf other", again.Details, "the approved command ran without asking")
+			require.NoError(t, a.s.Confirm(again.ID, false))
+			require.NoError(t, a.finish(out).Err)
+
+			require.NoError(t, h.eng.RevokeGrant(t.Context(), grants[0]))
+			revoked := waitGrantChange(t, all)
+			assert.Equal(t, engine.GrantRevoked, revoked.Text)
+			assert.Equal(t, want, *revoked.Grant)
+			out = a.start()
+			assert.Equal(t, "rm -rf ./victim", a.waitFor(engine.EventPaused, nil).Pause.Details, "asked again once revoked")
+			require.NoError(t, a.s.Interrupt(engine.ReasonUserStop))
+			a.finish(out)
+		})
+	}
+}
+
+// waitGrantChange reads the engine's events until a grants_changed one.
+func waitGrantChange(t *testing.T, sub *engine.Subscription[engine.Event]) engine.Event {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	for {
+		ev, err := sub.Next(ctx)
+		require.NoError(t, err, "waiting for grants_changed")
+		if ev.Type == engine.EventGrantsChanged {
+			assert.Empty(t, ev.Session, "the engine's event, no session's")
+			require.NotNil(t, ev.Grant)
+			return ev
+		}
+	}
+}

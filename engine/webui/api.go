@@ -94,10 +94,11 @@ func labels() map[string]string {
 	return m
 }
 
-// events streams the state, then one Change per engine event, and Grants
-// when they change (see grantsFeed), until the client leaves or the server
-// closes. A slow tab is coalesced by the
-// engine's subscription (latest snapshot per session, terminal events kept).
+// events streams the state, then one Change per session event, and Grants
+// again at every grants_changed event and session close (see grantsFeed),
+// until the client leaves or the server closes. A slow tab is coalesced by
+// the engine's subscription (latest snapshot per session, terminal events
+// kept, the latest grants_changed kept).
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	flusher, ok := w.(http.Flusher)
 	if !ok {
@@ -109,8 +110,6 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("X-Accel-Buffering", "no")
 	ctx := r.Context()
-	// Read before the state: a revoke between the two is sent after it.
-	grantsChanged := s.changedGrants.wait()
 	st := s.state(ctx)
 	// retry: reconnect fast after a server restart.
 	if !sendEvent(w, flusher, "state", st, "retry: 500\n") {
@@ -140,6 +139,12 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			if !ok {
 				return
 			}
+			if ev.Type == engine.EventGrantsChanged { // the engine's, no session's: the list is sent again
+				if g := grants.changed(ctx); g != nil && !sendEvent(w, flusher, "grants", g, "") {
+					return
+				}
+				continue
+			}
 			ch := Change{Event: ev, Counts: s.eng.Counts()}
 			if ss, err := s.eng.Session(ev.Session); err == nil {
 				ch.Session = ss.Snapshot()
@@ -150,11 +155,10 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			if !sendEvent(w, flusher, "change", ch, "") {
 				return
 			}
-			if g := grants.after(ctx, ev); g != nil && !sendEvent(w, flusher, "grants", g, "") {
-				return
+			if ev.Type != engine.EventClosed {
+				continue
 			}
-		case <-grantsChanged:
-			grantsChanged = s.changedGrants.wait()
+			// A session's grants end with it.
 			if g := grants.changed(ctx); g != nil && !sendEvent(w, flusher, "grants", g, "") {
 				return
 			}

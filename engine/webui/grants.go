@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sync"
 
 	"github.com/interlock-dev/interlock/engine"
 )
@@ -23,32 +22,6 @@ type Grants struct {
 // CodeUnknownGrant refuses a revoke of an approval that is not remembered
 // (revoked already, by another tab or by code).
 const CodeUnknownGrant = "unknown_grant"
-
-// grantsNotifier wakes every event stream when a revoke through this server
-// changed the grants: the tab that revoked and all the others show it.
-type grantsNotifier struct {
-	mu      sync.Mutex
-	changed chan struct{}
-}
-
-// wait returns a channel closed at the next change.
-func (n *grantsNotifier) wait() <-chan struct{} {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.changed == nil {
-		n.changed = make(chan struct{})
-	}
-	return n.changed
-}
-
-func (n *grantsNotifier) notify() {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.changed != nil {
-		close(n.changed)
-		n.changed = nil
-	}
-}
 
 func (s *Server) grants(ctx context.Context) Grants {
 	gs, err := s.eng.Grants(ctx)
@@ -90,45 +63,22 @@ func (s *Server) revokeGrant(w http.ResponseWriter, r *http.Request) {
 		default:
 			refuse(w, http.StatusInternalServerError, CodeBadRequest, "revoke: "+err.Error())
 		}
-		s.changedGrants.notify() // the tabs show a grant that is gone: they get the list again
 		return
 	}
-	s.changedGrants.notify()
+	// Every tab, this one included, gets the list again at the engine's grants_changed.
 	writeJSON(w, http.StatusOK, map[string]any{"ok": true, "grants": s.grants(r.Context())})
 }
 
-// grantsFeed tells one event stream when to send the grants again. Only
-// this server's revokes announce themselves; for the rest it looks after
-// the events that can change them: an approval remembered (the engine's
-// grants are there at its pause_answered; a tool that keeps its own, the
-// bash tool, records it after: so the session is watched until its tool
-// finishes or its run ends) and a session's close (its grants end with it).
-// Revokes by code are seen at the next of those, or on reload.
+// grantsFeed sends one event stream the grants when they differ from
+// what it sent last.
 type grantsFeed struct {
-	s       *Server
-	last    []byte
-	watched map[string]bool // sessions whose remembered approval may still be recorded
+	s    *Server
+	last []byte
 }
 
 func newGrantsFeed(s *Server, first Grants) *grantsFeed {
 	b, _ := json.Marshal(first)
-	return &grantsFeed{s: s, last: b, watched: map[string]bool{}}
-}
-
-// after reports the grants to send after ev, or nil when they can't have changed.
-func (f *grantsFeed) after(ctx context.Context, ev engine.Event) *Grants {
-	remembered := ev.Type == engine.EventPauseAnswered && (ev.Remember == engine.RememberSession || ev.Remember == engine.RememberProject)
-	look := remembered || f.watched[ev.Session] || ev.Type == engine.EventClosed
-	switch {
-	case remembered:
-		f.watched[ev.Session] = true
-	case ev.Type == engine.EventToolFinished || ev.Type.Terminal():
-		delete(f.watched, ev.Session)
-	}
-	if !look {
-		return nil
-	}
-	return f.changed(ctx)
+	return &grantsFeed{s: s, last: b}
 }
 
 // changed returns the grants when they differ from what the stream sent last.

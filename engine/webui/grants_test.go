@@ -150,13 +150,25 @@ func TestEveryTabListsRememberedApprovalsAndRevokesThem(t *testing.T) {
 	for _, tb := range tabs {
 		tb.waitFor(`document.querySelector('#pause .pause-remember')`)
 	}
-	tabs[0].click(`#pause [data-answer=denied]`)
+	tabs[0].click(`#pause [data-remember=project]`)
 	require.NoError(t, (<-out).Err)
+	for _, tb := range tabs {
+		tb.waitFor(text("grants-summary") + ` === 'Remembered approvals (1)' && document.querySelector('#grants-list .grant-scope').textContent === 'This project'`)
+	}
+
+	// Revoked by code: every tab's list follows at once, without a reload.
+	grants, err = e.Grants(t.Context())
+	require.NoError(t, err)
+	require.Len(t, grants, 1)
+	require.NoError(t, e.RevokeGrant(t.Context(), grants[0]))
+	for _, tb := range tabs {
+		tb.waitFor(text("grants-summary") + ` === 'Remembered approvals (0)' && ` + visible("grants-empty"))
+	}
 }
 
-// The bash tool records what its approval remembers after the answer, as
-// it goes on to run the command: the list shows it all the same, until the
-// session closes.
+// The bash confirm says what its approval remembers, the command as judged;
+// the tool records it after the answer, as it goes on to run the command:
+// the list shows it all the same, until the session closes.
 func TestABashApprovalRememberedFromThePageIsListed(t *testing.T) {
 	e := engine.New(engine.WithTool("bash", bash.New()))
 	t.Cleanup(func() { e.Close() })
@@ -170,11 +182,14 @@ func TestABashApprovalRememberedFromThePageIsListed(t *testing.T) {
 	_, out, err := s.Start(t.Context(), "go")
 	require.NoError(t, err)
 	tb.waitFor(`document.querySelector('#pause [data-remember=session]')`)
+	// The confirm says what the approval remembers: the command as judged.
+	key := "rm -rf " + filepath.Join(dir, "build") + " (in " + dir + ")"
+	assert.Equal(t, "Remembering approves again without asking: "+key, tb.eval(`document.querySelector('#pause .pause-remember').textContent`))
 	tb.click(`#pause [data-remember=session]`)
 	require.NoError(t, (<-out).Err)
 	tb.waitFor(text("grants-summary") + ` === 'Remembered approvals (1)'`)
 	assert.Equal(t, "bash", tb.eval(`document.querySelector('#grants-list .grant-tool').textContent`))
-	assert.Contains(t, tb.eval(`document.querySelector('#grants-list .grant-key').textContent`), "rm")
+	assert.Equal(t, key, tb.eval(`document.querySelector('#grants-list .grant-key').textContent`), "listed as the confirm said")
 
 	// A session's grants end with it: closing it empties the list.
 	require.NoError(t, s.Close())

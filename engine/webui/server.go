@@ -30,8 +30,6 @@ type Server struct {
 	// epoch identifies this server instance: pause ids and versions of
 	// another instance (before a restart) are refused.
 	epoch string
-	// changedGrants wakes the event streams after a revoke.
-	changedGrants grantsNotifier
 
 	ctx    context.Context // ends SSE streams on Close
 	cancel context.CancelFunc

@@ -145,9 +145,26 @@ test('a remember scope the pause does not offer is refused at once', async (t) =
   });
 });
 
-test('engine.grants() lists what was remembered; revokeGrant() takes it back: the next confirm asks again', async () => {
+/** The grants_changed events of engine about session id, as [text, grant] (the engine's events, no session's). */
+function grantChanges(id) {
+  const seen = [];
+  engine.on('grants_changed', (ev) => {
+    assert.equal(ev.session, '', "the engine's event");
+    if (ev.grant.session === id) seen.push([ev.text, ev.grant]);
+  });
+  return seen;
+}
+
+/** Resolves once seen has n entries. */
+async function changes(seen, n) {
+  while (seen.length < n) await nextEvent(engine, 'grants_changed');
+  return seen;
+}
+
+test('engine.grants() lists what was remembered; revokeGrant() takes it back: the next confirm asks again; each change is a grants_changed event', async () => {
   const dir = tempDir();
   const s = engine.createSession({ dir, script: deploy('staging') });
+  const seen = grantChanges(s.id);
   try {
     const shown = nextEvent(s, 'paused');
     const first = s.prompt('deploy');
@@ -156,9 +173,11 @@ test('engine.grants() lists what was remembered; revokeGrant() takes it back: th
     const mine = engine.grants().filter((g) => g.session === s.id);
     assert.equal(mine.length, 1);
     assert.deepEqual({ ...mine[0], at: undefined }, { tool: 'js_deploy', key: 'deploy to staging', scope: 'session', session: s.id, at: undefined });
+    assert.deepEqual(await changes(seen, 1), [['added', mine[0]]]);
 
     engine.revokeGrant(mine[0]);
     assert.deepEqual(engine.grants().filter((g) => g.session === s.id), []);
+    assert.deepEqual(await changes(seen, 2), [['added', mine[0]], ['revoked', mine[0]]], 'a revoke by code is told to every listener');
     const asked = nextEvent(s, 'paused');
     const again = s.prompt('deploy again');
     s.confirm(false, undefined, (await asked).pause.id);
@@ -218,18 +237,24 @@ test("a JS tool's project grant is honoured after a restart with a file store, i
 test("engine.grants() lists the bash tool's grants too, and revokeGrant() takes them back", async () => {
   const dir = tempDir();
   const s = engine.createSession({ dir, script: [{ toolCalls: [{ name: 'bash', args: { command: 'rm -f notes.txt' } }] }, { text: 'done' }] });
+  const seen = grantChanges(s.id);
   try {
     let asked = 0;
+    const keys = [];
     s.on('paused', (ev) => {
       asked++;
+      keys.push(ev.pause.rememberKey);
       s.confirm(true, undefined, ev.pause.id, 'session');
     });
     await s.prompt('tidy');
     const mine = engine.grants().filter((g) => g.session === s.id);
     assert.deepEqual(mine.map((g) => [g.tool, g.key, g.scope]), [['bash', `rm -f notes.txt (in ${dir})`, 'session']]);
+    assert.deepEqual(keys, [mine[0].key], 'the confirm said what [S] remembers');
+    assert.deepEqual(await changes(seen, 1), [['added', mine[0]]]);
     await s.prompt('tidy again');
     assert.equal(asked, 1, 'remembered');
     engine.revokeGrant(mine[0]);
+    assert.deepEqual(await changes(seen, 2), [['added', mine[0]], ['revoked', mine[0]]]);
     await s.prompt('tidy once more');
     assert.equal(asked, 2, 'asked again after the revoke');
   } finally {

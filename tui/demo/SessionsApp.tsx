@@ -1,6 +1,6 @@
 /** @jsxRuntime automatic */ // tsx runs this file without tui/tsconfig.json
 import { Box, Text, useApp } from 'ink';
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import type { Engine, Grant, Session } from '../../node/index.js';
 import {
   ContinueBar,
@@ -101,24 +101,34 @@ export function SessionsApp({ engine, intro, settleMs }: SessionsAppProps) {
 
 interface GrantsScreenProps {
   engine: Engine;
-  /** The engine's version: the list is read again when it moves. */
+  /** The engine's version: the list is read again when it moves (a session closed). */
   version: number;
   settleMs?: number;
   onNotice: (text: string) => void;
   onBack: () => void;
 }
 
-/** GrantsScreen: what engine.grants() lists, each revoked with X through engine.revokeGrant(). */
+/**
+ * GrantsScreen: what engine.grants() lists, each revoked with X through
+ * engine.revokeGrant(). The list is read again at every grants_changed
+ * event, whoever changed them (X here, the web UI, code), and when a
+ * session closes (its grants end with it).
+ */
 function GrantsScreen({ engine, version, settleMs, onNotice, onBack }: GrantsScreenProps) {
   const theme = useTheme();
-  const [revokes, setRevokes] = useState(0);
+  const [changes, setChanges] = useState(0);
+  useEffect(() => {
+    const changed = () => setChanges((n) => n + 1);
+    engine.on('grants_changed', changed);
+    return () => void engine.off('grants_changed', changed);
+  }, [engine]);
   const listed = useMemo((): { grants: Grant[]; error?: string } => {
     try {
       return { grants: engine.grants() };
     } catch (err) {
       return { grants: [], error: `Could not list the remembered approvals: ${(err as Error).message}` };
     }
-  }, [engine, version, revokes]);
+  }, [engine, version, changes]);
   const revoke = (g: Grant) => {
     try {
       engine.revokeGrant(g);
@@ -126,7 +136,6 @@ function GrantsScreen({ engine, version, settleMs, onNotice, onBack }: GrantsScr
     } catch (err) {
       onNotice(`Revoke failed: ${(err as Error).message}`);
     }
-    setRevokes((n) => n + 1);
   };
   return (
     <Box flexDirection="column" marginTop={1}>

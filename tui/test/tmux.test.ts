@@ -40,8 +40,8 @@ describe('demo in a real terminal', { skip, timeout: 120_000 }, () => {
     screen = await term.answer('n', (s) => s.includes('Command denied by user'));
     assert.ok(existsSync(`${workDir}/demo-scratch`), 'denied: the directory is still there');
 
-    // Asked again; Y approves and the command runs.
-    await term.waitFor(/^rm -rf \.\/demo-scratch && echo "removed demo-scratch"\n\[Y\] Approve/m);
+    // Asked again, saying what S or P would remember (the command as judged); Y approves and the command runs.
+    await term.waitFor(/^rm -rf \.\/demo-scratch && echo "removed demo-scratch"\nRemembering approves again without asking: rm -rf \S+\/demo-scratch \(in\s+\S+\)\n\[Y\] Approve/m);
     await term.answer('y', (s) => s.includes('✓ Approved'));
     await term.waitFor(/│ removed demo-scratch/);
     assert.ok(!existsSync(`${workDir}/demo-scratch`), 'approved: the directory is gone');
@@ -191,19 +191,25 @@ describe('demo in a real terminal', { skip, timeout: 120_000 }, () => {
     const left = children.filter(alive);
     assert.deepEqual(left, [], `processes of the demo still running: ${left.join(' ')}`);
   });
-  it('sessions: P remembers the cleanup command for the project; G lists it, X takes it back, and the same command asks again', async () => {
+  it('sessions: P remembers the cleanup command for the project; G lists it, X takes it back, and the same command asks again; the list follows grants given and revoked from the web UI', async () => {
     term = new Terminal();
     term.start([...DEMO, '--sessions'], { width: 160 });
     const intro = await term.waitFor(/Web UI: (http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]+)/);
     const url = new URL(/Web UI: (\S+)/.exec(intro)![1]);
     const auth = { headers: { authorization: `Bearer ${url.searchParams.get('token')}` } };
     const api = async (path: string) => (await fetch(`${url.origin}${path}`, auth)).json() as Promise<Record<string, any>>;
+    const post = async (path: string, body: unknown) => {
+      const r = await fetch(`${url.origin}${path}`, { method: 'POST', headers: { ...auth.headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      assert.equal(r.status, 200, await r.text());
+    };
     await term.waitFor((s) => s.includes('1 needs input') && s.includes('G approvals'));
 
     await term.answer('j', (s) => /› build/.test(s));
     await term.answer('j', (s) => /› cleanup/.test(s));
     await term.answer('Enter', (s) => s.includes('Session cleanup: Tab goes back to the list.'));
-    await term.waitFor(CONFIRM_DIALOG);
+    // The bash confirm says what P remembers: the command as judged, and where.
+    const dialog = await term.waitFor(CONFIRM_DIALOG);
+    assert.match(dialog, /Remembering approves again without asking: rm -rf \S*demo-scratch \(in \S+\)/);
     await term.answer('p', (s) => s.includes('Cleanup done.'));
     await term.answer('Tab', (s) => /G approvals/.test(s) && /cleanup +Idle/.test(s));
 
@@ -215,6 +221,23 @@ describe('demo in a real terminal', { skip, timeout: 120_000 }, () => {
     await term.answer('x', (s) => s.includes('Nothing is remembered: every confirm asks.'));
     assert.match(term.screen(), /Revoked bash: rm -rf \S*demo-scratch.* — the next such confirm asks again/);
     assert.deepEqual((await api('/api/grants')).grants, []);
+
+    // While G is open, the same command is asked again and approved for the
+    // project from the web UI, then revoked there: the list follows each
+    // change (grants_changed), without a key pressed.
+    await post('/api/sessions/cleanup/prompt', { text: 'clean up' });
+    let cleanup: { version: number; pause: { id: string } | null } | undefined;
+    for (const deadline = Date.now() + 20_000; !cleanup?.pause; ) {
+      assert.ok(Date.now() < deadline, `the cleanup session asks again; the screen:\n${term.screen()}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      cleanup = ((await api('/api/state')).sessions as { id: string; version: number; pause: { id: string } | null }[]).find((x) => x.id === 'cleanup');
+    }
+    const { epoch } = await api('/api/state');
+    await post('/api/sessions/cleanup/answer', { epoch, version: cleanup.version, pause_id: cleanup.pause.id, answer: 'approved', remember: 'project' });
+    await term.waitFor(/› bash +rm -rf \S*demo-scratch.*· this project \(/);
+    const [grant] = (await api('/api/grants')).grants as Record<string, string>[];
+    await post('/api/grants/revoke', grant);
+    await term.waitFor('Nothing is remembered: every confirm asks.');
 
     // The same command again: asked, not approved by the revoked grant.
     await term.answer('Escape', (s) => /G approvals/.test(s) && /cleanup +Idle/.test(s));

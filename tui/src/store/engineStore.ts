@@ -7,7 +7,7 @@ import { reasonLabel } from '../labels.js';
 import type { EngineLike, EngineState, SessionRow } from '../types.js';
 import { createVersionedStore, type VersionedStore } from './versionedStore.js';
 
-const NO_STATE_CHANGE: ReadonlySet<string> = new Set(['text', 'tool_progress']);
+const NO_STATE_CHANGE: ReadonlySet<string> = new Set(['text', 'tool_progress', 'grants_changed']);
 
 /** toSessionRow makes a sessions-view line from an engine snapshot. */
 export function toSessionRow(snap: SessionSnapshot): SessionRow {
