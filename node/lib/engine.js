@@ -48,22 +48,30 @@ export function checkCommand(...args) {
  * may change without the object changing, so they are converted anew).
  */
 function flatOptions(opts, json) {
-  if (typeof opts !== 'object' || opts === null || Object.getPrototypeOf(opts) !== Object.prototype) return null;
-  const keys = Object.keys(opts);
-  const values = keys.map((k) => opts[k]);
-  if (!values.every((v) => v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')) return null;
-  return { keys, values, json };
+  try {
+    if (typeof opts !== 'object' || opts === null || Object.getPrototypeOf(opts) !== Object.prototype) return null;
+    const keys = Object.keys(opts);
+    const values = keys.map((k) => opts[k]);
+    if (!values.every((v) => v === null || typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')) return null;
+    return { keys, values, json };
+  } catch {
+    return null; // a getter or proxy that throws: nothing to reuse
+  }
 }
 
 /** Whether opts has the keys, in order, and the values of last (flatOptions): its JSON is last's. */
 function sameFlatOptions(opts, last) {
-  if (typeof opts !== 'object' || opts === null || Object.getPrototypeOf(opts) !== Object.prototype) return false;
-  let i = 0;
-  for (const k in opts) {
-    if (k !== last.keys[i] || opts[k] !== last.values[i]) return false;
-    i++;
+  try {
+    if (typeof opts !== 'object' || opts === null || Object.getPrototypeOf(opts) !== Object.prototype) return false;
+    let i = 0;
+    for (const k in opts) {
+      if (k !== last.keys[i] || opts[k] !== last.values[i]) return false;
+      i++;
+    }
+    return i === last.keys.length;
+  } catch {
+    return false; // converted the usual way, which says what failed
   }
-  return i === last.keys.length;
 }
 
 /** The engine: owns sessions and task loops; one event stream from Go. */

@@ -91,6 +91,14 @@ const cases = [
   { name: 'createSession: script string that is not JSON', want: 'ERR_INVALID_ARGUMENT', msg: /script/, run: () => engine.createSession({ script: 'not json' }) },
   { name: 'createSession: script of the wrong type', want: 'ERR_INVALID_ARGUMENT', msg: /script/, run: () => engine.createSession({ script: 42 }) },
   { name: 'createSession: duplicate id', want: 'ERR_DUPLICATE', run: () => { idle({ id: 'twin' }); engine.createSession({ id: 'twin' }); } },
+  {
+    name: 'createSession: an option whose getter throws, also right after options alike',
+    want: TypeError, code: 'ERR_INVALID_ARG_VALUE', msg: /opts cannot be converted to JSON: no dir/,
+    run: () => {
+      idle({ dir: '.' });
+      engine.createSession({ get dir() { throw new Error('no dir'); } });
+    },
+  },
 
   // Looking sessions up
   { name: 'session: unknown id', want: 'ERR_UNKNOWN_SESSION', run: () => engine.session('nope') },
