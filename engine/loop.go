@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -257,14 +259,29 @@ func (s *Session) markResumed(r *run) {
 	}
 }
 
+// lastToolCall names the last call of history h: its tool, and its
+// arguments when it had any (not null, as JS tools may be called, nor {}).
 func lastToolCall(h []Message) string {
 	for i := len(h) - 1; i >= 0; i-- {
 		if n := len(h[i].ToolCalls); n > 0 {
 			c := h[i].ToolCalls[n-1]
+			if noArgs(c.Args) {
+				return c.Name
+			}
 			return c.Name + " " + string(c.Args)
 		}
 	}
 	return ""
+}
+
+// noArgs reports whether raw holds no arguments: nothing, null or {}.
+func noArgs(raw json.RawMessage) bool {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return len(bytes.TrimSpace(raw)) == 0
+	}
+	s := b.String()
+	return s == "null" || s == "{}"
 }
 
 // begin starts a run: the session must be open and have none in flight.

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -593,8 +594,28 @@ func TestToolErrorsAndPanicsReachTheModelNotTheProcess(t *testing.T) {
 
 func TestContinueAfterInterruptAsksWhenASideEffectWasCut(t *testing.T) {
 	t.Parallel()
+	// The confirm names the call that was cut off: its tool and arguments,
+	// none when it had none (null, as JS tools are called, or empty).
+	for _, tt := range []struct {
+		name    string
+		args    json.RawMessage
+		details string
+	}{
+		{"null arguments", json.RawMessage("null"), "gate"},
+		{"no arguments", nil, "gate"},
+		{"empty arguments", json.RawMessage(" { } "), "gate"},
+		{"arguments", json.RawMessage(`{"env": "production"}`), `gate {"env": "production"}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			continueAfterACutSideEffect(t, engine.ScriptCall{Name: "gate", Args: tt.args}, tt.details)
+		})
+	}
+}
+
+func continueAfterACutSideEffect(t *testing.T, c engine.ScriptCall, details string) {
 	g := newGate()
-	_, s := newEngine(t, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("gate", nil)}}, {Text: "finished"}}, engine.WithTool("gate", g))
+	_, s := newEngine(t, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{c}}, {Text: "finished"}}, engine.WithTool("gate", g))
 	sub := s.Subscribe()
 	defer sub.Close()
 	out := start(t, s, "go")
@@ -611,7 +632,7 @@ func TestContinueAfterInterruptAsksWhenASideEffectWasCut(t *testing.T) {
 	require.ErrorIs(t, err, engine.ErrRunning, "refused at once: a run is in flight")
 	p := waitEvent(t, sub, isType(engine.EventPaused)).Pause
 	assert.Equal(t, "Resume", p.Tool)
-	assert.Contains(t, p.Details, "gate")
+	assert.Equal(t, details, p.Details)
 	require.NoError(t, s.Confirm("", true))
 	require.NoError(t, (<-done).Err)
 	h := s.History()

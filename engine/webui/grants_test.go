@@ -164,6 +164,9 @@ func TestEveryTabListsRememberedApprovalsAndRevokesThem(t *testing.T) {
 	for _, tb := range tabs {
 		tb.waitFor(text("grants-summary") + ` === 'Remembered approvals (0)' && ` + visible("grants-empty"))
 	}
+	// The history shows a call with null arguments by its name alone.
+	tabs[0].waitFor(`[...document.querySelectorAll('#history .msg')].some(m => m.textContent.trim() === '→ deploy')`)
+	assert.NotContains(t, tabs[0].eval(`document.getElementById('history').textContent`), "null")
 }
 
 // The bash confirm says what its approval remembers, the command as judged;

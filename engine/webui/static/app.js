@@ -254,7 +254,8 @@ function renderHistory() {
   const msgs = state.history.id === state.selected ? state.history.messages : [];
   h.replaceChildren(...msgs.map((m) => {
     let text = m.text || '';
-    if (m.role === 'assistant' && m.tool_calls) text += m.tool_calls.map((c) => `\n→ ${c.name} ${JSON.stringify(c.args)}`).join('');
+    // A call without arguments (null, as JS tools may be called) shows its name alone.
+    if (m.role === 'assistant' && m.tool_calls) text += m.tool_calls.map((c) => `\n→ ${c.name}${c.args == null ? '' : ' ' + JSON.stringify(c.args)}`).join('');
     return el('div', { class: `msg ${m.role}` }, m.role === 'marker' ? `— ${text} —` : text);
   }));
   h.scrollTop = h.scrollHeight;
