@@ -341,6 +341,9 @@ func (e *Env) GrantAdded(holder GrantHolder, key, scope, root string, at time.Ti
 	g := Grant{Tool: name, Key: key, Scope: scope, At: at}
 	if scope == RememberSession {
 		g.Session = e.session.id
+		e.session.mu.Lock()
+		e.session.toolGranted = true
+		e.session.mu.Unlock()
 	} else {
 		g.Root = root
 	}
@@ -394,6 +397,27 @@ func (e *Engine) Grants(ctx context.Context) ([]Grant, error) {
 			strings.Compare(a.Tool, b.Tool), strings.Compare(a.Key, b.Key))
 	})
 	return out, nil
+}
+
+// sessionGrants lists the grants of session s: the engine's and those its
+// tools keep (GrantHolder). Called without s's lock.
+func (e *Engine) sessionGrants(s *Session) []Grant {
+	var out []Grant
+	for name, t := range e.registered() {
+		if h, ok := t.(GrantHolder); ok {
+			for _, g := range h.HeldGrants(name, []*Session{s}) {
+				if g.Scope == RememberSession {
+					out = append(out, g)
+				}
+			}
+		}
+	}
+	s.mu.Lock()
+	for k, at := range s.grants {
+		out = append(out, Grant{Tool: k.tool, Key: k.action, Scope: RememberSession, Session: s.id, At: at})
+	}
+	s.mu.Unlock()
+	return out
 }
 
 // RevokeGrant forgets the remembered approval g names (by Scope, Tool, Key,

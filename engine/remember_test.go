@@ -322,6 +322,15 @@ func TestGrantsListedAndRevoked(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, grants)
 
+	// A session's grants end with it: closed, each is revoked for every observer.
+	a.asked(true, engine.Remember(engine.RememberSession))
+	given := grantChanges(t, all, 1)[0]
+	require.NoError(t, a.s.Close())
+	assert.Equal(t, []grantChange{{engine.GrantRevoked, given.grant}}, grantChanges(t, all, 1))
+	grants, err = e.Grants(t.Context())
+	require.NoError(t, err)
+	assert.Empty(t, grants, "gone from the list when the event comes")
+
 	err = e.RevokeGrant(t.Context(), engine.Grant{Tool: "deploy", Key: "deploy to production", Scope: "project", Root: dir})
 	assert.ErrorIs(t, err, engine.ErrUnknownGrant)
 	assert.ErrorContains(t, err, "deploy to production")

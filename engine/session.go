@@ -39,6 +39,7 @@ type Session struct {
 	closing        bool          // Close started: no new runs
 	closeDone      chan struct{} // closed when the first Close has finished
 	closed         bool
+	toolGranted    bool       // a tool keeping its own grants remembered one here (Env.GrantAdded)
 	pauses         []*pending // pending pauses, oldest first
 	pauseSeq       uint64
 	pauseRequested bool          // Signal(pause) waits for the next step boundary
@@ -583,7 +584,8 @@ func (s *Session) stopLocked(reason Reason) {
 // Close interrupts a run in flight (system_stop), waits until it has
 // unwound and its task loops have ended, closes the session's Local values
 // and ends every subscription. Closing again waits for the first Close to
-// finish and returns nil.
+// finish and returns nil. The session's grants end with it: each is a
+// grants_changed event (revoked) once it is gone from Engine.Grants.
 func (s *Session) Close() error {
 	s.mu.Lock()
 	if s.closing {
@@ -609,6 +611,13 @@ func (s *Session) Close() error {
 		tl.Close()
 	}
 	s.mu.Lock()
+	hasGrants := len(s.grants) > 0 || s.toolGranted
+	s.mu.Unlock()
+	var grants []Grant
+	if hasGrants {
+		grants = s.eng.sessionGrants(s) // they end with it
+	}
+	s.mu.Lock()
 	s.closed = true
 	s.pauses = nil
 	locals := s.locals
@@ -625,6 +634,11 @@ func (s *Session) Close() error {
 		}
 	}
 	s.eng.forget(s)
+	if !s.eng.shuttingDown.Load() { // closed by its user (else kept, with a store)
+		for _, g := range grants {
+			s.eng.grantChanged(GrantRevoked, g)
+		}
+	}
 	return errors.Join(errs...)
 }
 

@@ -152,7 +152,7 @@ export interface GrantedEvent extends EventBase {
 /**
  * The approvals remembered without asking again changed (what
  * `engine.grants()` lists): `grant` was added (an answer with [S]/[P]) or
- * revoked (`engine.revokeGrant()`, the web UI, the TUI). The engine's event,
+ * revoked (`engine.revokeGrant()`, the web UI, the TUI, its session's close). The engine's event,
  * not a session's: `engine.on('grants_changed')` gets it, `session` is ''
  * and `version` 0 (`grant.session` names a session grant's session).
  */

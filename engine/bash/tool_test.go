@@ -551,9 +551,27 @@ func TestConfirmSaysWhatItRemembers(t *testing.T) {
 			assert.Equal(t, engine.GrantRevoked, revoked.Text)
 			assert.Equal(t, want, *revoked.Grant)
 			out = a.start()
-			assert.Equal(t, "rm -rf ./victim", a.waitFor(engine.EventPaused, nil).Pause.Details, "asked again once revoked")
+			p = a.waitFor(engine.EventPaused, nil).Pause
+			assert.Equal(t, "rm -rf ./victim", p.Details, "asked again once revoked")
+			require.NoError(t, a.s.Confirm(p.ID, true, engine.Remember(scope)))
+			assert.Equal(t, engine.GrantAdded, waitGrantChange(t, all).Text)
 			require.NoError(t, a.s.Interrupt(engine.ReasonUserStop))
 			a.finish(out)
+
+			// A session's grants end with it, and every observer is told; a
+			// project's stay.
+			grants, err = h.eng.Grants(t.Context())
+			require.NoError(t, err)
+			require.Len(t, grants, 1)
+			require.NoError(t, a.s.Close())
+			if scope == ScopeSession {
+				ended := waitGrantChange(t, all)
+				assert.Equal(t, engine.GrantRevoked, ended.Text)
+				assert.Equal(t, grants[0], *ended.Grant)
+			}
+			left, err := h.eng.Grants(t.Context())
+			require.NoError(t, err)
+			assert.Len(t, left, map[string]int{ScopeSession: 0, ScopeProject: 1}[scope])
 		})
 	}
 }

@@ -95,8 +95,8 @@ func labels() map[string]string {
 }
 
 // events streams the state, then one Change per session event, and Grants
-// again at every grants_changed event and session close (see grantsFeed),
-// until the client leaves or the server closes. A slow tab is coalesced by
+// again at every grants_changed event (see grantsFeed), until the client
+// leaves or the server closes. A slow tab is coalesced by
 // the engine's subscription (latest snapshot per session, terminal events
 // kept, the latest grants_changed kept).
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
@@ -153,13 +153,6 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 					Eligibility: engine.Eligibility{Reason: engine.NotEligibleTerminal}}
 			}
 			if !sendEvent(w, flusher, "change", ch, "") {
-				return
-			}
-			if ev.Type != engine.EventClosed {
-				continue
-			}
-			// A session's grants end with it.
-			if g := grants.changed(ctx); g != nil && !sendEvent(w, flusher, "grants", g, "") {
 				return
 			}
 		case <-heartbeat.C:

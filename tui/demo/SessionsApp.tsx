@@ -59,7 +59,6 @@ export function SessionsApp({ engine, intro, settleMs }: SessionsAppProps) {
       {grantsOpen ? (
         <GrantsScreen
           engine={engine}
-          version={state.version}
           settleMs={settleMs}
           onNotice={setNotice}
           onBack={() => {
@@ -101,8 +100,6 @@ export function SessionsApp({ engine, intro, settleMs }: SessionsAppProps) {
 
 interface GrantsScreenProps {
   engine: Engine;
-  /** The engine's version: the list is read again when it moves (a session closed). */
-  version: number;
   settleMs?: number;
   onNotice: (text: string) => void;
   onBack: () => void;
@@ -111,10 +108,9 @@ interface GrantsScreenProps {
 /**
  * GrantsScreen: what engine.grants() lists, each revoked with X through
  * engine.revokeGrant(). The list is read again at every grants_changed
- * event, whoever changed them (X here, the web UI, code), and when a
- * session closes (its grants end with it).
+ * event, whoever changed them (X here, the web UI, code, a session's close).
  */
-function GrantsScreen({ engine, version, settleMs, onNotice, onBack }: GrantsScreenProps) {
+function GrantsScreen({ engine, settleMs, onNotice, onBack }: GrantsScreenProps) {
   const theme = useTheme();
   const [changes, setChanges] = useState(0);
   useEffect(() => {
@@ -128,7 +124,7 @@ function GrantsScreen({ engine, version, settleMs, onNotice, onBack }: GrantsScr
     } catch (err) {
       return { grants: [], error: `Could not list the remembered approvals: ${(err as Error).message}` };
     }
-  }, [engine, version, changes]);
+  }, [engine, changes]);
   const revoke = (g: Grant) => {
     try {
       engine.revokeGrant(g);
