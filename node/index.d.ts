@@ -166,8 +166,10 @@ export type EngineEvent =
   | PausedEvent | PauseAnsweredEvent | PauseRequestedEvent | StoppingEvent
   | InterruptedEvent | RunFinishedEvent | RunFailedEvent | ClosedEvent | WarningEvent | GrantedEvent | GrantsChangedEvent;
 
-/** The listener argument of each event type; 'event' receives every type. */
-export type SessionEventMap = { [K in EventType]: Extract<EngineEvent, { type: K }> } & { event: EngineEvent };
+/** The listener argument of each event type of a session; 'event' receives every type. */
+export type SessionEventMap = { [K in Exclude<EventType, 'grants_changed'>]: Extract<EngineEvent, { type: K }> } & { event: EngineEvent };
+/** The engine's: every session's event types, and its own (grants_changed). */
+export type EngineEventMap = SessionEventMap & { grants_changed: GrantsChangedEvent };
 
 export interface Tokens { input: number; output: number; }
 
@@ -679,9 +681,9 @@ export declare class Engine {
   serve(opts?: ServeOptions): WebUI;
   /** Every session's events, in engine order. Nothing is dropped: only text
    *  and tool_progress deltas that JS had not taken yet are merged (see
-   *  TextEvent.coalesced). */
-  on<K extends keyof SessionEventMap>(type: K, fn: (ev: SessionEventMap[K]) => void): this;
-  off<K extends keyof SessionEventMap>(type: K, fn: (ev: SessionEventMap[K]) => void): this;
+   *  TextEvent.coalesced). And the engine's own: grants_changed. */
+  on<K extends keyof EngineEventMap>(type: K, fn: (ev: EngineEventMap[K]) => void): this;
+  off<K extends keyof EngineEventMap>(type: K, fn: (ev: EngineEventMap[K]) => void): this;
   /**
    * By default only pending runs (prompt, continue, task-loop run) keep the
    * process alive: an engine with nothing running lets Node exit. ref()

@@ -18,7 +18,7 @@
 import { fromNative } from './convert.js';
 import { wants } from './listeners.js';
 import { kEmit, kEnd, kIsClosed, kPauseSeen, kRelease, kRetired, kSettle } from './base.js';
-import { SESSION_EVENTS } from './session.js';
+import { ENGINE_EVENTS } from './session.js';
 
 // Terminal run events: they carry the run id and its result.
 const RUN_END_EVENTS = new Set(['interrupted', 'run_finished', 'run_failed']);
@@ -27,11 +27,12 @@ const PAUSE_CHANGES = new Set(['paused', 'pause_answered']);
 // How a session event's JSON starts (capi's encoding: the session first).
 const SESSION_PREFIX = '{"session":"';
 
-// The session event types by name length: a record's type is matched
-// against these constants rather than sliced off the batch (no string
-// made, and the Set and listener-count lookups that follow hash nothing).
+// The event types of the stream's records by name length: a record's type
+// is matched against these constants rather than sliced off the batch (no
+// string made, and the Set and listener-count lookups that follow hash
+// nothing).
 const TYPES_BY_LENGTH = [];
-for (const type of SESSION_EVENTS) {
+for (const type of ENGINE_EVENTS) {
   if (type !== 'event') (TYPES_BY_LENGTH[type.length] ??= []).push(type);
 }
 

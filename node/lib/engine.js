@@ -10,7 +10,7 @@ import { Dispatcher } from './dispatch.js';
 import { HostRouter } from './host.js';
 import { Listeners } from './listeners.js';
 import { native } from './native.js';
-import { Session, SESSION_EVENTS } from './session.js';
+import { ENGINE_EVENTS, Session } from './session.js';
 import { TaskLoop } from './task-loop.js';
 
 // Engines still open are closed at process exit, and closes still in
@@ -87,7 +87,7 @@ export class Engine {
   // Listeners by stream event type on the engine and its objects: the
   // stream parses only the session events somebody listens to.
   #wanted = Object.create(null);
-  #listeners = new Listeners(SESSION_EVENTS, 'engine', this.#wanted);
+  #listeners = new Listeners(ENGINE_EVENTS, 'engine', this.#wanted);
   #dispatch;
   #host = new HostRouter();
   #pendingRuns = 0;

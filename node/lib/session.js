@@ -16,13 +16,14 @@ export const STATUS_NAMES = Object.freeze(['idle', 'running', 'interrupted', 'pa
 export const StatusCode = Object.freeze(Object.fromEntries(STATUS_NAMES.map((name, code) => [name, code])));
 const CLOSED = StatusCode.closed;
 
-/** Event types a Session's (and the engine's) on() accepts. */
+/** Event types a Session's on() accepts. */
 export const SESSION_EVENTS = new Set([
   'run_started', 'text', 'tool_call_delta', 'tool_started', 'tool_progress', 'tool_finished', 'paused', 'pause_answered',
-  'pause_requested', 'stopping', 'interrupted', 'run_finished', 'run_failed', 'closed', 'warning', 'granted',
-  'grants_changed', // the engine's: its listeners get it, a session's never do
-  'event',
+  'pause_requested', 'stopping', 'interrupted', 'run_finished', 'run_failed', 'closed', 'warning', 'granted', 'event',
 ]);
+
+/** Event types the engine's on() accepts: every session's, and its own (of no session). */
+export const ENGINE_EVENTS = new Set([...SESSION_EVENTS, 'grants_changed']);
 
 const SESSION_KIND = Object.freeze({
   types: SESSION_EVENTS, owner: 'session', noun: 'session', instead: 'create a new session', closeNative: native.sessionCloseAsync,

@@ -178,6 +178,7 @@ test('engine.grants() lists what was remembered; revokeGrant() takes it back: th
     engine.revokeGrant(mine[0]);
     assert.deepEqual(engine.grants().filter((g) => g.session === s.id), []);
     assert.deepEqual(await changes(seen, 2), [['added', mine[0]], ['revoked', mine[0]]], 'a revoke by code is told to every listener');
+    assert.throws(() => s.on('grants_changed', () => {}), { code: 'ERR_INVALID_ARG_VALUE' }, "the engine's event: a session's listener would never hear it");
     const asked = nextEvent(s, 'paused');
     const again = s.prompt('deploy again');
     s.confirm(false, undefined, (await asked).pause.id);
