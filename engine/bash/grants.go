@@ -88,6 +88,8 @@ func compareGrants(a, b Grant) int {
 
 // Revoke forgets the grants for command (as listed, in every project) so
 // that it is confirmed again. It returns ErrUnknownGrant if there is none.
+// It tells no observer: Engine.RevokeGrant does (a grants_changed event),
+// and is the way for anything that lists grants.
 func (g *Grants) Revoke(command string) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()

@@ -591,3 +591,29 @@ func waitGrantChange(t *testing.T, sub *engine.Subscription[engine.Event]) engin
 		}
 	}
 }
+
+// A confirm of several findings says every action an approval remembers,
+// each once; one that can't be remembered offers nothing and says nothing.
+func TestOfferRemember(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name   string
+		keys   []string
+		key    string
+		scopes []string
+	}{
+		{"one action", []string{"rm -rf /p/build (in /p)"}, "rm -rf /p/build (in /p)", []string{ScopeSession, ScopeProject}},
+		{"actions, one repeated", []string{"rm -rf /p/a (in /p)", "git push --force (in /p)", "rm -rf /p/a (in /p)"},
+			"rm -rf /p/a (in /p); git push --force (in /p)", []string{ScopeSession, ScopeProject}},
+		{"one that can't be remembered", []string{"rm -rf /p/a (in /p)", ""}, "", nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			req := engine.PauseRequest{RememberKey: "stale"}
+			offerRemember(&req, tt.keys)
+			assert.Equal(t, tt.key, req.RememberKey)
+			assert.Equal(t, tt.scopes, req.RememberScopes)
+			assert.True(t, req.ToolRemembers, "the tool keeps the grant, not the engine")
+		})
+	}
+}
