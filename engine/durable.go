@@ -52,9 +52,15 @@ func (r *run) kind() string {
 // persistLocked writes one transition of the session. A failed write does
 // not stop the transition (the run goes on) but is reported to observers
 // as a warning: the store no longer matches the session.
+//
+// Once the engine closes (its host shutting down) nothing more is written:
+// the runs its close interrupts stay in the store as they were, so the
+// next owner finds them as after a crash — proceeding ones interrupted by
+// server restart, a question asked again — not stopped by the system and
+// no longer waiting for their answer.
 func (s *Session) persistLocked(what string, fn func(*store.Tx)) {
 	st := s.eng.store
-	if st == nil {
+	if st == nil || s.eng.shuttingDown.Load() {
 		return
 	}
 	if err := st.Update(context.Background(), fn); err != nil {
@@ -98,10 +104,8 @@ func (s *Session) persistEventLocked(ev *Event) {
 	case EventInterrupted, EventRunFinished, EventRunFailed:
 		end := s.runEndLocked(ev.Run)
 		s.persistLocked("the run's end", func(tx *store.Tx) { tx.RunEnded(s.id, end) })
-	case EventClosed:
-		if !s.eng.shuttingDown.Load() { // closed by its user: forgotten
-			s.persistLocked("the session's close", func(tx *store.Tx) { tx.DeleteSession(s.id) })
-		}
+	case EventClosed: // closed by its user: forgotten (the engine's close writes nothing)
+		s.persistLocked("the session's close", func(tx *store.Tx) { tx.DeleteSession(s.id) })
 	}
 }
 

@@ -19,8 +19,12 @@ import (
 	_ "modernc.org/sqlite"
 )
 
-// crashChildEnv makes the test binary a store owner that a test kills.
-const crashChildEnv = "INTERLOCK_ENGINE_CRASH_CHILD"
+// crashChildEnv makes the test binary a store owner that a test kills;
+// with closeChildEnv set as well, it closes its engine and exits instead.
+const (
+	crashChildEnv = "INTERLOCK_ENGINE_CRASH_CHILD"
+	closeChildEnv = "INTERLOCK_ENGINE_CLOSE_CHILD"
+)
 
 func openStore(t *testing.T, path string, turns []engine.ScriptTurn) *engine.Engine {
 	t.Helper()
@@ -102,7 +106,8 @@ func TestStoreKeepsSessionsAcrossARestart(t *testing.T) {
 }
 
 // crashChild runs sessions in every state over the store at path, prints
-// each session's history once they are there, and waits to be killed.
+// each session's history once they are there, and waits to be killed (or,
+// with closeChildEnv, closes the engine as a host shutting down does).
 func crashChild(path string) {
 	ctx := context.Background()
 	fail := func(err error) {
@@ -201,6 +206,12 @@ func crashChild(path string) {
 	}
 	b, _ := json.Marshal(seen)
 	fmt.Println(string(b))
+	if os.Getenv(closeChildEnv) != "" {
+		if err := e.Close(); err != nil {
+			fail(err)
+		}
+		os.Exit(0)
+	}
 	select {} // killed here
 }
 
@@ -212,9 +223,26 @@ func crashChild(path string) {
 // kill, the audit log complete and the file sound.
 func TestRecoveryAfterTheOwnerIsKilled(t *testing.T) {
 	t.Parallel()
+	testRecovery(t, func(cmd *exec.Cmd) {
+		require.NoError(t, cmd.Process.Kill())
+		cmd.Wait()
+	})
+}
+
+// The owner closes its engine, as a host shutting down does (SIGTERM,
+// process exit): the new owner finds exactly what a kill leaves, not runs
+// stopped by the system with their questions withdrawn.
+func TestRecoveryAfterTheOwnerClosed(t *testing.T) {
+	t.Parallel()
+	testRecovery(t, func(cmd *exec.Cmd) {
+		require.NoError(t, cmd.Wait(), "the owner closed its engine and exited")
+	}, closeChildEnv+"=1")
+}
+
+func testRecovery(t *testing.T, end func(*exec.Cmd), env ...string) {
 	path := filepath.Join(t.TempDir(), "s.db")
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), crashChildEnv+"="+path)
+	cmd.Env = append(append(os.Environ(), crashChildEnv+"="+path), env...)
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
@@ -222,8 +250,7 @@ func TestRecoveryAfterTheOwnerIsKilled(t *testing.T) {
 	require.NoError(t, err, "child output: %s", line)
 	var seen map[string][]engine.Message
 	require.NoError(t, json.Unmarshal([]byte(line), &seen), "child said: %s", line)
-	require.NoError(t, cmd.Process.Kill())
-	cmd.Wait()
+	end(cmd)
 
 	e := openStore(t, path, []engine.ScriptTurn{{Text: "unused"}, {Text: "done"}})
 	_, err = engine.Open(t.Context(), engine.WithStore(path))

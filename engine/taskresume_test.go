@@ -324,10 +324,11 @@ func TestLoopsAfterARestart(t *testing.T) {
 	assert.True(t, st.Done)
 	assert.Equal(t, []string{"first", "second", "third", "fourth"}, texts(s.History(), engine.RoleUser))
 
-	// The loop the engine's close stopped resumes too.
+	// The loop the engine's close stopped comes back as after a crash
+	// (interrupted by server restart) and resumes too.
 	r, err := e.Session("running")
 	require.NoError(t, err)
-	assert.Equal(t, engine.ReasonSystemStop, r.Snapshot().Interruption.Reason)
+	assert.Equal(t, engine.ReasonServerRestart, r.Snapshot().Interruption.Reason)
 	require.Len(t, r.TaskLoops(), 1)
 	rsub := r.TaskLoops()[0].Subscribe()
 	defer rsub.Close()
