@@ -40,14 +40,14 @@ export function SessionsApp({ engine, intro, settleMs }: SessionsAppProps) {
   const [notice, setNotice] = useState('');
   useBracketedPaste();
 
-  const act = (what: string, fn: () => unknown) => {
+  const act = (what: string, fn: () => string) => {
     try {
-      const out = fn();
-      setNotice(`${what}: ${JSON.stringify(out)}`);
+      setNotice(`${what}: ${fn()}`);
     } catch (err) {
       setNotice(`${what} failed: ${(err as Error).message}`);
     }
   };
+  const list = (ids: string[], none: string) => (ids.length ? ids.join(', ') : none);
 
   return (
     <Box flexDirection="column">
@@ -74,8 +74,14 @@ export function SessionsApp({ engine, intro, settleMs }: SessionsAppProps) {
             setNotice('');
             setOpen(id);
           }}
-          onEmergencyStop={() => act('Emergency stop stopped', () => engine.emergencyStop())}
-          onResumeAll={() => act('Resume all', () => engine.resumeAll().resumed)}
+          onEmergencyStop={() => act('Emergency stop', () => `stopped ${list(engine.emergencyStop().stopped, 'nothing (none was proceeding)')}`)}
+          onResumeAll={() =>
+            act('Resume all', () => {
+              const { resumed, skipped } = engine.resumeAll();
+              const left = Object.entries(skipped).map(([id, why]) => `${id} (${why})`);
+              return `resumed ${list(resumed, 'nothing')}${left.length ? `; left ${left.join(', ')}` : ''}`;
+            })
+          }
           onGrants={() => {
             setNotice('');
             setGrantsOpen(true);
