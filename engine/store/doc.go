@@ -36,7 +36,10 @@
 // goroutine, no queue: what an observer has seen is on disk. Every
 // statement, BEGIN IMMEDIATE and COMMIT included, is prepared once at Open
 // and run directly on that connection (database/sql's BeginTx parsed BEGIN
-// and COMMIT anew for each transaction and wrapped each statement).
+// and COMMIT anew for each transaction and wrapped each statement), through
+// the SQLite driver within one (*sql.Conn).Raw call per Update: database/sql's
+// Exec copied and converted every argument and wrapped every result, most
+// of what a transaction allocated.
 //
 // With synchronous=NORMAL a commit appends the transaction's pages to the
 // WAL without fsync: it survives the process being killed at any point

@@ -11,7 +11,7 @@ import (
 func (st *Store) Load(ctx context.Context) ([]Session, error) {
 	st.conn.Lock()
 	defer st.conn.Unlock()
-	rows, err := st.db.QueryContext(ctx, `SELECT s.id, s.seq, s.created_at, o.options, s.state, s.run, s.run_kind, s.pause_seq, s.last_end, s.interruption,
+	rows, err := st.c.QueryContext(ctx, `SELECT s.id, s.seq, s.created_at, o.options, s.state, s.run, s.run_kind, s.pause_seq, s.last_end, s.interruption,
 		s.tokens_in, s.tokens_out, s.step, s.last_error, s.needs_input FROM sessions s LEFT JOIN session_options o ON o.session = s.id ORDER BY s.seq`)
 	if err != nil {
 		return nil, st.fail("read sessions", err)
@@ -196,7 +196,7 @@ func (st *Store) each(ctx context.Context, what, query string, fn func(*sql.Rows
 }
 
 func (st *Store) eachLocked(ctx context.Context, what, query string, fn func(*sql.Rows) error, args ...any) error {
-	rows, err := st.db.QueryContext(ctx, query, args...)
+	rows, err := st.c.QueryContext(ctx, query, args...)
 	if err != nil {
 		return st.fail(what, err)
 	}

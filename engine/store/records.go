@@ -2,9 +2,10 @@ package store
 
 import (
 	"context"
-	"database/sql"
+	"database/sql/driver"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -131,6 +132,7 @@ type Tx struct {
 	ctx        context.Context
 	err        error
 	checkpoint bool // MayCheckpoint
+	done       bool // Update returned
 }
 
 // MayCheckpoint says that nobody waits on this transaction's commit (the
@@ -161,7 +163,10 @@ var statements = map[string]string{
 	"counters":     `UPDATE sessions SET tokens_in = ?, tokens_out = ?, step = ?, pause_seq = max(pause_seq, ?) WHERE id = ?`,
 	"pauseRaised":  `INSERT INTO pauses (session, id, run, pause) VALUES (?, ?, ?, ?)`,
 	"pauseEnded":   `UPDATE pauses SET ended = 1, pause = '' WHERE session = ? AND id = ?`,
-	"audit":        `INSERT INTO audit (at, session, run, pause, event, kind, tool, message, answer, reason, by, remember) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	// The fields an entry may leave empty are bound as NULL then, written
+	// '' (the driver allocates for each text it binds).
+	"audit": `INSERT INTO audit (at, session, run, pause, event, kind, tool, message, answer, reason, by, remember)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, coalesce(?, ''), coalesce(?, ''), coalesce(?, ''), coalesce(?, ''))`,
 	"grant": `INSERT INTO grants (session, tool, action, dir, by, at) VALUES (?, ?, ?, ?, ?, ?)
 		ON CONFLICT (tool, dir, action) DO UPDATE SET session = excluded.session, by = excluded.by, at = excluded.at`,
 	"revokeGrant":     `DELETE FROM grants WHERE tool = ? AND action = ?`,
@@ -177,24 +182,49 @@ var statements = map[string]string{
 	"revokeProjectGrant":  `DELETE FROM grants WHERE tool = ? AND dir = ? AND action = ?`,
 }
 
-func (st *Store) prepare(ctx context.Context) error {
-	st.stmts = make(map[string]*sql.Stmt, len(statements))
-	for name, q := range statements {
-		s, err := st.db.PrepareContext(ctx, q)
-		if err != nil {
-			return st.fail("prepare "+name, err)
-		}
-		st.stmts[name] = s
+// stmt is a statement prepared on the store's connection, run through the
+// driver (see Update) with its arguments in args, reused from call to call.
+type stmt struct {
+	s interface {
+		driver.Stmt
+		driver.StmtExecContext
 	}
-	return nil
+	args []driver.NamedValue
+}
+
+// prepare prepares the statements on the store's connection, through the
+// driver: Update runs them there.
+func (st *Store) prepare(ctx context.Context) error {
+	st.stmts = make(map[string]*stmt, len(statements))
+	return st.c.Raw(func(dc any) error {
+		for name, q := range statements {
+			s, err := dc.(driver.ConnPrepareContext).PrepareContext(ctx, q)
+			if err != nil {
+				return st.fail("prepare "+name, err)
+			}
+			es, ok := s.(interface {
+				driver.Stmt
+				driver.StmtExecContext
+			})
+			if !ok {
+				s.Close()
+				return fmt.Errorf("store %s: prepare %s: the SQLite driver's statement %T has no ExecContext", st.path, name, s)
+			}
+			st.stmts[name] = &stmt{s: es, args: make([]driver.NamedValue, 0, strings.Count(q, "?"))}
+		}
+		return nil
+	})
 }
 
 // Update runs fn's writes in one transaction and commits it: with WAL and
 // synchronous=NORMAL the commit is an append to the WAL in the OS's page
 // cache, which survives the process being killed (not a power loss).
 // Every statement, BEGIN and COMMIT included, is prepared once (Open) and
-// run on the store's one connection: no parsing and no per-call wrapper on
-// the path.
+// run on the store's one connection, held by the Store, through the
+// SQLite driver itself within one (*sql.Conn).Raw call: no parsing, and
+// none of database/sql's per-call work (its arguments' copies and
+// conversions, its result wrapper), which was most of what a transaction
+// allocated.
 func (st *Store) Update(ctx context.Context, fn func(*Tx)) error {
 	st.mu.Lock()
 	closed := st.closed
@@ -205,35 +235,69 @@ func (st *Store) Update(ctx context.Context, fn func(*Tx)) error {
 	st.conn.Lock()
 	defer st.conn.Unlock()
 	tx := &Tx{st: st, ctx: ctx}
-	if tx.exec("begin"); tx.err != nil {
-		return tx.err
+	defer func() { tx.done = true }()
+	err := st.c.Raw(func(any) error {
+		if tx.exec("begin"); tx.err != nil {
+			return tx.err
+		}
+		fn(tx)
+		if tx.err != nil {
+			st.stmts["rollback"].exec(context.Background())
+			return tx.err
+		}
+		if tx.exec("commit"); tx.err != nil {
+			st.stmts["rollback"].exec(context.Background())
+			return tx.err
+		}
+		st.commits++
+		if tx.checkpoint && st.commits >= checkpointEvery {
+			// Committed already: a checkpoint that fails leaves the WAL for
+			// SQLite's own, which retries it and reports the error.
+			st.stmts["checkpoint"].exec(context.Background())
+			st.commits = 0
+		}
+		return nil
+	})
+	if err != nil && tx.err == nil { // the connection could not be had
+		return st.fail("update", err)
 	}
-	fn(tx)
-	if tx.err != nil {
-		st.stmts["rollback"].ExecContext(context.Background())
-		return tx.err
-	}
-	if tx.exec("commit"); tx.err != nil {
-		st.stmts["rollback"].ExecContext(context.Background())
-		return tx.err
-	}
-	st.commits++
-	if tx.checkpoint && st.commits >= checkpointEvery {
-		// Committed already: a checkpoint that fails leaves the WAL for
-		// SQLite's own, which retries it and reports the error.
-		st.stmts["checkpoint"].ExecContext(context.Background())
-		st.commits = 0
-	}
-	return nil
+	return err
 }
 
 func (tx *Tx) exec(name string, args ...any) {
+	if tx.done { // the driver's statements are for Update's Raw call alone
+		panic("store: a Tx was used after its Update returned: make the writes within the Update's fn")
+	}
 	if tx.err != nil {
 		return
 	}
-	if _, err := tx.st.stmts[name].ExecContext(tx.ctx, args...); err != nil {
+	if err := tx.st.stmts[name].exec(tx.ctx, args...); err != nil {
 		tx.err = tx.st.fail(name, err)
 	}
+}
+
+// exec runs s with args: strings, int64, int and uint64 (as database/sql
+// converts them, a uint64 of 2^63 or more refused) and nil.
+func (s *stmt) exec(ctx context.Context, args ...any) error {
+	s.args = s.args[:0]
+	for i, a := range args {
+		switch v := a.(type) {
+		case int:
+			a = int64(v)
+		case uint64:
+			if v >= 1<<63 {
+				return fmt.Errorf("argument %d: uint64 value %d is too large: SQLite stores integers of up to 2^63-1", i+1, v)
+			}
+			a = int64(v)
+		case string, int64, nil:
+		default:
+			return fmt.Errorf("argument %d: unsupported type %T", i+1, a)
+		}
+		s.args = append(s.args, driver.NamedValue{Ordinal: i + 1, Value: a})
+	}
+	_, err := s.s.ExecContext(ctx, s.args)
+	clear(s.args) // keep no argument alive until the next call
+	return err
 }
 
 // CreateSession writes a new session: its row, and its options in a row
@@ -304,7 +368,15 @@ func (tx *Tx) PauseEnded(session, id string) { tx.exec("pauseEnded", session, id
 
 // Audit appends a decision to the audit log.
 func (tx *Tx) Audit(a AuditEntry) {
-	tx.exec("audit", ms(a.At), a.Session, a.Run, a.Pause, a.Event, a.Kind, a.Tool, a.Message, a.Answer, a.Reason, a.By, a.Remember)
+	tx.exec("audit", ms(a.At), a.Session, a.Run, a.Pause, a.Event, a.Kind, a.Tool, a.Message, orNull(a.Answer), orNull(a.Reason), orNull(a.By), orNull(a.Remember))
+}
+
+// orNull is s, or nil (NULL) when s is empty.
+func orNull(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }
 
 // Grant records a remembered approval with project scope (replacing one of

@@ -27,14 +27,15 @@ const Memory = ":memory:"
 type Store struct {
 	path string
 	db   *sql.DB
-	lock *os.File // flock held for the Store's lifetime; nil in memory
+	c    *sql.Conn // db's one connection, held from Open to Close
+	lock *os.File  // flock held for the Store's lifetime; nil in memory
 
 	mu sync.Mutex // guards closed
 	// conn is held while the store's one connection is in use: by each
 	// Update from BEGIN to COMMIT, and by each read.
 	conn   sync.Mutex
 	closed bool
-	stmts  map[string]*sql.Stmt
+	stmts  map[string]*stmt
 	// commits counts the commits since the last checkpoint made after a
 	// transaction marked with MayCheckpoint (guarded by conn).
 	commits int
@@ -233,10 +234,10 @@ func (st *Store) open(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := st.prepare(ctx); err != nil {
-		return err
+	if st.c, err = db.Conn(ctx); err != nil {
+		return st.fail("hold the connection", err)
 	}
-	return nil
+	return st.prepare(ctx)
 }
 
 func (st *Store) userVersion(ctx context.Context) (int, error) {
@@ -306,8 +307,13 @@ func (st *Store) Close() error {
 
 func (st *Store) release() error {
 	var errs []error
-	for _, s := range st.stmts {
-		errs = append(errs, s.Close())
+	if st.c != nil {
+		errs = append(errs, st.c.Raw(func(any) error {
+			for _, s := range st.stmts {
+				errs = append(errs, s.s.Close())
+			}
+			return nil
+		}), st.c.Close())
 	}
 	if st.db != nil {
 		errs = append(errs, st.db.Close())
@@ -326,7 +332,7 @@ func (st *Store) release() error {
 func (st *Store) IntegrityCheck(ctx context.Context) (string, error) {
 	st.conn.Lock()
 	defer st.conn.Unlock()
-	rows, err := st.db.QueryContext(ctx, "PRAGMA integrity_check")
+	rows, err := st.c.QueryContext(ctx, "PRAGMA integrity_check")
 	if err != nil {
 		return "", st.fail("integrity check", err)
 	}

@@ -696,3 +696,32 @@ func TestReadOnlyDirectory(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, entries, "nothing was created")
 }
+
+// A Tx kept past its Update cannot reach the connection, which Update
+// holds for its writes alone.
+func TestTxAfterUpdatePanics(t *testing.T) {
+	st := open(t, store.Memory)
+	var kept *store.Tx
+	require.NoError(t, st.Update(t.Context(), func(tx *store.Tx) { kept = tx }))
+	assert.PanicsWithValue(t, "store: a Tx was used after its Update returned: make the writes within the Update's fn", func() {
+		kept.RunStarted("a", 1, "prompt")
+	})
+}
+
+// An answer's transaction (the pause ended, its audit entry) allocates 23
+// times through the driver directly; 34 through database/sql's Exec, whose
+// per-call copies and conversions of the arguments were most of the
+// allocations (and so of the GCs) on the path of every pause.
+func TestUpdateAllocs(t *testing.T) {
+	st := open(t, filepath.Join(t.TempDir(), "s.db"))
+	at := time.UnixMilli(1700000000123)
+	var err error
+	allocs := testing.AllocsPerRun(100, func() {
+		err = st.Update(context.Background(), func(tx *store.Tx) {
+			tx.PauseEnded("a", "p1")
+			tx.Audit(store.AuditEntry{At: at, Session: "a", Run: 1, Pause: "p1", Event: "answered", Kind: "confirm", Tool: "Bash", Message: "rm?", Answer: "approved"})
+		})
+	})
+	require.NoError(t, err)
+	assert.LessOrEqual(t, allocs, 28.0)
+}
