@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -345,37 +346,18 @@ func TestMigrations(t *testing.T) {
 	// A version-0 file that is ours (application_id set, nothing else):
 	// the migrations run from the start.
 	old := filepath.Join(dir, "old.db")
-	db, err := sql.Open("sqlite", old)
-	require.NoError(t, err)
-	_, err = db.Exec("PRAGMA application_id = 1229736753")
-	require.NoError(t, err)
-	require.NoError(t, db.Close())
-	st = open(t, old)
-	_, err = st.Load(t.Context())
-	require.NoError(t, err)
-	require.NoError(t, st.Close())
-	version, _ = pragmas(t, old)
-	assert.Equal(t, store.SchemaVersion, version)
+	oldStore(t, old, 0, "")
+	migrated(t, old)
 
 	// A version-1 store with a session: migrated, the session kept.
 	v1 := filepath.Join(dir, "v1.db")
-	db, err = sql.Open("sqlite", v1)
-	require.NoError(t, err)
-	_, err = db.Exec(store.Migrations[0] + `;PRAGMA application_id = 1229736753; PRAGMA user_version = 1;
-		INSERT INTO sessions (id, seq, created_at, options, state, run) VALUES ('old', 1, 0, '{}', 'proceeding', 4);
+	oldStore(t, v1, 1, `INSERT INTO sessions (id, seq, created_at, options, state, run) VALUES ('old', 1, 0, '{}', 'proceeding', 4);
 		INSERT INTO grants (session, tool, action, dir, by, at) VALUES ('old', 'Bash', 'rm x', '/w', '', 0)`)
-	require.NoError(t, err)
-	require.NoError(t, db.Close())
-	st = open(t, v1)
-	got, err := st.Load(t.Context())
-	require.NoError(t, err)
-	require.NoError(t, st.Close())
+	got := migrated(t, v1)
 	require.Len(t, got, 1)
 	assert.Equal(t, "old", got[0].ID)
 	assert.True(t, got[0].Proceeding)
 	assert.Equal(t, "prompt", got[0].RunKind, "the new column's default")
-	version, _ = pragmas(t, v1)
-	assert.Equal(t, store.SchemaVersion, version)
 
 	// Version 3: the grants of before (copies of answers) are dropped; a
 	// grant is one row per tool, project and action.
@@ -401,38 +383,23 @@ func TestMigrations(t *testing.T) {
 	// A version-3 store with a task loop: its tasks come back of an
 	// unknown kind (they were not described then), their states kept.
 	v3 := filepath.Join(dir, "v3.db")
-	db, err = sql.Open("sqlite", v3)
-	require.NoError(t, err)
-	_, err = db.Exec(store.Migrations[0] + ";" + store.Migrations[1] + ";" + store.Migrations[2] + `;PRAGMA application_id = 1229736753; PRAGMA user_version = 3;
-		INSERT INTO sessions (id, seq, created_at, options, state, run, run_kind) VALUES ('looping', 1, 0, '{}', 'proceeding', 2, 'loop');
+	oldStore(t, v3, 3, `INSERT INTO sessions (id, seq, created_at, options, state, run, run_kind) VALUES ('looping', 1, 0, '{}', 'proceeding', 2, 'loop');
 		INSERT INTO task_loops (session, loop, state) VALUES ('looping', 'tasks-looping', '{}');
 		INSERT INTO task_states (session, loop, idx, title, status) VALUES ('looping', 'tasks-looping', 0, 'one', 'running')`)
-	require.NoError(t, err)
-	require.NoError(t, db.Close())
-	st = open(t, v3)
-	got, err = st.Load(t.Context())
-	require.NoError(t, err)
+	got = migrated(t, v3)
 	require.Len(t, got, 1)
 	require.Len(t, got[0].Loops, 1)
 	assert.Equal(t, []store.TaskState{{Index: 0, Title: "one", Status: "running"}}, got[0].Loops[0].Tasks)
-	require.NoError(t, st.Close())
-	version, _ = pragmas(t, v3)
-	assert.Equal(t, store.SchemaVersion, version)
 
 	// Version 6: a version-5 store's sessions keep their options (a
 	// script's 100 KB too), now in a table of their own; the session's row
 	// no longer has them, and a session deleted afterwards takes its
 	// options with it.
 	v5 := filepath.Join(dir, "v5.db")
-	db, err = sql.Open("sqlite", v5)
-	require.NoError(t, err)
 	big := `{"dir":"/w","provider":{"script":"` + strings.Repeat("x", 100_000) + `"}}`
-	_, err = db.Exec(strings.Join(store.Migrations[:5], ";")+`;PRAGMA application_id = 1229736753; PRAGMA user_version = 5;
-		INSERT INTO sessions (id, seq, created_at, options, state, run, tokens_in, step, pause_seq) VALUES ('a', 1, 7, '{"dir":"/a"}', 'proceeding', 3, 11, 2, 4);
+	oldStore(t, v5, 5, `INSERT INTO sessions (id, seq, created_at, options, state, run, tokens_in, step, pause_seq) VALUES ('a', 1, 7, '{"dir":"/a"}', 'proceeding', 3, 11, 2, 4);
 		INSERT INTO sessions (id, seq, created_at, options, state) VALUES ('b', 2, 8, ?, 'idle');
 		INSERT INTO history (session, idx, message) VALUES ('a', 0, '{"role":"user"}')`, big)
-	require.NoError(t, err)
-	require.NoError(t, db.Close())
 	st = open(t, v5)
 	got, err = st.Load(t.Context())
 	require.NoError(t, err)
@@ -450,7 +417,7 @@ func TestMigrations(t *testing.T) {
 	require.NoError(t, st.Close())
 	version, _ = pragmas(t, v5)
 	assert.Equal(t, store.SchemaVersion, version)
-	db, err = sql.Open("sqlite", v5)
+	db, err := sql.Open("sqlite", v5)
 	require.NoError(t, err)
 	defer db.Close()
 	var columns, options int
@@ -464,17 +431,12 @@ func TestMigrations(t *testing.T) {
 	// session proceeding in a version-6 store whose last pause was
 	// answered (its number only in the audit log) keeps that number.
 	v6 := filepath.Join(dir, "v6.db")
-	db, err = sql.Open("sqlite", v6)
-	require.NoError(t, err)
-	_, err = db.Exec(strings.Join(store.Migrations[:6], ";") + `;PRAGMA application_id = 1229736753; PRAGMA user_version = 6;
-		INSERT INTO sessions (id, seq, created_at, state, run, pause_seq) VALUES ('a', 1, 7, 'proceeding', 3, 2), ('b', 2, 7, 'ended', 1, 1);
+	oldStore(t, v6, 6, `INSERT INTO sessions (id, seq, created_at, state, run, pause_seq) VALUES ('a', 1, 7, 'proceeding', 3, 2), ('b', 2, 7, 'ended', 1, 1);
 		INSERT INTO session_options (session, options) VALUES ('a', '{}'), ('b', '{}');
 		INSERT INTO pauses (session, id, run, pause) VALUES ('a', 'p3', 3, '{"id":"p3"}');
 		INSERT INTO audit (at, session, run, pause, event, kind, tool, message) VALUES
 			(1, 'a', 3, 'p3', 'raised', 'confirm', 't', 'm'), (2, 'a', 3, 'p4', 'raised', 'confirm', 't', 'm'),
 			(3, 'a', 3, 'p4', 'answered', 'confirm', 't', 'm'), (4, 'b', 1, 'p9', 'raised', 'confirm', 't', 'm')`)
-	require.NoError(t, err)
-	require.NoError(t, db.Close())
 	st = open(t, v6)
 	got, err = st.Load(t.Context())
 	require.NoError(t, err)
@@ -497,6 +459,29 @@ func TestMigrations(t *testing.T) {
 	var indexes int
 	require.NoError(t, db.QueryRow(`SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = 'audit_session'`).Scan(&indexes))
 	assert.Zero(t, indexes)
+}
+
+// oldStore writes a store of schema version at path, as that version's
+// Interlock left it (ours: application_id set), with rows (SQL, with args).
+func oldStore(t *testing.T, path string, version int, rows string, args ...any) {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	require.NoError(t, err)
+	defer db.Close()
+	_, err = db.Exec(strings.Join(append(slices.Clone(store.Migrations[:version]), fmt.Sprintf("PRAGMA application_id = 1229736753; PRAGMA user_version = %d", version), rows), ";"), args...)
+	require.NoError(t, err)
+}
+
+// migrated opens the store at path (migrating it), loads it and closes it.
+func migrated(t *testing.T, path string) []store.Session {
+	t.Helper()
+	st := open(t, path)
+	got, err := st.Load(t.Context())
+	require.NoError(t, err)
+	require.NoError(t, st.Close())
+	version, _ := pragmas(t, path)
+	assert.Equal(t, store.SchemaVersion, version, "migrated")
+	return got
 }
 
 func pragmas(t *testing.T, path string) (version, appID int) {
