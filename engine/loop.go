@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -598,9 +600,7 @@ func (s *Session) beginTurn(r *run) (context.Context, *idleWatch) {
 
 // endTurn ends the model turn watched by w.
 func (s *Session) endTurn(r *run, w *idleWatch) {
-	if w.timer != nil {
-		w.timer.Stop()
-	}
+	w.stop()
 	s.mu.Lock()
 	r.turnCancel = nil
 	s.mu.Unlock()
@@ -608,16 +608,48 @@ func (s *Session) endTurn(r *run, w *idleWatch) {
 }
 
 // idleWatch ends a model turn whose stream stays silent longer than the
-// idle timeout: one timer per turn, armed for each read. One allocation
-// holds what a turn needs besides its context and the timer.
+// idle timeout: one timer per turn, armed at the first read. A read only
+// notes when it began (a chunk per read: re-arming a runtime timer for
+// each of a streamed answer's hundreds of chunks cost two timer-heap
+// updates each); the timer, when it fires, ends the turn if a read has
+// been waiting for the whole timeout and is set again for the rest
+// otherwise. One allocation holds what a turn needs besides its context
+// and the timer.
 type idleWatch struct {
 	timeout time.Duration
 	cancel  context.CancelCauseFunc // the turn's
 	timer   *time.Timer
 	cause   interruptCause // what the timer ends the turn with
+	start   time.Time      // the first read: reads are timed from it
+	waiting atomic.Int64   // since when (after start) a read waits; notWaiting between reads
+	ended   atomic.Bool    // endTurn: the timer does nothing more
 }
 
-func (w *idleWatch) fire() { w.cancel(&w.cause) }
+// notWaiting is idleWatch.waiting between two reads.
+const notWaiting = math.MaxInt64
+
+func (w *idleWatch) fire() {
+	if w.ended.Load() {
+		return
+	}
+	rest := w.timeout
+	if since := w.waiting.Load(); since != notWaiting {
+		rest -= time.Since(w.start) - time.Duration(since)
+		if rest <= 0 {
+			w.cancel(&w.cause)
+			return
+		}
+	}
+	w.timer.Reset(rest)
+}
+
+// stop ends the watch at the end of its turn.
+func (w *idleWatch) stop() {
+	w.ended.Store(true)
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+}
 
 // recv reads one chunk from the turn's stream (ctx is the turn's, run the
 // run's), failing with a timeout interruption when the stream stays silent
@@ -627,12 +659,14 @@ func (w *idleWatch) recv(ctx, run context.Context, st Stream) (Chunk, error) {
 		return protect("model stream", "", func() (Chunk, error) { return st.Recv(ctx) })
 	}
 	if w.timer == nil {
+		w.start = time.Now()
+		w.waiting.Store(0)
 		w.timer = time.AfterFunc(w.timeout, w.fire)
 	} else {
-		w.timer.Reset(w.timeout)
+		w.waiting.Store(int64(time.Since(w.start)))
 	}
 	c, err := protect("model stream", "", func() (Chunk, error) { return st.Recv(ctx) })
-	w.timer.Stop()
+	w.waiting.Store(notWaiting)
 	if err != nil && run.Err() == nil && context.Cause(ctx) == error(&w.cause) {
 		return c, fmt.Errorf("%w after %s: %w", ErrIdleTimeout, w.timeout, &w.cause)
 	}

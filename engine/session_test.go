@@ -358,6 +358,25 @@ func TestStreamIdleTimeoutInterruptsWithReasonTimeout(t *testing.T) {
 	})
 }
 
+// The idle timeout counts the silence before a chunk, not the turn: a
+// stream whose chunks each come within it may take many times as long.
+func TestStreamIdleTimeoutCountsOnlySilence(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		e := engine.New(engine.WithStreamIdleTimeout(time.Minute),
+			engine.WithProvider(engine.NewScriptedProvider([]engine.ScriptTurn{{Text: "one two three four five", ChunkDelayMS: 50_000}})))
+		defer e.Close()
+		s, _ := e.NewSession(engine.SessionOptions{})
+		t0 := time.Now()
+		res, err := s.Prompt(t.Context(), "go")
+		require.NoError(t, err)
+		assert.Equal(t, engine.StatusIdle, res.Status)
+		assert.Equal(t, 200*time.Second, time.Since(t0), "four silences of 50 s, each under the minute")
+		h := s.History()
+		assert.Equal(t, "one two three four five", h[len(h)-1].Text)
+	})
+}
+
 func TestPauseTimeoutFailsClosed(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
