@@ -519,10 +519,16 @@ export declare class Session {
   begin(opts?: { graceMs?: number }): HostRun;
   /** Continue an interrupted run (resumption); ERR_NOT_RESUMABLE with the reason when not eligible. */
   continue(): Promise<RunResult>;
-  /** Answers a continue pause (the current one, or pauseId). */
+  /**
+   * Answers a continue pause: pauseId, or the one the last 'paused' /
+   * 'pause_answered' event showed (never a pause raised after it: that
+   * throws ERR_UNKNOWN_PAUSE or ERR_NOT_PAUSED; before any such event, the
+   * engine's current one).
+   */
   resume(pauseId?: string): void;
   /**
-   * Answers a confirm pause (the current one, or pauseId). Answers given in
+   * Answers a confirm pause: pauseId, or the one the last event showed, as
+   * resume() does (a second confirm(true) never approves the next pause). Answers given in
    * one tick are applied together in one call into the engine, at the end
    * of the tick or before any later call on the engine or its sessions
    * (a read included), in the order given. Every error JS can know is

@@ -138,7 +138,7 @@ export class Session extends EngineObject {
 
   resume(...args) {
     const current = this.#pause;
-    native.sessionResume(this[kHandle](), ...args);
+    native.sessionResume(this[kHandle](), ...this.#naming(args, 0, 1));
     this.#answered = args[0] ?? current.slice(current.indexOf('/') + 1);
   }
 
@@ -155,8 +155,24 @@ export class Session extends EngineObject {
   confirm(...args) {
     if (this.#queueConfirm(args)) return;
     const current = this.#pause;
-    native.sessionConfirm(this[kHandle](), ...args);
+    native.sessionConfirm(this[kHandle](), ...this.#naming(args, 2, 4));
     this.#answered = args[2] ?? current.slice(current.indexOf('/') + 1);
+  }
+
+  /**
+   * An answer without a pause id answers the pause the last event showed,
+   * not whatever the engine has by then: a second Y in the same tick, or a
+   * Y sent while another client's answer is on its way, must not approve a
+   * pause raised after it that nobody here has seen (it throws instead).
+   * Before any event about a pause, the engine's current one is answered.
+   */
+  #naming(args, at, max) {
+    const current = this.#pause;
+    if (args[at] != null || current === '-' || args.length > max) return args; // the addon says what is wrong
+    const named = [...args];
+    named.length = Math.max(named.length, at);
+    named[at] = current.slice(current.indexOf('/') + 1);
+    return named;
   }
 
   #queueConfirm(args) {

@@ -152,3 +152,23 @@ test('an answer the engine refuses when it is applied becomes a process warning'
   assert.equal((await run).status, 'idle', 'the first answer stands');
   s.close();
 });
+
+test('an answer without a pause id answers the pause the last event showed, never one raised after it', async (t) => {
+  // One turn calls the ask tool twice: two pauses pending at once, p1 shown first.
+  const both = (kind) => [{ text: '', toolCalls: [1, 2].map((n) => ({ name: 'ask', args: { kind, message: `Allow ${n}?` } })) }, { text: 'ok' }];
+  for (const [kind, answer] of [['confirm', (s) => s.confirm(true)], ['continue', (s) => s.resume()]]) {
+    await t.test(`a double ${kind} answer in one tick: the second throws and the later pause stays pending`, async () => {
+      const s = engine.createSession({ script: both(kind) });
+      const seen = new Promise((resolve) => s.on('paused', () => s.snapshot().pauses?.length === 2 && resolve()));
+      const run = s.prompt('go');
+      await seen;
+      answer(s);
+      assert.throws(() => answer(s), { code: 'ERR_UNKNOWN_PAUSE', message: /pause "p1"/ });
+      assert.deepEqual(s.snapshot().pauses.map((p) => p.id), ['p2'], 'p2 was not answered: no event had shown it');
+      await nextEvent(s, 'pause_answered');
+      answer(s); // the event has shown p2 now
+      assert.equal((await run).status, 'idle');
+      s.close();
+    });
+  }
+});
