@@ -168,6 +168,24 @@ describe('InputTransition keys (seed 000 keyboard table)', () => {
     ui.unmount();
   });
 
+  it('another session shown in its place starts its own quiet period, though its pause has the same id', async () => {
+    // Pause ids count per session: both sessions are paused at "p1".
+    const { ui, session: a, clock, update } = await setup(new FakeSession('a'));
+    const b = new FakeSession('b');
+    await update(() => a.pauseWith(confirmPause));
+    await update(() => b.pauseWith({ ...confirmPause, details: 'rm -rf ~' }));
+    clock.advance(5_000); // the user has read a's pause; the app now shows b (say, the one that just paused)
+    ui.rerender(<InputTransition session={b} now={clock.now} holdMs={0} />);
+    await tick();
+    assert.match(ui.frame(), /rm -rf ~/);
+    await ui.press('y'); // meant for a's pause
+    assert.deepEqual([a.calls, b.calls], [[], []]);
+    clock.advance(250);
+    await ui.press('y');
+    assert.deepEqual(b.calls, [['confirm', true, undefined, 'p1']]);
+    ui.unmount();
+  });
+
   it('a failed answer goes to onError', async () => {
     const { ui, session, clock, update, errors } = await setup();
     await update(() => session.pauseWith(confirmPause));

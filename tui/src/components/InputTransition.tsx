@@ -102,7 +102,16 @@ export function InputTransition({
       return <ThinkingIndicator />;
     case 'paused':
       return state.pauseInfo ? (
-        <PauseIndicator pause={state.pauseInfo} onDecision={onDecision} isActive={isActive} settleMs={settleMs} now={now} holdMs={holdMs} />
+        // Keyed by session: pause ids count per session, and another session's "p1" shown here gets its own quiet period.
+        <PauseIndicator
+          key={session.id}
+          pause={state.pauseInfo}
+          onDecision={onDecision}
+          isActive={isActive}
+          settleMs={settleMs}
+          now={now}
+          holdMs={holdMs}
+        />
       ) : (
         <Text color={theme.paused}>⏸ Paused (Esc to stop)</Text>
       );

@@ -9,6 +9,11 @@ import { useTheme } from '../theme.js';
 import type { PauseDecision, PauseView, RememberChoice } from '../types.js';
 
 export interface PauseIndicatorProps {
+  /**
+   * The pause shown. Its id is unique within its session only: an app that
+   * shows another session's pause in the same place gives the indicator a
+   * React key per session, so it starts a quiet period of its own.
+   */
   pause: PauseView;
   /**
    * Called once per pause with the user's decision and the id of the pause
