@@ -184,6 +184,10 @@ type checker struct {
 	// parsed counts the bytes of all nested scripts parsed, to bound the
 	// work on a line whose nested strings multiply (echo ... | sh in eval...).
 	parsed int
+	// aliases defined on the line (alias ls=rm): with expand_aliases, a
+	// later line runs the value in place of the name.
+	aliases   map[string]arg
+	expanding map[string]bool // aliases being expanded: bash does not expand one in itself
 }
 
 // maxParsedBytes bounds the work of one check; past it the line is confirm.

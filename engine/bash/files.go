@@ -90,11 +90,13 @@ func setuidMode(m string) bool {
 	return false
 }
 
-// outside flags category when any target may be outside the working directory.
+// outside flags category when any target may be outside the working
+// directory, as written or through a symlink (chmod -R 000 link/).
 func (x *command) outside(category string, targets []arg) {
 	for _, t := range targets {
+		p, ok := x.l.abs(t)
 		t.text = x.l.resolve(t.text)
-		if outsideDir(t, x.l.c.dir) {
+		if outsideDir(t, x.l.c.dir) || ok && x.l.c.dir != "" && !under(p, x.l.c.sc.dir) {
 			x.flag(category)
 			return
 		}

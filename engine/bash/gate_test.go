@@ -267,6 +267,9 @@ var gateAttacks = []gateAttack{
 		writeFile(t, filepath.Join(ws, "README.md"), "hi\n")
 		return nil
 	}, attack: `tar -cf /dev/null README.md --checkpoint=1 --checkpoint-act=exec='rm -rf ../victim'`},
+	{class: "alias defined on the line", setup: noSetup, attack: "shopt -s expand_aliases\nalias ls=rm\nls ../victim/keep.txt"},
+	{class: "symlink made on the line, used as a directory", setup: noSetup, attack: "ln -s ../victim v && rm v/keep.txt"},
+	{class: "file replaced by a compressor", setup: noSetup, attack: "gzip ../victim/keep.txt"},
 	{class: "the host process", setup: noSetup, attack: "kill -TERM $PPID", hitsHost: true},
 	{class: "the host's environment", setup: noSetup, attack: "cat /proc/$PPID/environ > ../victim/keep.txt"},
 }

@@ -79,6 +79,8 @@ func (x *command) git() {
 		dangerous = true
 	case "update-ref":
 		dangerous = o.has("-d")
+	case "tag":
+		dangerous = o.has("-d", "--delete") // a tag has no reflog to bring it back
 	}
 	if dangerous {
 		x.flag(catGit)
@@ -86,7 +88,7 @@ func (x *command) git() {
 }
 
 // gitCodeKeys are config keys whose value is a command git runs.
-var gitCodeKeys = regexp.MustCompile(`(?i)^(core\.(pager|editor|sshcommand|askpass|gitproxy|fsmonitor)|sequence\.editor|diff\.external|diff\..+\.(textconv|command)|merge\..+\.driver|mergetool\..+\.cmd|difftool\..+\.cmd|filter\..+\.(clean|smudge|process)|credential\.helper|credential\..+\.helper|pager\..+|uploadpack\.packobjectshook|gpg\.program|gpg\..+\.program|web\.browser|browser\..+\.cmd|man\..+\.cmd|sendemail\..*(cmd|command)|remote\..+\.(receivepack|uploadpack)|ssh\.variant|instaweb\..+|alias\..+|receive\.procreceiverefs|protocol\..+\.allow|core\.hookspath|include\.path|includeif\..+|core\.worktree|init\.templatedir|core\.attributesfile|submodule\..+\.update)$`)
+var gitCodeKeys = regexp.MustCompile(`(?i)^(core\.(pager|editor|sshcommand|askpass|gitproxy|fsmonitor|alternaterefscommand)|sequence\.editor|diff\.external|diff\..+\.(textconv|command)|merge\..+\.driver|mergetool\..+\.cmd|difftool\..+\.cmd|filter\..+\.(clean|smudge|process)|credential\.helper|credential\..+\.helper|pager\..+|uploadpack\.packobjectshook|gpg\.program|gpg\..+\.program|web\.browser|browser\..+\.cmd|man\..+\.cmd|sendemail\..*(cmd|command|smtpserver)|remote\..+\.(receivepack|uploadpack)|ssh\.variant|instaweb\..+|alias\..+|receive\.procreceiverefs|protocol\..+\.allow|core\.hookspath|include\.path|includeif\..+|core\.worktree|init\.templatedir|core\.attributesfile|submodule\..+\.update)$`)
 
 // gitConfigValue judges one git config setting: a command is parsed as
 // shell code; a hooks path, an included file or an allowed transport asks.
@@ -149,7 +151,7 @@ func (x *command) gitCode() {
 	return
 sub:
 	rest := args[i:]
-	o := parseOpts(rest, "-x --exec -m -F -C -c --extcmd --upload-pack -u --receive-pack --exec-path --output --file -f --type --default")
+	o := parseOpts(rest, "-x --exec -m -F -C -c --extcmd --upload-pack -u --receive-pack --exec-path --output --output-directory -o --file -f --type --default")
 	switch rest[0].text {
 	case "config":
 		ops := o.operands
@@ -209,7 +211,24 @@ sub:
 		if rest[0].text == "clone" && len(o.operands) > 1 {
 			x.writes(o.operands[1:2])
 		}
+		if rest[0].text == "archive" {
+			x.writes(o.all("--output", "-o"))
+		}
 	case "log", "diff", "show", "format-patch":
-		x.writes(o.all("--output", "-o"))
+		x.writes(o.all("--output", "-o", "--output-directory"))
+	case "bundle":
+		if ops := o.operands; len(ops) > 1 && ops[0].text == "create" {
+			x.writes(ops[1:2])
+		}
+	case "init":
+		x.writes(o.operands[:min(1, len(o.operands))])
+	case "grep":
+		for _, a := range rest[1:] { // -O/--open-files-in-pager runs its value with the matching files
+			if v, ok := strings.CutPrefix(a.text, "--open-files-in-pager="); ok {
+				x.code(arg{text: v, static: a.static, subst: a.subst, word: a.word})
+			} else if v, ok := strings.CutPrefix(a.text, "-O"); ok && v != "" {
+				x.code(arg{text: v, static: a.static, subst: a.subst, word: a.word})
+			}
+		}
 	}
 }

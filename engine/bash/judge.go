@@ -311,8 +311,13 @@ func (x *command) judge() {
 		}
 	case "alias":
 		for _, a := range args[1:] {
-			if _, val, ok := strings.Cut(a.text, "="); ok {
-				x.code(arg{text: val, static: a.static, subst: a.subst, word: a.word})
+			if name, val, ok := strings.Cut(a.text, "="); ok {
+				v := arg{text: val, static: a.static, subst: a.subst, word: a.word}
+				x.code(v)
+				if x.l.c.aliases == nil {
+					x.l.c.aliases = map[string]arg{}
+				}
+				x.l.c.aliases[name] = v
 			}
 		}
 	case "trap":

@@ -42,13 +42,20 @@ func (x *command) awk() {
 	x.awkProgram(o.operands[0])
 }
 
-// awkOutput matches awk's print and printf into a file.
-var awkOutput = regexp.MustCompile(`\bprintf?\b[^;}]*?>>?\s*"([^"]+)"`)
+// awkOutput matches awk's print and printf into a file named by a string;
+// awkAnyOutput into a file named by an expression (print > f).
+var (
+	awkOutput    = regexp.MustCompile(`\bprintf?\b[^;}]*?>>?\s*"([^"]+)"`)
+	awkAnyOutput = regexp.MustCompile(`\bprintf?\b(\s*\([^)]*\))?[^;}>(]*>>?\s*[^"\s>]`)
+)
 
 // awkProgram judges the commands an awk program runs.
 func (x *command) awkProgram(prog arg) {
 	for _, m := range awkOutput.FindAllStringSubmatch(prog.text, -1) {
 		x.writes([]arg{{text: m[1], static: true}})
+	}
+	if awkAnyOutput.MatchString(prog.text) {
+		x.flag(catUnknownPath)
 	}
 	if prog.subst {
 		x.substCode(prog)
@@ -318,7 +325,7 @@ func interpreterArgs(name string, args []arg) (code, file *arg, module string) {
 	case name == "ruby" || name == "lua" || name == "Rscript" || name == "osascript":
 		flags = "-e"
 	case name == "node" || name == "nodejs" || name == "bun":
-		flags = "-e --eval -p --print"
+		flags = "-e --eval -p --print -pe"
 	case name == "deno":
 		if len(args) > 2 && args[1].text == "eval" {
 			return &args[2], nil, ""
@@ -361,6 +368,15 @@ func interpreterArgs(name string, args []arg) (code, file *arg, module string) {
 				return &args[i+1], nil, ""
 			}
 			return nil, nil, ""
+		case attachedCode(name, flags, t) != "":
+			// perl -e'unlink ...', python3 -c'...', python3 -Ic CODE, node --eval=...
+			if c := attachedCode(name, flags, t); c != "\x00" {
+				return &arg{text: c, static: args[i].static, subst: args[i].subst, word: args[i].word}, nil, ""
+			}
+			if i+1 < len(args) {
+				return &args[i+1], nil, ""
+			}
+			return nil, nil, ""
 		case t == "-m" && strings.HasPrefix(name, "python"):
 			if i+1 < len(args) {
 				return nil, nil, args[i+1].text
@@ -372,6 +388,30 @@ func interpreterArgs(name string, args []arg) (code, file *arg, module string) {
 		}
 	}
 	return nil, nil, ""
+}
+
+// attachedCode is the code an option carries in the same word (-eCODE,
+// --eval=CODE), "\x00" when a cluster of python's flags ends in -c and the
+// code is the next word (-Ic CODE), or "" when t carries no code.
+func attachedCode(name, flags, t string) string {
+	for _, f := range strings.Fields(flags) {
+		if strings.HasPrefix(f, "--") {
+			if c, ok := strings.CutPrefix(t, f+"="); ok {
+				return c
+			}
+		} else if c, ok := strings.CutPrefix(t, f); ok && c != "" {
+			return c
+		}
+	}
+	if strings.HasPrefix(name, "python") && len(t) > 2 && t[0] == '-' && t[1] != '-' {
+		if before, after, ok := strings.Cut(t[1:], "c"); ok && strings.Trim(before, "bBdEhiIOPqsSuvVxR") == "" {
+			if after == "" {
+				return "\x00"
+			}
+			return after
+		}
+	}
+	return ""
 }
 
 // interpreter judges python, perl, node...: inline code, the script
@@ -410,14 +450,28 @@ func (x *command) interpreter() {
 	}
 }
 
-// inlineDanger matches interpreter one-liners that delete files, run
-// commands or fork.
-var inlineDanger = regexp.MustCompile(`rmtree|os\.(remove|unlink|rmdir|removedirs|system|popen|exec|spawn|kill)|subprocess|shutil\.(move|rmtree)|\bunlink\b|\bfork\b|child_process|exec(Sync|File)?\s*\(|spawn(Sync)?\s*\(|\bsystem\s*\(|fs\.(rm|unlink|rmdir)|rmSync|rimraf|FileUtils\.rm|File\.delete|Dir\.delete|qx[({/]|` + "`" + `|\bkill\s*\(|Deno\.(remove|run|Command)|Bun\.spawn|\.unlink\(|\.rmdir\(|do shell script`)
+// inlineDanger matches interpreter one-liners that delete, move or
+// truncate files, change their permissions, run commands, fork, kill, open
+// raw sockets, or reach code by a name built at run time (__import__,
+// getattr, eval, require(x)), which no pattern can follow.
+var inlineDanger = regexp.MustCompile(`__import__|getattr\s*\(|importlib|__builtins__|\beval\s*\(|\bcompile\s*\(|\bFunction\s*\(|require\s*\(\s*[^"'\s)]|require\s*\(\s*["'][^"']*["']\s*\+|process\.binding|\bimport\s*\(|` +
+	`\bsystem\b|\bexec\b|\bkill\b|\brmdir\b|remove_tree|\brename|\btruncate|\bchmod|\bchown|os\.(replace|killpg|symlink|link)\b|FileUtils\.|Open3|%x[\[({|]|\bpopen|passthru|proc_open|pcntl_exec|\bsocket\b|pty\.spawn|dup2|\bopen\b[^;]*\||` +
+	`\.rm\s*\(|\bunlink|rmtree|os\.(remove|unlink|rmdir|removedirs|system|popen|exec|spawn|kill)|subprocess|shutil\.(move|rmtree)|\bunlink\b|\bfork\b|child_process|exec(Sync|File)?\s*\(|spawn(Sync)?\s*\(|\bsystem\s*\(|fs\.(rm|unlink|rmdir)|rmSync|rimraf|FileUtils\.rm|File\.delete|Dir\.delete|qx[({/]|` + "`" + `|\bkill\s*\(|Deno\.(remove|run|Command)|Bun\.spawn|\.unlink\(|\.rmdir\(|do shell script`)
 
 // inlineWrites matches interpreter one-liners that write files.
 var inlineWrites = regexp.MustCompile(`(?i)write|open\s*\(|fopen|file_put_contents|spit|>>?\s*\$?\w|IO\.|Files\.|fs\.|copy|rename|move`)
 
-// inlineCode judges an interpreter one-liner.
+// inlinePath matches the string literals of a one-liner that name a path
+// away from the working directory: "/etc/x", '~/.x', "../x", perl's
+// ">../x"; inlineFileWrite the one-liners that write a file.
+var (
+	inlinePath      = regexp.MustCompile(`["'][+<>]*\s*((?:/|~|\.\./)[^"'\s]*)["']`)
+	inlineFileWrite = regexp.MustCompile(`["'][rbt]*[wax+][rwabxt+]*["']|["']\+?>|write_text|write_bytes|writeFile|appendFile|createWriteStream|File\.(write|open)|file_put_contents|fopen|\.touch\(|copy|move|spit|\bunlink`)
+)
+
+// inlineCode judges an interpreter one-liner. One that writes files and
+// names a path outside the working directory asks: that path may be where
+// it writes (open("../x", "w")).
 func (x *command) inlineCode(a arg) {
 	if a.subst || inlineWrites.MatchString(a.text) {
 		x.l.dirty = x.name + " code"
@@ -427,6 +481,13 @@ func (x *command) inlineCode(a arg) {
 		x.substCode(a)
 	case inlineDanger.MatchString(a.text):
 		x.flag(catInline)
+	case inlineFileWrite.MatchString(a.text):
+		for _, m := range inlinePath.FindAllStringSubmatch(a.text, -1) {
+			if t := (arg{text: m[1], static: true}); x.l.writeRisk(t.text) != "" || x.l.writesOutside(t) {
+				x.flag(catOutside)
+				return
+			}
+		}
 	}
 }
 

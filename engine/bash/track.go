@@ -38,10 +38,13 @@ func (l *level) track(s *syntax.Stmt, args []arg) {
 		l.c.at = l.at
 	case "ln":
 		o := parseOpts(args, "-t -S --target-directory --suffix")
-		if o.has("-s", "--symbolic") && len(o.operands) == 2 {
-			l.links[canon(l.resolve(o.operands[1].text))] = o.operands[0].text
-			if link, ok := l.abs(o.operands[1]); ok {
-				target := o.operands[0]
+		if !o.has("-s", "--symbolic") {
+			break
+		}
+		for _, m := range symlinksMade(l, o) {
+			target, name := m[0], m[1]
+			l.links[canon(l.resolve(name.text))] = target.text
+			if link, ok := l.abs(name); ok {
 				if !strings.HasPrefix(target.text, "/") && !strings.HasPrefix(target.text, "~") && !strings.HasPrefix(target.text, "$") {
 					target.text = path.Join(path.Dir(link), target.text)
 				}
@@ -134,6 +137,33 @@ func (l *level) catSource(s *syntax.Stmt) (string, bool) {
 		return "", false
 	}
 	return l.abs(args[1])
+}
+
+// symlinksMade pairs each target of ln -s with the link it makes: ln -s T
+// makes ./T's name, ln -s T DIR and ln -s -t DIR T... make DIR/T's name.
+func symlinksMade(l *level, o opts) [][2]arg {
+	ops := o.operands
+	dir, hasDir := arg{}, false
+	if t := o.all("-t", "--target-directory"); len(t) > 0 {
+		dir, hasDir = t[0], true
+	} else if len(ops) == 1 {
+		dir, hasDir = arg{text: ".", static: true}, true
+	} else if len(ops) > 2 || len(ops) == 2 && !o.has("-T", "--no-target-directory", "-n", "--no-dereference") && isDirOnDisk(l, ops[1]) {
+		dir, hasDir, ops = ops[len(ops)-1], true, ops[:len(ops)-1]
+	}
+	var out [][2]arg
+	if !hasDir {
+		if len(ops) == 2 {
+			out = append(out, [2]arg{ops[0], ops[1]})
+		}
+		return out
+	}
+	for _, t := range ops {
+		name := dir
+		name.text = path.Join(dir.text, path.Base(t.text))
+		out = append(out, [2]arg{t, name})
+	}
+	return out
 }
 
 // trackCopy follows cp, mv and install: the destination holds what the

@@ -181,6 +181,7 @@ func (l *level) call(args []arg, redirs []*syntax.Redirect, depth int, via strin
 		l.c.flag(catDynamic, disp)
 		return
 	}
+	l.alias(args, depth)
 	x := &command{l: l, args: args, name: commandBase(name.text), redirs: redirs, depth: depth, via: via, disp: disp}
 	act, prefix, matched := matchRules(l.c.rules, args)
 	if matched && act == ActionDeny {
@@ -196,6 +197,35 @@ func (l *level) call(args []arg, redirs []*syntax.Redirect, depth int, via strin
 			l.c.add(f)
 		}
 	}
+}
+
+// alias judges a command whose name the line made an alias of (alias
+// ls=rm; ls -rf x): under shopt -s expand_aliases, the value runs with the
+// words after the name appended.
+func (l *level) alias(args []arg, depth int) {
+	name := args[0].text
+	v, ok := l.c.aliases[name]
+	if !ok || l.c.expanding[name] {
+		return
+	}
+	if !v.static {
+		l.c.flag(catDynamic, display(args))
+		return
+	}
+	text := v.text
+	for _, a := range args[1:] {
+		if a.word != nil {
+			text += " " + l.source(a.word)
+		} else {
+			text += " " + quote(a.text)
+		}
+	}
+	if l.c.expanding == nil {
+		l.c.expanding = map[string]bool{}
+	}
+	l.c.expanding[name] = true
+	l.c.script(text, depth+1)
+	delete(l.c.expanding, name)
 }
 
 // effective unwraps wrappers: sudo env nice rm -rf x is rm -rf x.

@@ -74,12 +74,17 @@ func (l *level) abs(a arg) (string, bool) {
 		p = filepath.Join(l.at, p)
 	}
 	p = filepath.Clean(p)
-	for range 8 { // links made earlier on the line
-		t, ok := l.absLinks[p]
-		if !ok {
+	for range 8 { // links made earlier on the line, also as a directory on the path
+		best := ""
+		for link := range l.absLinks {
+			if under(p, link) && len(link) > len(best) {
+				best = link
+			}
+		}
+		if best == "" {
 			break
 		}
-		p = t
+		p = l.absLinks[best] + strings.TrimPrefix(p, best)
 	}
 	return l.c.realPath(p), true
 }
@@ -162,6 +167,30 @@ func (x *command) workspace() {
 		x.writes(parseOpts(args, "").operands)
 	case "touch":
 		x.writes(parseOpts(args, "-d -r -t --date --reference").operands)
+	case "gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "lzma", "unlzma", "zstd", "unzstd", "lz4", "dos2unix", "unix2dos":
+		// they replace each file with its (de)compressed or converted form
+		o := parseOpts(args, "-S -o -T -M --suffix --output --threads --memlimit --format")
+		if !o.has("-c", "--stdout", "--to-stdout", "-l", "--list", "-t", "--test") {
+			x.writes(append(o.operands, o.all("-o", "--output")...))
+		}
+	case "ed", "red":
+		x.writes(parseOpts(args, "-p --prompt").operands) // ed -s f <<< $'d\nw' writes f back
+	case "ex", "vi", "vim", "nvim", "nano", "pico", "micro":
+		// an editor writes back the files it opens (vim -es f < script)
+		x.writes(parseOpts(args, "-c -S -u -U -T -i -w -W -t -q --cmd -Y -o -r -Q -X -f -C").operands)
+	case "trash", "trash-put", "fallocate", "mkfifo":
+		x.writes(parseOpts(args, "-l -o -m --length --offset --mode").operands)
+	case "mknod":
+		ops := parseOpts(args, "-m --mode --context").operands
+		x.writes(ops[:min(1, len(ops))])
+	case "link":
+		if ops := parseOpts(args, "").operands; len(ops) == 2 {
+			x.writes(ops[1:])
+		}
+	case "zip":
+		if ops := parseOpts(args, "-b -n -t -tt -x -i -P -O --out --temp-path --suffixes --exclude --include --password").operands; len(ops) > 0 {
+			x.writes(ops[:1])
+		}
 	case "mkdir":
 		x.writes(parseOpts(args, "-m --mode --context").operands)
 	case "sort":
@@ -254,14 +283,28 @@ func (x *command) tarTargets() {
 		"--use-compress-program --info-script --new-volume-script --to-command --checkpoint --checkpoint-action "+
 		"--format --owner --group --mode --transform --xform --exclude --newer --after-date --label --rsh-command")
 	create := o.has("-c", "--create", "-r", "--append", "-u", "--update", "-A", "--catenate", "--concatenate")
+	files, dirs := o.all("-f", "--file"), o.all("-C", "--directory")
 	if len(x.args) > 1 && !strings.HasPrefix(x.args[1].text, "-") { // tar czf x.tgz: old-style letters
 		create = create || strings.ContainsAny(x.args[1].text, "cru")
+		next := 2 // each letter that takes a value takes the next word
+		for _, c := range x.args[1].text {
+			if !strings.ContainsRune("fbCTXgKLNV", c) || next >= len(x.args) {
+				continue
+			}
+			switch c {
+			case 'f':
+				files = append(files, x.args[next])
+			case 'C':
+				dirs = append(dirs, x.args[next])
+			}
+			next++
+		}
 	}
 	if create {
-		x.writes(o.all("-f", "--file"))
+		x.writes(files)
 		return
 	}
-	x.writes(o.all("-C", "--directory"))
+	x.writes(dirs)
 	if o.has("-P", "--absolute-names") {
 		x.flag(catOutside)
 	}
