@@ -50,6 +50,7 @@ type AnswerOption func(*PauseResult)
 func WithReason(reason string) AnswerOption { return func(r *PauseResult) { r.Reason = reason } }
 
 // Remember asks the tool to remember an approval: "once", "session" or "project".
+// A denial with "session" or "project" is refused (ErrInvalidArgument): nothing remembers a denial.
 func Remember(scope string) AnswerOption { return func(r *PauseResult) { r.Remember = scope } }
 
 // AnsweredBy names the client that answered ("tui", "webui", a user name):

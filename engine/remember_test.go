@@ -170,6 +170,21 @@ func TestRememberedConfirm(t *testing.T) {
 		}
 	})
 
+	t.Run("a denial with a scope is refused: only an approval is remembered", func(t *testing.T) {
+		t.Parallel()
+		d := newDeployer(t, newEng(t, prod), t.TempDir())
+		out := start(t, d.s, "deploy")
+		p := waitEvent(t, d.sub, isType(engine.EventPaused)).Pause
+		for _, scope := range []string{engine.RememberSession, engine.RememberProject} {
+			err := d.s.Confirm(p.ID, false, engine.Remember(scope))
+			require.ErrorIs(t, err, engine.ErrInvalidArgument, scope)
+			assert.ErrorContains(t, err, "only an approval is remembered")
+		}
+		assert.Equal(t, engine.StatusPaused, d.s.Status(), "the pause still waits for an answer")
+		require.NoError(t, d.s.Confirm(p.ID, false, engine.Remember(engine.RememberOnce)))
+		require.NoError(t, (<-out).Err)
+	})
+
 	t.Run("a remember key on a continue pause is refused", func(t *testing.T) {
 		t.Parallel()
 		_, s := newEngine(t, nil)

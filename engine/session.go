@@ -484,7 +484,12 @@ func (s *Session) answer(pauseID string, a Answer, opts ...AnswerOption) error {
 		o(&res)
 	}
 	switch res.Remember {
-	case "", RememberOnce, RememberSession, RememberProject:
+	case "", RememberOnce:
+	case RememberSession, RememberProject:
+		// A scope on a denial would read as a remembered denial: nothing remembers one.
+		if a != AnswerApproved {
+			return fmt.Errorf("%w: remember scope %q with answer %s: only an approval is remembered (answer without a scope, or \"once\")", ErrInvalidArgument, res.Remember, a)
+		}
 	default:
 		return fmt.Errorf("%w: remember scope %q (want once, session or project)", ErrInvalidArgument, res.Remember)
 	}
