@@ -108,6 +108,14 @@ func (tb *tab) click(sel string) {
 	require.True(tb.t, ok, "click %s: not there, hidden or disabled", sel)
 }
 
+// answer clicks an answer button of the pause once the page lets it work:
+// a pause takes answers only after it has been on screen a while.
+func (tb *tab) answer(sel string) {
+	tb.t.Helper()
+	tb.waitFor(fmt.Sprintf(`document.querySelector(%q)?.disabled === false`, sel))
+	tb.click(sel)
+}
+
 func text(id string) string { return fmt.Sprintf(`document.getElementById(%q).textContent`, id) }
 func visible(id string) string {
 	return fmt.Sprintf(`!document.getElementById(%q).hidden`, id)
@@ -188,7 +196,7 @@ func TestTwoTabsConvergeOnStopContinueAndAnswer(t *testing.T) {
 		tb.waitFor(`document.querySelector('[data-session=agent] .badge').textContent === 'Needs input'`)
 	}
 	pauseID := a.eval(`document.getElementById('pause').dataset.pause`)
-	b.click(`#pause [data-answer=approved]`)
+	b.answer(`#pause [data-answer=approved]`)
 	a.waitFor(`document.getElementById('pause').hidden && [...document.querySelectorAll('#history .msg')].some(m => m.textContent === 'all done')`)
 	a.waitFor(`document.querySelector('[data-session=agent] .badge').textContent === 'Idle'`)
 	require.Equal(t, engine.RunIdle, s.RunState())
@@ -259,4 +267,56 @@ func TestPageReconnectsAfterTheServerRestarts(t *testing.T) {
 
 	serve(t, e, webui.WithAddr(addr), webui.WithToken(token))
 	tb.waitFor(text("connection") + ` === 'Connected' && ` + visible("continue-row") + ` && ` + text("resume-all") + ` === 'Resume all (1 eligible)'`)
+}
+
+// A click on its way to the Approve of a pause that another client answers
+// at that moment lands on the Approve of the next pause, drawn in the same
+// place: it must not approve a pause that was on screen for no time at all.
+// The page enables a pause's answer buttons only once the pause has been
+// shown for a while; Stop works at once.
+func TestAClickMeantForAnAnsweredPauseNeverAnswersTheNext(t *testing.T) {
+	e := newEngine(t)
+	s := newSession(t, e, "agent",
+		engine.ScriptTurn{ToolCalls: []engine.ScriptCall{ask(engine.PauseConfirm, "Potentially dangerous command", "echo 1")}},
+		engine.ScriptTurn{ToolCalls: []engine.ScriptCall{ask(engine.PauseConfirm, "Potentially dangerous command", "rm -rf ~")}},
+		engine.ScriptTurn{Text: "done"})
+	sub := s.Subscribe()
+	defer sub.Close()
+	_, out, err := s.Start(t.Context(), "go")
+	require.NoError(t, err)
+	first := waitEvent(t, sub, isType(engine.EventPaused)).Pause
+	srv := serve(t, e)
+	tb := openTab(t, startBrowser(t), srv.URL())
+	approve := `document.querySelector('#pause [data-answer=approved]')`
+	tb.waitFor(`document.querySelector('#pause .pause-details')?.textContent === 'echo 1' && !` + approve + `.disabled`)
+
+	// The TUI answers the first pause; the user's click arrives as the second is drawn.
+	clicked := make(chan string, 1)
+	go func() {
+		clicked <- tb.eval(`new Promise((resolve) => {
+  const obs = new MutationObserver(() => {
+    if (document.querySelector('#pause .pause-details')?.textContent !== 'rm -rf ~') return;
+    obs.disconnect();
+    const b = ` + approve + `, fetch = window.fetch;
+    let posted = false;
+    window.fetch = (url, ...rest) => { posted ||= String(url).endsWith('/answer'); return fetch(url, ...rest); };
+    b.click();
+    window.fetch = fetch;
+    resolve((b.disabled ? 'disabled' : 'enabled') + (posted ? ', answer sent' : ''));
+  });
+  obs.observe(document, { subtree: true, childList: true, characterData: true });
+  document.body.dataset.observing = 'yes';
+})`)
+	}()
+	tb.waitFor(`document.body.dataset.observing === 'yes'`)
+	require.NoError(t, s.Confirm(first.ID, true))
+	second := waitEvent(t, sub, isType(engine.EventPaused)).Pause
+	assert.Equal(t, "disabled", <-clicked, "the new pause's Approve was live the moment it was drawn")
+	p, ok := s.Pause()
+	require.True(t, ok, "the click approved the pause drawn under it")
+	assert.Equal(t, second.ID, p.ID)
+	assert.Equal(t, "false", tb.eval(`document.querySelector('#pause button:not([data-answer])').disabled + ''`), "Stop works at once")
+
+	tb.answer(`#pause [data-answer=approved]`)
+	require.NoError(t, (<-out).Err)
 }

@@ -116,7 +116,7 @@ func TestEveryTabListsRememberedApprovalsAndRevokesThem(t *testing.T) {
 	_, out, err := s.Start(t.Context(), "go")
 	require.NoError(t, err)
 	tabs[0].waitFor(`document.querySelector('#pause [data-remember=session]')`)
-	tabs[0].click(`#pause [data-remember=session]`)
+	tabs[0].answer(`#pause [data-remember=session]`)
 	require.NoError(t, (<-out).Err)
 	for _, tb := range tabs {
 		tb.waitFor(text("grants-summary") + ` === 'Remembered approvals (1)' && !` + visible("grants-empty"))
@@ -150,7 +150,7 @@ func TestEveryTabListsRememberedApprovalsAndRevokesThem(t *testing.T) {
 	for _, tb := range tabs {
 		tb.waitFor(`document.querySelector('#pause .pause-remember')`)
 	}
-	tabs[0].click(`#pause [data-remember=project]`)
+	tabs[0].answer(`#pause [data-remember=project]`)
 	require.NoError(t, (<-out).Err)
 	for _, tb := range tabs {
 		tb.waitFor(text("grants-summary") + ` === 'Remembered approvals (1)' && document.querySelector('#grants-list .grant-scope').textContent === 'This project'`)
@@ -188,7 +188,7 @@ func TestABashApprovalRememberedFromThePageIsListed(t *testing.T) {
 	// The confirm says what the approval remembers: the command as judged.
 	key := "rm -rf " + filepath.Join(dir, "build") + " (in " + dir + ")"
 	assert.Equal(t, "Remembering approves again without asking: "+key, tb.eval(`document.querySelector('#pause .pause-remember').textContent`))
-	tb.click(`#pause [data-remember=session]`)
+	tb.answer(`#pause [data-remember=session]`)
 	require.NoError(t, (<-out).Err)
 	tb.waitFor(text("grants-summary") + ` === 'Remembered approvals (1)'`)
 	assert.Equal(t, "bash", tb.eval(`document.querySelector('#grants-list .grant-tool').textContent`))

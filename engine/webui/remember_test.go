@@ -38,7 +38,7 @@ func TestPageRemembersAnApprovalForTheSession(t *testing.T) {
 	require.NoError(t, err)
 	tb.waitFor(`!document.getElementById('pause').hidden && document.querySelector('#pause [data-remember=project]')`)
 	assert.Equal(t, "Approve for this session", tb.eval(`document.querySelector('#pause [data-remember=session]').textContent`))
-	tb.click(`#pause [data-remember=session]`)
+	tb.answer(`#pause [data-remember=session]`)
 	require.NoError(t, (<-out).Err)
 	answered := waitEvent(t, sub, isType(engine.EventPauseAnswered))
 	assert.Equal(t, engine.RememberSession, answered.Remember)
@@ -126,10 +126,10 @@ func TestEveryTabShowsWhatARememberedApprovalApprovesAsText(t *testing.T) {
 	tabs[1].waitFor(`document.querySelector('#pause .pause-details')?.textContent === 'make'`)
 	assert.Equal(t, "null", tabs[1].eval(`document.querySelector('#pause .pause-remember') + ''`), "nothing to remember, nothing said")
 	assert.Equal(t, "null", tabs[1].eval(`document.querySelector('#pause [data-remember]') + ''`))
-	tabs[1].click(`#pause [data-answer=approved]`)
+	tabs[1].answer(`#pause [data-answer=approved]`)
 	require.NoError(t, (<-plainOut).Err)
 
-	tabs[0].click(`#pause [data-remember=project]`)
+	tabs[0].answer(`#pause [data-remember=project]`)
 	require.NoError(t, (<-out).Err)
 	for _, tb := range tabs {
 		assert.Equal(t, "undefined", tb.eval(`typeof window.__pwned`))

@@ -37,6 +37,22 @@ function eventMs(at) {
   return Date.parse(m[1] + (m[3] || 'Z')) + (m[2] ? Number('0' + m[2]) * 1000 : 0);
 }
 
+// A pause's answer buttons work only once it has been on screen this long:
+// a click on its way to the pause that was there a moment ago (answered from
+// another client, or another session selected) never answers the one drawn
+// in its place. Stop works at once.
+const ANSWER_SETTLE_MS = 500;
+const pauseShown = { key: '', at: 0, timer: 0 };
+
+// settleLeft is how long the pause named key still waits before it takes answers, ms.
+function settleLeft(key) {
+  if (pauseShown.key !== key) Object.assign(pauseShown, { key, at: performance.now() });
+  const left = pauseShown.at + ANSWER_SETTLE_MS - performance.now();
+  clearTimeout(pauseShown.timer);
+  if (left > 0) pauseShown.timer = setTimeout(renderSession, left + 1);
+  return left;
+}
+
 function label(reason) { return state.labels[reason] || 'Interrupted'; }
 
 function applySnapshot(snap) {
@@ -197,6 +213,7 @@ function renderSession() {
   const s = state.sessions.get(state.selected);
   const primary = $('primary');
   const pause = $('pause');
+  if (!s || !s.pause) pauseShown.key = ''; // a pause that comes back waits again
   if (!s) {
     primary.disabled = true;
     pause.hidden = true;
@@ -221,7 +238,7 @@ function renderSession() {
   const p = s.pause;
   pause.hidden = !p;
   if (p) {
-    const disabled = !live;
+    const disabled = !live || settleLeft(`${state.epoch} ${s.id} ${p.id}`) > 0;
     const answer = (a, remember) => answerPause(s, p, a, remember);
     // An approval the pause lets the user remember gets a button per scope.
     const remember = (p.remember_scopes || []).map((scope) => el('button',
@@ -234,7 +251,7 @@ function renderSession() {
       : [el('button', { type: 'button', 'data-answer': 'resumed', onclick: () => answer('resumed') }, 'Continue')];
     for (const b of buttons) b.disabled = disabled;
     const stop = el('button', { type: 'button', onclick: () => post(`/api/sessions/${encodeURIComponent(s.id)}/stop`) }, 'Stop');
-    stop.disabled = disabled;
+    stop.disabled = !live;
     pause.replaceChildren(
       el('p', { class: 'pause-message' }, `${p.tool ? p.tool + ': ' : ''}${p.message}`),
       p.details ? el('pre', { class: 'pause-details' }, p.details) : null,
@@ -310,6 +327,13 @@ $('resume-confirm-no').addEventListener('click', () => { $('resume-confirm').hid
 $('resume-confirm-yes').addEventListener('click', async () => {
   $('resume-confirm').hidden = true;
   await post('/api/resume-all', { epoch: state.epoch });
+});
+
+// A pause that came while the tab was hidden is shown only now.
+document.addEventListener('visibilitychange', () => {
+  if (document.hidden) return;
+  pauseShown.key = '';
+  renderSession();
 });
 
 function connect() {
