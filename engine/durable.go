@@ -384,6 +384,7 @@ func (s *Session) recoverLocked(tx *store.Tx, row store.Session, cut loopCut, no
 			s.needsInput = &p
 		}
 	}
+	asking := 0 // calls waiting at a question: each is asked again, not run on
 	for _, rp := range row.Pauses {
 		var p Pause
 		if json.Unmarshal(rp.Pause, &p) == nil {
@@ -391,18 +392,30 @@ func (s *Session) recoverLocked(tx *store.Tx, row store.Session, cut loopCut, no
 			a.Answer = string(AnswerInterrupted)
 			a.Reason = "pending when the previous owner of the store stopped; asked again when the session is continued"
 			tx.Audit(a)
+			if p.Source == SourceTool {
+				asking++
+			}
 		}
 	}
-	if s.needsInput == nil {
-		// Calls cut mid-run get their result; one that may have had side
-		// effects makes resuming ask first (it may have started).
-		for _, c := range s.rerunCallsLocked() {
+	// Calls cut mid-run get their result, unless a question they wait on
+	// is asked again. One that may have had side effects makes resuming
+	// ask first: when there are more cut calls than questions, some call
+	// had started (which one is not known, so any of them counts).
+	calls := s.rerunCallsLocked()
+	for _, c := range calls {
+		if s.needsInput == nil {
 			msgs = append(msgs, interruptedResult(c))
-			if t, err := s.eng.tools.Lookup(c.Name); err == nil {
-				if se, ok := t.(SideEffecter); ok && se.HasSideEffects(c) {
-					in.SideEffectCut = true
-				}
-			}
+		}
+		if len(calls) > asking && s.eng.mayHaveSideEffects(c) {
+			in.SideEffectCut = true
+		}
+	}
+	// A resumption that had not yet started (nothing recorded since the
+	// last interruption: its "Resuming may repeat..." question was pending,
+	// or just answered) still has to ask it.
+	if prev := s.interruption; prev != nil && prev.SideEffectCut && len(s.history) > 0 {
+		if last := s.history[len(s.history)-1]; last.Role == RoleMarker && last.Reason != "" {
+			in.SideEffectCut = true
 		}
 	}
 	msgs = append(msgs, Message{Role: RoleMarker, Text: in.Label, Reason: ReasonServerRestart})
@@ -416,6 +429,18 @@ func (s *Session) recoverLocked(tx *store.Tx, row store.Session, cut loopCut, no
 	s.lastEnd = endInterrupted
 	s.interruption = in
 	tx.RunEnded(s.id, s.runEndLocked(row.Run))
+}
+
+// mayHaveSideEffects reports whether call c may have changed the outside
+// world: its tool says so, or is not registered (yet): a host registers
+// its own tools after the engine opened the store and recovered it.
+func (e *Engine) mayHaveSideEffects(c ToolCall) bool {
+	t, err := e.tools.Lookup(c.Name)
+	if err != nil {
+		return true
+	}
+	se, ok := t.(SideEffecter)
+	return ok && se.HasSideEffects(c)
 }
 
 // AuditLog returns the store's audit log of pause decisions for session

@@ -16,6 +16,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(crashChildEnv) != "" {
 		crashChild(os.Getenv(crashChildEnv)) // never returns
 	}
+	if scenario := os.Getenv(killChildEnv); scenario != "" {
+		killChild(scenario, os.Getenv(killStoreEnv)) // never returns
+	}
 	goleak.VerifyTestMain(m)
 }
 

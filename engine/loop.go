@@ -156,8 +156,9 @@ func (s *Session) beginContinueLocked(ctx context.Context, eligibleOnly, backgro
 	if blocked {
 		res.rerun = s.rerunCallsLocked()
 		res.signalPause = s.needsInput.Source == SourceSignal
-	} else {
-		res.sideEffectCut = s.interruption.SideEffectCut
+	}
+	if s.interruption != nil {
+		res.sideEffectCut = s.interruption.SideEffectCut // asked first, before a question asked again
 	}
 	r, err := s.beginLocked(ctx)
 	if err != nil {

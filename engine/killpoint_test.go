@@ -1,0 +1,190 @@
+package engine_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/interlock-dev/interlock/engine"
+)
+
+// killChildEnv makes the test binary the owner of the store at
+// killStoreEnv that plays one scenario of killChild up to its kill point,
+// says "ready" and waits to be killed.
+const (
+	killChildEnv = "INTERLOCK_ENGINE_KILL_CHILD"
+	killStoreEnv = "INTERLOCK_ENGINE_KILL_STORE"
+)
+
+// effectScript runs the side-effecting tool "effect" (a gate: it blocks
+// until the run is interrupted), with the ask tool's question beside it
+// when parallel is set, then ends.
+func effectScript(parallel bool) []engine.ScriptTurn {
+	calls := []engine.ScriptCall{call("effect", nil)}
+	if parallel {
+		calls = append(calls, ask(engine.PauseConfirm, "really?"))
+	}
+	return []engine.ScriptTurn{{ToolCalls: calls}, {Text: "done"}}
+}
+
+// killChild plays scenario over the store at path with session "a", whose
+// script is effectScript, and says "ready" at its kill point:
+//   - "effect": the effect tool is running;
+//   - "parallel": the effect tool is running and the question beside it
+//     is pending;
+//   - "resume": (on a store killed at "effect") Continue asks whether to
+//     resume, as the effect tool was cut.
+func killChild(scenario, path string) {
+	ctx := context.Background()
+	fail := func(err error) {
+		fmt.Println("error:", err)
+		os.Exit(1)
+	}
+	e, err := engine.Open(ctx, engine.WithStore(path), engine.WithTool("effect", newGate()))
+	if err != nil {
+		fail(err)
+	}
+	var s *engine.Session
+	if scenario == "resume" {
+		s, err = e.Session("a")
+	} else {
+		s, err = e.NewSession(engine.SessionOptions{ID: "a", Provider: engine.NewScriptedProvider(effectScript(scenario == "parallel"))})
+	}
+	if err != nil {
+		fail(err)
+	}
+	sub := s.Subscribe()
+	if scenario == "resume" {
+		_, _, err = s.StartContinue(ctx)
+	} else {
+		_, _, err = s.Start(ctx, "go")
+	}
+	if err != nil {
+		fail(err)
+	}
+	want := map[engine.EventType]bool{engine.EventToolStarted: scenario != "resume", engine.EventPaused: scenario != "effect"}
+	n := 0
+	for _, w := range want {
+		if w {
+			n++
+		}
+	}
+	for n > 0 {
+		ev, err := sub.Next(ctx)
+		if err != nil {
+			fail(err)
+		}
+		if want[ev.Type] && (ev.Type != engine.EventToolStarted || ev.Tool == "effect") {
+			want[ev.Type] = false
+			n--
+		}
+	}
+	fmt.Println("ready")
+	select {} // killed here
+}
+
+// killAt runs killChild's scenario over the store at path and kills it
+// (SIGKILL) at its kill point.
+func killAt(t *testing.T, path, scenario string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), killChildEnv+"="+scenario, killStoreEnv+"="+path)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	line, _ := bufio.NewReader(stdout).ReadString('\n')
+	require.NoError(t, cmd.Process.Kill())
+	cmd.Wait()
+	require.Equal(t, "ready\n", line, "the %s child", scenario)
+}
+
+// continueUntilAsked continues s and returns the first pause its run
+// raises, failing when the effect tool starts again before that.
+func continueUntilAsked(t *testing.T, s *engine.Session) (engine.Pause, <-chan engine.Outcome) {
+	t.Helper()
+	sub := s.Subscribe()
+	defer sub.Close()
+	_, done, err := s.StartContinue(t.Context())
+	require.NoError(t, err)
+	ev := waitEvent(t, sub, func(ev engine.Event) bool {
+		return ev.Type == engine.EventPaused || ev.Type.Terminal() || ev.Type == engine.EventToolStarted && ev.Tool == "effect"
+	})
+	require.Equal(t, engine.EventPaused, ev.Type, "Continue went on without asking about the cut side effect (%s %s)", ev.Type, ev.Tool)
+	return *ev.Pause, done
+}
+
+const resumeQuestion = "Resuming may repeat an action that was cut off"
+
+// A host registers its own tools after it opened the store (a JS host's
+// engine.registerTool comes after new Engine({store})): a call of such a
+// tool cut by the kill still makes resuming ask first.
+func TestToolRegisteredAfterTheRestartStillAsksFirst(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "s.db")
+	killAt(t, path, "effect")
+	e, err := engine.Open(t.Context(), engine.WithStore(path))
+	require.NoError(t, err)
+	defer e.Close()
+	g := newGate()
+	e.Tools().Register("effect", g)
+	s, err := e.Session("a")
+	require.NoError(t, err)
+	assert.Equal(t, engine.Eligibility{Eligible: true, RepeatsSideEffect: true}, s.Eligibility())
+	p, done := continueUntilAsked(t, s)
+	require.Equal(t, resumeQuestion, p.Message)
+	require.NoError(t, s.Confirm(p.ID, false))
+	require.NoError(t, (<-done).Err)
+	assert.Empty(t, g.started, "the effect never ran again")
+}
+
+// Killed while the question "Resuming may repeat an action that was cut
+// off" was pending: after the next restart, Continue asks it again before
+// anything runs (it used to go straight on to the model).
+func TestKillAtTheResumeQuestionAsksItAgain(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "s.db")
+	killAt(t, path, "effect")
+	killAt(t, path, "resume")
+	e, err := engine.Open(t.Context(), engine.WithStore(path), engine.WithTool("effect", newGate()))
+	require.NoError(t, err)
+	defer e.Close()
+	s, err := e.Session("a")
+	require.NoError(t, err)
+	assert.Equal(t, engine.RunBlocked, s.RunState())
+	require.Equal(t, resumeQuestion, s.Snapshot().NeedsInput.Message)
+	p, done := continueUntilAsked(t, s)
+	require.Equal(t, resumeQuestion, p.Message)
+	require.NoError(t, s.Confirm(p.ID, false))
+	require.NoError(t, (<-done).Err)
+	assert.Equal(t, 1, countRole(s.History(), engine.RoleAssistant), "the model was not asked again")
+}
+
+// Killed while one call of a turn ran a side effect and the other waited
+// on its question: Continue asks before it runs the cut call again (it
+// used to re-run both calls, asking only the question).
+func TestKillBesideAPendingQuestionAsksBeforeRepeating(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "s.db")
+	killAt(t, path, "parallel")
+	g := newGate()
+	e, err := engine.Open(t.Context(), engine.WithStore(path), engine.WithTool("effect", g))
+	require.NoError(t, err)
+	defer e.Close()
+	s, err := e.Session("a")
+	require.NoError(t, err)
+	assert.Equal(t, engine.RunBlocked, s.RunState())
+	p, done := continueUntilAsked(t, s)
+	require.Equal(t, resumeQuestion, p.Message)
+	require.NoError(t, s.Confirm(p.ID, false))
+	require.NoError(t, (<-done).Err)
+	assert.Empty(t, g.started, "the effect never ran again")
+}
+
+func countRole(h []engine.Message, role engine.Role) int { return len(texts(h, role)) }
