@@ -60,6 +60,7 @@ var sentinelStatus = []struct {
 	{store.ErrForeign, C.IL_ERR_STORE},
 	{store.ErrNewerSchema, C.IL_ERR_STORE},
 	{store.ErrReadOnly, C.IL_ERR_STORE},
+	{store.ErrFull, C.IL_ERR_STORE},
 	{engine.ErrClosed, C.IL_ERR_CLOSED},
 	{engine.ErrSubscriptionClosed, C.IL_ERR_CLOSED},
 	{engine.ErrUnknownSession, C.IL_ERR_UNKNOWN_SESSION},

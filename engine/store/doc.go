@@ -7,7 +7,7 @@
 // approved by which grant, when).
 //
 //	st, err := store.Open(ctx, "/home/me/.local/state/interlock/sessions.db")
-//	if err != nil { ... } // ErrLocked, ErrCorrupt, ErrForeign, ErrNewerSchema, ErrReadOnly
+//	if err != nil { ... } // ErrLocked, ErrCorrupt, ErrForeign, ErrNewerSchema, ErrReadOnly, ErrFull
 //	defer st.Close()
 //	err = st.Update(ctx, func(tx *store.Tx) { tx.RunStarted("s1", 7, "prompt") })
 //

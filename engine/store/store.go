@@ -89,8 +89,13 @@ func (st *Store) Path() string { return st.path }
 // file that is not ours to open; and a location we could not write.
 func checkFile(path string) error {
 	dir := filepath.Dir(path)
-	if err := unix.Access(dir, unix.W_OK); err != nil {
+	if err := unix.Access(dir, unix.W_OK); errors.Is(err, unix.ENOENT) {
+		return fmt.Errorf("store %s: %w: directory %s does not exist: create it or choose a store path elsewhere", path, ErrReadOnly, dir)
+	} else if err != nil {
 		return fmt.Errorf("store %s: %w: directory %s: %v (SQLite writes its journal beside the file): make it writable or choose a store path elsewhere", path, ErrReadOnly, dir, err)
+	}
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() { // before opening: a FIFO's open would block
+		return fmt.Errorf("store %s: %w: it is a %s, not a file: give the path of a file (such as %s) or choose another store path", path, ErrForeign, kindOf(fi.Mode()), filepath.Join(path, "sessions.db"))
 	}
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -120,6 +125,14 @@ func checkFile(path string) error {
 		return fmt.Errorf("store %s: %w: schema version %d, this Interlock knows up to %d: open it with a newer Interlock or choose another store path; the file is left as it is", path, ErrNewerSchema, version, SchemaVersion)
 	}
 	return nil
+}
+
+// kindOf names what a path that is not a regular file is.
+func kindOf(m os.FileMode) string {
+	if m.IsDir() {
+		return "directory"
+	}
+	return "special file (" + m.Type().String() + ")"
 }
 
 // takeLock takes the store's exclusive lock: a lock file beside it, locked
@@ -287,6 +300,8 @@ func (st *Store) fail(what string, err error) error {
 			return fmt.Errorf("store %s: %w: %s: %v: make it writable or choose another store path", st.path, ErrReadOnly, what, err)
 		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
 			return fmt.Errorf("store %s: %w: %s: %v", st.path, ErrLocked, what, err)
+		case sqlite3.SQLITE_FULL:
+			return fmt.Errorf("store %s: %w: %s: %v: free space on its disk (what was stored before is kept) or choose a store path on another disk", st.path, ErrFull, what, err)
 		}
 	}
 	return fmt.Errorf("store %s: %s: %w", st.path, what, err)

@@ -65,6 +65,9 @@ func TestMain(m *testing.M) {
 		_, err := store.Open(context.Background(), filepath.Join(dir, "s.db"))
 		fmt.Println("error:", err)
 		os.Exit(0)
+	case "full": // in a user+mount namespace: a store on a small tmpfs, filled up
+		fmt.Println(fillDisk(os.Args[len(os.Args)-1]))
+		os.Exit(0)
 	}
 	goleak.VerifyTestMain(m)
 }
@@ -680,6 +683,109 @@ func TestReadOnlyDirectory(t *testing.T) {
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	assert.Empty(t, entries, "nothing was created")
+}
+
+// A path that is not a file, or whose directory does not exist: a clear
+// error that says what to do, and nothing created beside it.
+func TestPathThatIsNotAFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	_, err := store.Open(t.Context(), dir)
+	require.ErrorIs(t, err, store.ErrForeign)
+	assert.Contains(t, err.Error(), "it is a directory, not a file: give the path of a file (such as "+filepath.Join(dir, "sessions.db")+")")
+	assert.NoFileExists(t, dir+".lock", "no lock file left beside the directory")
+
+	missing := filepath.Join(dir, "nope", "s.db")
+	_, err = store.Open(t.Context(), missing)
+	require.ErrorIs(t, err, store.ErrReadOnly)
+	assert.Contains(t, err.Error(), "directory "+filepath.Dir(missing)+" does not exist: create it")
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "nothing was created")
+}
+
+// fillDisk mounts a 256 KiB tmpfs on dir (the caller is in its own user
+// and mount namespace), writes sessions to a store on it until the disk is
+// full, frees space and writes one more, then reopens the store: it
+// returns what it found, one fact a line, or the first thing that went
+// wrong.
+func fillDisk(dir string) string {
+	ctx := context.Background()
+	if err := unix.Mount("", "/", "", unix.MS_PRIVATE|unix.MS_REC, ""); err != nil {
+		return "setup: " + err.Error()
+	}
+	if err := unix.Mount("tmpfs", dir, "tmpfs", 0, "size=256k"); err != nil {
+		return "setup: " + err.Error()
+	}
+	filler := filepath.Join(dir, "filler")
+	if err := os.WriteFile(filler, make([]byte, 64<<10), 0o600); err != nil {
+		return "setup: " + err.Error()
+	}
+	path := filepath.Join(dir, "s.db")
+	st, err := store.Open(ctx, path)
+	if err != nil {
+		return "open: " + err.Error()
+	}
+	options := raw(map[string]string{"script": strings.Repeat("x", 4000)})
+	var full error
+	n := 0
+	for ; n < 1000 && full == nil; n++ {
+		full = st.Update(ctx, func(tx *store.Tx) {
+			tx.CreateSession(store.Session{ID: fmt.Sprint("s", n), Seq: int64(n), Options: options})
+		})
+	}
+	if full == nil {
+		return "the disk never filled"
+	}
+	kept := n - 1
+	os.Remove(filler)
+	if err := st.Update(ctx, func(tx *store.Tx) { tx.CreateSession(store.Session{ID: "after", Seq: 1000, Options: raw(nil)}) }); err != nil {
+		return "write after freeing space: " + err.Error()
+	}
+	if err := st.Close(); err != nil {
+		return "close: " + err.Error()
+	}
+	if st, err = store.Open(ctx, path); err != nil {
+		return "reopen: " + err.Error()
+	}
+	defer st.Close()
+	sessions, err := st.Load(ctx)
+	if err != nil {
+		return "load: " + err.Error()
+	}
+	report, err := st.IntegrityCheck(ctx)
+	if err != nil {
+		return "integrity check: " + err.Error()
+	}
+	return fmt.Sprintf("error: %v\nwritten before: %d\nloaded: %d\nintegrity: %s", full, kept, len(sessions), report)
+}
+
+// The disk fills up under a live store: the write that did not fit is
+// refused with ErrFull, naming the file and what to do; nothing written
+// before is lost, the store goes on once there is room, and the file is
+// sound.
+func TestDiskFull(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command(os.Args[0], "-test.run=^$", t.TempDir())
+	cmd.Env = append(os.Environ(), childEnv+"=full")
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Geteuid(), Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getegid(), Size: 1}},
+	}
+	out, err := cmd.Output()
+	require.NoError(t, err, "child: %s", out)
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	require.Len(t, lines, 4, "child: %s", out)
+	assert.Contains(t, lines[0], store.ErrFull.Error())
+	assert.Contains(t, lines[0], "s.db")
+	assert.Contains(t, lines[0], "free space on its disk")
+	var written, loaded int
+	fmt.Sscanf(lines[1], "written before: %d", &written)
+	fmt.Sscanf(lines[2], "loaded: %d", &loaded)
+	assert.Greater(t, written, 0)
+	assert.Equal(t, written+1, loaded, "every session written, and the one after the space was freed")
+	assert.Equal(t, "integrity: ok", lines[3])
 }
 
 // A Tx kept past its Update cannot reach the connection, which Update
