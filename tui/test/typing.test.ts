@@ -4,7 +4,8 @@
 // from before a pause appears until 2 s after it: no pause may be answered,
 // nothing remembered. Keys still flowing after Esc must never start a run. Esc with a
 // key in the same read, and through a tmux client with the default
-// escape-time (which merges them), must stop the run every time.
+// escape-time (which merges them), and after a paste whose end never came,
+// must stop the run every time.
 //
 // Trials run in several terminals at once to keep the file short (about a
 // minute); each terminal runs its share one after another.
@@ -232,6 +233,18 @@ describe('human control under real typing (tmux)', { skip, timeout: 240_000 }, (
       }
     };
     await Promise.all([atPause(), whileRunning()]);
+  });
+
+  it('Esc stops the run after a paste whose end never came (2 trials)', async () => {
+    const { term, control } = open([...DEMO, '--script', 'long']);
+    await term.waitFor('> Type a prompt');
+    for (let run = 1; run <= 2; run++) {
+      await term.type('go');
+      await term.waitFor((s) => runs(s) === run && running(s));
+      await control.command('send-keys -t demo -H 1b 5b 32 30 30 7e 72 6d 0d'); // ESC[200~rm\r, no ESC[201~
+      await control.command('send-keys -t demo Escape');
+      await term.waitFor((s) => count(s, '— Stopped by you —') === run && /· interrupted\n/.test(s), 5_000);
+    }
   });
 
   it("Esc then a key through a tmux client with the default escape-time stop the run (10 trials)", async () => {

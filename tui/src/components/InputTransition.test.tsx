@@ -292,6 +292,17 @@ describe('InputTransition under real typing', () => {
     ui.unmount();
   });
 
+  it('a paste whose end never comes does not swallow the next Esc', async () => {
+    const { ui, session, update } = await setup();
+    await update(() => session.set({ status: 'running' }));
+    await ui.press(`${KEY.escape}[200~rm -rf`); // the terminal's paste end is lost
+    await ui.press('y', KEY.enter);
+    assert.deepEqual(session.calls, []);
+    await ui.press(KEY.escape);
+    assert.deepEqual(session.calls, [['interrupt', 'user_stop']]);
+    ui.unmount();
+  });
+
   it('a paste answers no pause of any kind', async () => {
     const { ui, session, clock, update } = await setup();
     for (const pause of [confirmPause, continuePause, { ...continuePause, id: 'p9', source: 'signal' as const }]) {

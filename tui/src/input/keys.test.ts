@@ -47,6 +47,16 @@ describe('readKeys', () => {
     assert.deepEqual(keys.map((k) => [k.name as KeyName, k.text]), [['paste', 'y\r'], ['char', 'n']]);
     assert.ok(!reader.pasting);
   });
+
+  it('the Esc key alone ends a paste whose end never came: the stop key is never swallowed', () => {
+    const reader = new KeyReader();
+    assert.deepEqual(reader.read(`${ESC}[200~rm -rf`), []);
+    assert.deepEqual(reader.read('y'), []);
+    const keys = reader.read(ESC);
+    assert.deepEqual(keys.map((k) => [k.name as KeyName, k.text]), [['paste', 'rm -rfy'], ['escape', '']]);
+    assert.ok(!reader.pasting);
+    assert.deepEqual(reader.read('n').map((k) => k.name), ['char'], 'what follows is read as keys again');
+  });
 });
 
 describe('isBurst', () => {

@@ -138,6 +138,19 @@ export class KeyReader {
 
   /** read returns the keys of one piece of input, in order. */
   read(chunk: string): Key[] {
+    // The Esc key alone in its piece ends a paste still open: a paste whose
+    // end never came (a terminal or link that lost it) must not swallow the
+    // stop key. A paste's own bytes come in one run: an ESC of it arrives
+    // alone only if the run was cut right after it (then it stops: the safe
+    // way to be wrong).
+    if (this.paste !== null && chunk === ESC) {
+      const text = this.paste;
+      this.paste = null;
+      return [
+        { name: 'paste', text, sequence: PASTE_START + text },
+        { name: 'escape', text: '', sequence: ESC },
+      ];
+    }
     // A paste still open goes on with this chunk (its end may have been split).
     const input = this.paste === null ? chunk : PASTE_START + this.paste + chunk;
     this.paste = null;
