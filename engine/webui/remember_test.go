@@ -2,6 +2,7 @@ package webui_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"testing"
 
@@ -103,14 +104,17 @@ func TestEveryTabShowsWhatARememberedApprovalApprovesAsText(t *testing.T) {
 	e := engine.New(engine.WithTool("deploy", keyedTool("deploy", "Deploy?", hostileKey)))
 	t.Cleanup(func() { e.Close() })
 	s := newSession(t, e, "agent", engine.ScriptTurn{ToolCalls: []engine.ScriptCall{call("deploy", nil)}}, engine.ScriptTurn{Text: "done"})
-	plain := newSession(t, e, "plain", engine.ScriptTurn{ToolCalls: []engine.ScriptCall{ask(engine.PauseConfirm, "Run it?", "make")}}, engine.ScriptTurn{Text: "ok"})
+	// The other strings the engine hands the page hold the same markup: a
+	// pause's message and details, a prompt in the history, a session's id.
+	plain := newSession(t, e, "plain", engine.ScriptTurn{ToolCalls: []engine.ScriptCall{ask(engine.PauseConfirm, hostileKey, "make "+hostileKey)}}, engine.ScriptTurn{Text: "ok"})
+	newSession(t, e, hostileKey)
 	srv := serve(t, e)
 	browser := startBrowser(t)
 	tabs := []*tab{openTab(t, browser, srv.URL()), openTab(t, browser, srv.URL())}
 
 	_, out, err := s.Start(t.Context(), "go")
 	require.NoError(t, err)
-	_, plainOut, err := plain.Start(t.Context(), "go")
+	_, plainOut, err := plain.Start(t.Context(), hostileKey)
 	require.NoError(t, err)
 	want := "Remembering approves again without asking: " + hostileKey
 	for _, tb := range tabs {
@@ -123,7 +127,12 @@ func TestEveryTabShowsWhatARememberedApprovalApprovesAsText(t *testing.T) {
 	}
 
 	tabs[1].click(`[data-session=plain]`)
-	tabs[1].waitFor(`document.querySelector('#pause .pause-details')?.textContent === 'make'`)
+	tabs[1].waitFor(fmt.Sprintf(`document.querySelector('#pause .pause-details')?.textContent === %q`, "make "+hostileKey))
+	tabs[1].waitFor(fmt.Sprintf(`[...document.querySelectorAll('#history .msg.user')].some((m) => m.textContent === %q)`, hostileKey))
+	assert.Equal(t, "Ask: "+hostileKey, tabs[1].eval(`document.querySelector('#pause .pause-message').textContent`))
+	assert.Equal(t, hostileKey, tabs[1].eval(`document.querySelector('#sessions li:last-child .name').textContent`))
+	assert.Equal(t, "0", tabs[1].eval(`document.querySelectorAll('img, script:not([src]), b').length + ''`), "no element made of a message, details, prompt or id")
+	assert.Equal(t, "undefined", tabs[1].eval(`typeof window.__pwned`))
 	assert.Equal(t, "null", tabs[1].eval(`document.querySelector('#pause .pause-remember') + ''`), "nothing to remember, nothing said")
 	assert.Equal(t, "null", tabs[1].eval(`document.querySelector('#pause [data-remember]') + ''`))
 	tabs[1].answer(`#pause [data-answer=approved]`)
