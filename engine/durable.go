@@ -384,7 +384,8 @@ func (s *Session) recoverLocked(tx *store.Tx, row store.Session, cut loopCut, no
 			s.needsInput = &p
 		}
 	}
-	asking := 0 // calls waiting at a question: each is asked again, not run on
+	asking := 0         // calls waiting at a question: each is asked again, not run on
+	atBoundary := false // a signal's or a task loop's pause: no call was running
 	for _, rp := range row.Pauses {
 		var p Pause
 		if json.Unmarshal(rp.Pause, &p) == nil {
@@ -394,19 +395,22 @@ func (s *Session) recoverLocked(tx *store.Tx, row store.Session, cut loopCut, no
 			tx.Audit(a)
 			if p.Source == SourceTool {
 				asking++
+			} else {
+				atBoundary = true
 			}
 		}
 	}
 	// Calls cut mid-run get their result, unless a question they wait on
 	// is asked again. One that may have had side effects makes resuming
 	// ask first: when there are more cut calls than questions, some call
-	// had started (which one is not known, so any of them counts).
+	// had started (which one is not known, so any of them counts), unless
+	// the run was held at a step boundary, before the calls.
 	calls := s.rerunCallsLocked()
 	for _, c := range calls {
 		if s.needsInput == nil {
 			msgs = append(msgs, interruptedResult(c))
 		}
-		if len(calls) > asking && s.eng.mayHaveSideEffects(c) {
+		if len(calls) > asking && !atBoundary && s.eng.mayHaveSideEffects(c) {
 			in.SideEffectCut = true
 		}
 	}

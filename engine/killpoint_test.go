@@ -40,7 +40,11 @@ func effectScript(parallel bool) []engine.ScriptTurn {
 //   - "parallel": the effect tool is running and the question beside it
 //     is pending;
 //   - "resume": (on a store killed at "effect") Continue asks whether to
-//     resume, as the effect tool was cut.
+//     resume, as the effect tool was cut;
+//   - "signal": a pause signal parked the run after a model turn, before
+//     its call of the effect tool;
+//   - "answered": a question was answered (Confirm returned); the run
+//     goes on to the effect tool while the kill comes.
 func killChild(scenario, path string) {
 	ctx := context.Background()
 	fail := func(err error) {
@@ -52,9 +56,18 @@ func killChild(scenario, path string) {
 		fail(err)
 	}
 	var s *engine.Session
-	if scenario == "resume" {
+	switch scenario {
+	case "resume":
 		s, err = e.Session("a")
-	} else {
+	case "answered":
+		s, err = e.NewSession(engine.SessionOptions{ID: "a", Provider: engine.NewScriptedProvider([]engine.ScriptTurn{
+			{ToolCalls: []engine.ScriptCall{ask(engine.PauseConfirm, "go?")}}, {ToolCalls: []engine.ScriptCall{call("effect", nil)}}, {Text: "done"},
+		})})
+	case "signal":
+		s, err = e.NewSession(engine.SessionOptions{ID: "a", Provider: engine.NewScriptedProvider([]engine.ScriptTurn{
+			{Text: "thinking about it", ChunkDelayMS: 20, ToolCalls: []engine.ScriptCall{call("effect", nil)}}, {Text: "done"},
+		})})
+	default:
 		s, err = e.NewSession(engine.SessionOptions{ID: "a", Provider: engine.NewScriptedProvider(effectScript(scenario == "parallel"))})
 	}
 	if err != nil {
@@ -69,7 +82,17 @@ func killChild(scenario, path string) {
 	if err != nil {
 		fail(err)
 	}
-	want := map[engine.EventType]bool{engine.EventToolStarted: scenario != "resume", engine.EventPaused: scenario != "effect"}
+	if scenario == "signal" {
+		for ev, err := sub.Next(ctx); ev.Type != engine.EventText; ev, err = sub.Next(ctx) {
+			if err != nil {
+				fail(err)
+			}
+		}
+		if err := s.Signal(engine.SignalPause); err != nil {
+			fail(err)
+		}
+	}
+	want := map[engine.EventType]bool{engine.EventToolStarted: scenario == "effect" || scenario == "parallel", engine.EventPaused: scenario != "effect"}
 	n := 0
 	for _, w := range want {
 		if w {
@@ -84,6 +107,11 @@ func killChild(scenario, path string) {
 		if want[ev.Type] && (ev.Type != engine.EventToolStarted || ev.Tool == "effect") {
 			want[ev.Type] = false
 			n--
+		}
+	}
+	if scenario == "answered" {
+		if err := s.Confirm("", true, engine.Remember(engine.RememberOnce), engine.AnsweredBy("tui")); err != nil {
+			fail(err)
 		}
 	}
 	fmt.Println("ready")
@@ -188,3 +216,57 @@ func TestKillBesideAPendingQuestionAsksBeforeRepeating(t *testing.T) {
 }
 
 func countRole(h []engine.Message, role engine.Role) int { return len(texts(h, role)) }
+
+// Killed just after Confirm returned, while the run goes on from the
+// answer to the effect tool: the answer is in the audit log (what Confirm
+// returned from is on disk), the question is not asked again, and wherever
+// the kill fell, a cut effect makes resuming ask first.
+func TestKillRightAfterAnAnswer(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "s.db")
+	killAt(t, path, "answered")
+	e, err := engine.Open(t.Context(), engine.WithStore(path), engine.WithTool("effect", newGate()))
+	require.NoError(t, err)
+	defer e.Close()
+	s, err := e.Session("a")
+	require.NoError(t, err)
+	audit, err := e.AuditLog(t.Context(), "a")
+	require.NoError(t, err)
+	require.Len(t, audit, 2)
+	assert.Equal(t, [2]string{"raised", "answered"}, [2]string{audit[0].Event, audit[1].Event})
+	assert.Equal(t, [3]string{"approved", "tui", "once"}, [3]string{audit[1].Answer, audit[1].By, audit[1].Remember})
+	assert.Equal(t, engine.RunInterrupted, s.RunState(), "the answered question is not asked again")
+	assert.Equal(t, engine.ReasonServerRestart, s.Snapshot().Interruption.Reason)
+	h := s.History()
+	effectCut := false
+	for i, m := range h {
+		for _, c := range m.ToolCalls {
+			if c.Name == "effect" {
+				effectCut = h[i+1].Interrupted
+			}
+		}
+	}
+	t.Logf("the kill fell with the effect tool cut: %v", effectCut)
+	assert.Equal(t, engine.Eligibility{Eligible: true, RepeatsSideEffect: effectCut}, s.Eligibility(), "history: %+v", h)
+}
+
+// Killed while a pause signal held the run at a step boundary, before the
+// turn's call of the effect tool: nothing had started, so Continue parks
+// at the boundary again without asking about a repeat.
+func TestKillAtASignalPauseBeforeCallsAsksNoRepeat(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "s.db")
+	killAt(t, path, "signal")
+	g := newGate()
+	e, err := engine.Open(t.Context(), engine.WithStore(path), engine.WithTool("effect", g))
+	require.NoError(t, err)
+	defer e.Close()
+	s, err := e.Session("a")
+	require.NoError(t, err)
+	assert.Equal(t, engine.RunBlocked, s.RunState())
+	p, done := continueUntilAsked(t, s)
+	assert.Equal(t, engine.SourceSignal, p.Source, "parked again at the boundary, not asked %q", p.Message)
+	require.NoError(t, s.Interrupt(engine.ReasonUserStop))
+	<-done
+	assert.Empty(t, g.started)
+}
