@@ -446,8 +446,14 @@ func (e *Engine) RevokeGrant(ctx context.Context, g Grant) error {
 		if !ok {
 			return fmt.Errorf("session %s: %s %q: %w (list them with Grants)", s.id, g.Tool, g.Key, ErrUnknownGrant)
 		}
+		// Stored first, as a project grant's: a revocation only a warning
+		// said was not stored would approve again after a restart.
+		if e.store != nil {
+			if err := e.store.Update(ctx, func(tx *store.Tx) { tx.RevokeSessionGrant(s.id, g.Tool, g.Key) }); err != nil {
+				return fmt.Errorf("session %s: revoke the grant %q: %w", s.id, g.Key, err)
+			}
+		}
 		delete(s.grants, k)
-		s.persistLocked("the revocation of the grant "+g.Key, func(tx *store.Tx) { tx.RevokeSessionGrant(s.id, g.Tool, g.Key) })
 		e.grantChanged(GrantRevoked, Grant{Tool: g.Tool, Key: g.Key, Scope: RememberSession, Session: s.id, At: at})
 		return nil
 	}

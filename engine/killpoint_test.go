@@ -3,14 +3,18 @@ package engine_test
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"github.com/interlock-dev/interlock/engine"
 )
@@ -50,6 +54,10 @@ func killChild(scenario, path string) {
 	fail := func(err error) {
 		fmt.Println("error:", err)
 		os.Exit(1)
+	}
+	if scenario == "revoke-full" {
+		fmt.Println(revokeOnAFullDisk(path))
+		os.Exit(0)
 	}
 	e, err := engine.Open(ctx, engine.WithStore(path), engine.WithTool("effect", newGate()))
 	if err != nil {
@@ -269,4 +277,96 @@ func TestKillAtASignalPauseBeforeCallsAsksNoRepeat(t *testing.T) {
 	require.NoError(t, s.Interrupt(engine.ReasonUserStop))
 	<-done
 	assert.Empty(t, g.started)
+}
+
+// revokeOnAFullDisk mounts a small tmpfs on dir (the caller is in its own
+// user and mount namespace), remembers an approval for a session in a
+// store there, fills the disk, revokes the grant, frees the disk and
+// restarts: it returns what RevokeGrant said, how many grants the engine
+// listed then, and how many came back after the restart.
+func revokeOnAFullDisk(dir string) string {
+	ctx := context.Background()
+	if err := unix.Mount("", "/", "", unix.MS_PRIVATE|unix.MS_REC, ""); err != nil {
+		return "setup: " + err.Error()
+	}
+	if err := unix.Mount("tmpfs", dir, "tmpfs", 0, "size=512k"); err != nil {
+		return "setup: " + err.Error()
+	}
+	path := filepath.Join(dir, "s.db")
+	open := func() (*engine.Engine, error) {
+		return engine.Open(ctx, engine.WithStore(path), engine.WithTool("deploy", deployTool),
+			engine.WithProvider(engine.NewScriptedProvider(deployTurns(map[string]any{"env": "prod"}))))
+	}
+	e, err := open()
+	if err != nil {
+		return "open: " + err.Error()
+	}
+	s, err := e.NewSession(engine.SessionOptions{ID: "a"})
+	if err != nil {
+		return "session: " + err.Error()
+	}
+	sub := s.Subscribe()
+	_, done, err := s.Start(ctx, "go")
+	if err != nil {
+		return "start: " + err.Error()
+	}
+	for ev, err := sub.Next(ctx); ev.Type != engine.EventPaused; ev, err = sub.Next(ctx) {
+		if err != nil {
+			return "paused: " + err.Error()
+		}
+	}
+	if err := s.Confirm("", true, engine.Remember(engine.RememberSession)); err != nil {
+		return "confirm: " + err.Error()
+	}
+	<-done
+	filler, err := os.Create(filepath.Join(dir, "filler"))
+	if err != nil {
+		return "fill: " + err.Error()
+	}
+	for err == nil {
+		_, err = filler.Write(make([]byte, 4096))
+	}
+	if !errors.Is(err, unix.ENOSPC) {
+		return "fill: " + err.Error()
+	}
+	revoke := e.RevokeGrant(ctx, engine.Grant{Tool: "deploy", Key: "deploy to prod", Scope: engine.RememberSession, Session: "a"})
+	listed, err := e.Grants(ctx)
+	if err != nil {
+		return "grants: " + err.Error()
+	}
+	filler.Close()
+	os.Remove(filler.Name())
+	e.Close()
+	if e, err = open(); err != nil {
+		return "reopen: " + err.Error()
+	}
+	defer e.Close()
+	back, err := e.Grants(ctx)
+	if err != nil {
+		return "grants after the restart: " + err.Error()
+	}
+	return fmt.Sprintf("revoke: %v\nlisted: %d\nafter the restart: %d", revoke, len(listed), len(back))
+}
+
+// A session's remembered approval is revoked while the store's disk is
+// full: either the revocation is refused (the grant stays, listed and
+// after a restart) or it holds after a restart. It used to be dropped in
+// memory with only a warning, listed as gone, and approved again without
+// asking after the restart.
+func TestRevokedGrantOnAFullDiskDoesNotComeBack(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), killChildEnv+"=revoke-full", killStoreEnv+"="+t.TempDir())
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Geteuid(), Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getegid(), Size: 1}},
+	}
+	out, err := cmd.Output()
+	require.NoError(t, err, "child: %s", out)
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	require.Len(t, lines, 3, "child: %s", out)
+	assert.Contains(t, lines[0], "disk is full", "the revocation is refused, saying why")
+	assert.Equal(t, "listed: 1", lines[1], "the grant is still listed")
+	assert.Equal(t, "after the restart: 1", lines[2])
 }
