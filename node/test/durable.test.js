@@ -12,7 +12,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 
 import { Engine } from '../index.js';
-import { fixture, tempDir } from './helpers.js';
+import { fixture, nextEvent, tempDir } from './helpers.js';
 
 /** Runs the host over store, kills it killAfterMs after it opened the store, returns what it reported. */
 function killedHost(store, sessions, killAfterMs) {
@@ -223,4 +223,36 @@ test('a task loop of prompt tasks stopped in one host is resumed by the next', a
     await second.closed;
   }
   rmSync(dir, { recursive: true, force: true });
+});
+
+test('a JS tool cut by the kill makes resuming ask first, though the next host registers it after opening the store', async () => {
+  const dir = tempDir('interlock-durable-');
+  const store = path.join(dir, 's.db');
+  try {
+    const child = spawn(process.execPath, [fixture('js-tool-host.mjs'), store], { stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise((resolve, reject) => {
+      child.stdout.once('data', () => resolve(child.kill('SIGKILL')));
+      child.once('exit', (code, signal) => reject(new Error(`host ended with ${code ?? signal} before the tool ran`)));
+    });
+    await new Promise((resolve) => child.once('close', resolve));
+    const engine = new Engine({ store });
+    try {
+      let runs = 0;
+      engine.registerTool('deploy', { run: () => `deployed ${++runs}` });
+      const s = engine.session('a');
+      assert.deepEqual(s.eligibility, { eligible: true, repeatsSideEffect: true });
+      const asked = nextEvent(s, 'paused');
+      const res = s.continue();
+      const { pause } = await asked;
+      assert.equal(pause.message, 'Resuming may repeat an action that was cut off');
+      s.confirm(false, undefined, pause.id);
+      assert.equal((await res).status, 'idle');
+      assert.equal(runs, 0, 'the deploy did not run again');
+    } finally {
+      engine.close();
+      await engine.closed;
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
