@@ -7,6 +7,7 @@ import {
   GlobalControls,
   GrantsView,
   InputTransition,
+  printable,
   SessionsView,
   useBracketedPaste,
   useEngineState,
@@ -99,7 +100,7 @@ export function SessionsApp({ engine, intro, settleMs }: SessionsAppProps) {
           onQuit={exit}
         />
       )}
-      {notice ? <Text color={theme.muted}>{notice}</Text> : null}
+      {notice ? <Text color={theme.muted}>{printable(notice)}</Text> : null}
     </Box>
   );
 }

@@ -1,6 +1,6 @@
 /** @jsxRuntime automatic */ // tsx runs this file without tui/tsconfig.json
 import { Text } from 'ink';
-import { useTheme, type SessionState, type Theme } from '../src/index.js';
+import { printable, useTheme, type SessionState, type Theme } from '../src/index.js';
 
 const STATUS_COLOR: Record<string, keyof Theme> = {
   running: 'active',
@@ -16,7 +16,7 @@ export function StatusLine({ state, id }: { state: SessionState; id: string }) {
   const theme = useTheme();
   return (
     <Text color={theme.muted}>
-      session {id} · {state.model ? `${state.model} · ` : ''}tokens {state.tokens.input} in / {state.tokens.output} out ·{' '}
+      session {printable(id)} · {state.model ? `${printable(state.model)} · ` : ''}tokens {state.tokens.input} in / {state.tokens.output} out ·{' '}
       <Text color={theme[STATUS_COLOR[state.status]!]}>{state.status}</Text>
     </Text>
   );

@@ -1,6 +1,6 @@
 /** @jsxRuntime automatic */ // tsx runs this file without tui/tsconfig.json
 import { Box, Static, Text } from 'ink';
-import { useTheme, type Theme } from '../src/index.js';
+import { printable, useTheme, type Theme } from '../src/index.js';
 import type { Entry } from './useTranscript.js';
 
 const TOOL_LINES = 8;
@@ -46,8 +46,16 @@ function firstLines(text: string, n: number): string[] {
   return lines.length > n ? [...lines.slice(0, n), '…'] : lines;
 }
 
-function EntryView({ entry }: { entry: Entry }) {
+function shown(entry: Entry): Entry {
+  if (entry.kind !== 'tool') return { ...entry, text: printable(entry.text) };
+  const result = entry.result && { ...entry.result, text: printable(entry.result.text) };
+  return { ...entry, name: printable(entry.name), title: printable(entry.title), output: printable(entry.output), result };
+}
+
+function EntryView({ entry: raw }: { entry: Entry }) {
   const theme = useTheme();
+  // Every string here is the model's, a tool's or its output's: as text, no control character reaches the terminal.
+  const entry = shown(raw);
   switch (entry.kind) {
     case 'note':
       return <Text color={theme.muted}>{entry.text}</Text>;

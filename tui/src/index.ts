@@ -54,6 +54,7 @@ export {
 export { createEngineStore, toSessionRow, type EngineStore } from './store/engineStore.js';
 export { answerPause } from './answer.js';
 export { REASON_LABELS, reasonLabel, RUN_STATE_BADGES } from './labels.js';
+export { printable } from './printable.js';
 export { useEngineState } from './hooks/useEngineState.js';
 
 export { useSessionState } from './hooks/useSessionState.js';

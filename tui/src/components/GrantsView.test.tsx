@@ -24,6 +24,14 @@ const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 afterEach(cleanup);
 
 describe('GrantsView', () => {
+  it('shows control characters of a tool, key or place as visible signs: nothing writes over the list', async () => {
+    const hostile: Grant[] = [{ tool: 'bash\u001b[8m', key: 'rm -rf ./\rls ./', scope: 'project', root: '/tmp/x\u001b]52;c;eA==\u0007', at: grants[1]!.at }];
+    const ui = await render(<GrantsView grants={hostile} onRevoke={() => {}} />);
+    assert.doesNotMatch(ui.lastFrame() ?? '', /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    assert.match(ui.frame(), /› bash␛\[8m  rm -rf \.\/␍ls \.\/ +· this project \(\/tmp\/x␛\]52;c;eA==␇\)/);
+    ui.unmount();
+  });
+
   it('lists each grant: tool, key, scope and where, since when', async () => {
     const ui = await render(<GrantsView grants={grants} onRevoke={() => {}} />);
     assert.equal(

@@ -4,6 +4,7 @@ import { useRef, useState } from 'react';
 import type { Grant } from '../../../node/index.js';
 import { useKeys } from '../hooks/useKeys.js';
 import { useQuietGate, type QuietGateOptions } from '../hooks/useQuietGate.js';
+import { printable } from '../printable.js';
 import { useTheme } from '../theme.js';
 
 export interface GrantsViewProps {
@@ -83,8 +84,10 @@ export function GrantsView({ grants, onRevoke, onClose, isActive = true, quiet }
     { isActive, now: quiet?.now, onArrive: gate.arrived },
   );
 
-  const width = Math.max(4, ...grants.map((g) => g.tool.length)) + 2;
-  const keyWidth = Math.min(40, Math.max(8, ...grants.map((g) => g.key.length))) + 2;
+  // The tools' words, as text: no control character of theirs reaches the terminal.
+  const shown = grants.map((g) => ({ tool: printable(g.tool), key: printable(g.key), where: printable((g.scope === 'session' ? g.session : g.root) ?? '') }));
+  const width = Math.max(4, ...shown.map((g) => g.tool.length)) + 2;
+  const keyWidth = Math.min(40, Math.max(8, ...shown.map((g) => g.key.length))) + 2;
   return (
     <Box flexDirection="column">
       <Text bold>Remembered approvals: approved again without asking</Text>
@@ -93,11 +96,11 @@ export function GrantsView({ grants, onRevoke, onClose, isActive = true, quiet }
         <Text key={grantId(g)}>
           <Text bold={i === at}>
             {i === at ? '› ' : '  '}
-            {g.tool.padEnd(width)}
+            {shown[i]!.tool.padEnd(width)}
           </Text>
-          <Text>{g.key.padEnd(keyWidth)}</Text>
+          <Text>{shown[i]!.key.padEnd(keyWidth)}</Text>
           <Text color={theme.muted}>
-            · this {g.scope} ({g.scope === 'session' ? g.session : g.root}) · since {since(g.at)}
+            · this {g.scope} ({shown[i]!.where}) · since {since(g.at)}
           </Text>
         </Text>
       ))}

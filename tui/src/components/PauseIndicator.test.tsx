@@ -27,7 +27,34 @@ function recorder() {
 
 afterEach(cleanup);
 
+/**
+ * What a model can put in a command or message to make the terminal show
+ * something else than what runs: a carriage return or backspaces to write
+ * over it, ESC sequences to conceal it or talk to the terminal (OSC 52
+ * writes the clipboard), a C1 CSI, a bell, a right-to-left override.
+ */
+const HIDING = ['\r', '\b\b', '\u001b[8m', '\u001b]52;c;cm0gLXJmIH4=\u0007', '\u009b2K', '\u0007', '\u202e'];
+/** Characters a terminal acts on rather than shows (newline and tab aside). */
+const ACTED_ON = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
 describe('PauseIndicator', () => {
+  it('shows every control character of the engine\'s strings as a visible sign: nothing can write over the command', async () => {
+    for (const hide of HIDING) {
+      const pause: PauseView = {
+        ...deploy, toolName: `deploy${hide}`, message: `Run it?${hide}`, details: `rm -rf ./${hide}ls -la ./`, rememberKey: `rm -rf ./${hide}ls`,
+      };
+      const ui = await render(<PauseIndicator holdMs={0} pause={pause} />);
+      const raw = ui.lastFrame() ?? '';
+      assert.doesNotMatch(raw, ACTED_ON, `${JSON.stringify(hide)} reached the terminal: ${JSON.stringify(raw)}`);
+      assert.match(raw, /rm -rf \.\/.+ls -la \.\//, 'the whole command is on its line');
+      ui.unmount();
+    }
+    const ui = await render(<PauseIndicator holdMs={0} pause={{ ...dangerous, details: 'rm -rf ./\rls -la ./\n\techo done' }} />);
+    assert.equal(ui.frame().split('\n')[1], 'rm -rf ./␍ls -la ./', 'a carriage return shows as ␍');
+    assert.match(ui.frame(), /\n\techo done\n/, 'newlines and tabs of a multi-line command stay');
+    ui.unmount();
+  });
+
   it('renders a continue pause as the seed says', async () => {
     const ui = await render(<PauseIndicator holdMs={0} pause={pageLoaded} />);
     assert.equal(

@@ -5,6 +5,7 @@ import { useKeys } from '../hooks/useKeys.js';
 import { useQuietGate } from '../hooks/useQuietGate.js';
 import type { Key } from '../input/keys.js';
 import { DEFAULT_SETTLE_MS, type KeyRead } from '../input/quiet.js';
+import { printable } from '../printable.js';
 import { useTheme } from '../theme.js';
 import type { PauseDecision, PauseView, RememberChoice } from '../types.js';
 
@@ -90,11 +91,14 @@ export function PauseIndicator({
   );
 
   const ignored = gate.ignored ? <Text color={theme.paused}>{IGNORED_HINT[pause.kind]}</Text> : null;
+  // The tool's words, as text: no control character of theirs reaches the terminal.
+  const tool = printable(pause.toolName);
+  const message = printable(pause.message);
   if (pause.kind === 'continue') {
     return (
       <Box flexDirection="column">
         <Text color={theme.paused}>
-          ⏸ {pause.toolName} paused: {pause.message}
+          ⏸ {tool} paused: {message}
         </Text>
         <Text color={theme.muted}>(Press Enter to continue, Esc to stop)</Text>
         {ignored}
@@ -104,9 +108,9 @@ export function PauseIndicator({
   return (
     <Box flexDirection="column">
       <Text color={theme.danger} bold>
-        ⚠️ {pause.toolName}: {pause.message}
+        ⚠️ {tool}: {message}
       </Text>
-      {pause.details ? <Text>{pause.details}</Text> : null}
+      {pause.details ? <Text>{printable(pause.details)}</Text> : null}
       {pause.rememberScopes?.length && pause.rememberKey ? (
         <Text color={theme.muted}>{rememberLine(pause.rememberKey)}</Text>
       ) : null}
@@ -124,7 +128,7 @@ const REMEMBER_KEYS: Record<RememberChoice, { key: string; label: string }> = {
 
 /** The line that says what [S] and [P] approve again without asking. */
 export function rememberLine(key: string): string {
-  return `Remembering approves again without asking: ${key}`;
+  return `Remembering approves again without asking: ${printable(key)}`;
 }
 
 /** The key-hint line of a confirm pause: the scope keys only when the pause offers them. */

@@ -3,6 +3,7 @@ import { Box, Text } from 'ink';
 import { useId, useRef } from 'react';
 import { useKeys } from '../hooks/useKeys.js';
 import { useQuietGate, type QuietGateOptions } from '../hooks/useQuietGate.js';
+import { printable } from '../printable.js';
 import { useTheme } from '../theme.js';
 
 export interface ResumeAllConfirmProps {
@@ -50,7 +51,7 @@ export function ResumeAllConfirm({ sessions, onDecision, isActive = true, quiet 
   return (
     <Box flexDirection="column" borderStyle="round" borderColor={theme.interrupted} paddingX={1}>
       <Text>
-        Resume all will continue {n} session{n === 1 ? '' : 's'}: {sessions.join(', ')}
+        Resume all will continue {n} session{n === 1 ? '' : 's'}: {sessions.map(printable).join(', ')}
       </Text>
       <Text bold>[Y] Resume  [N] Cancel</Text>
       {gate.ignored ? <Text color={theme.paused}>Keys ignored while you were typing — press Y or N again</Text> : null}

@@ -59,6 +59,14 @@ describe('SessionsView', () => {
     ui.unmount();
   });
 
+  it('shows control characters of an id or what a session waits for as visible signs', async () => {
+    const hostile: SessionRow[] = [{ id: 'a\u001b[2J\rb', runState: 'blocked', waitingFor: 'rm -rf ./\rls ./', eligible: false }];
+    const ui = await render(<SessionsView sessions={hostile} counts={counts} />);
+    assert.doesNotMatch(ui.lastFrame() ?? '', /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    assert.match(ui.frame(), /› a␛\[2J␍b +Needs input · waiting for: rm -rf \.\/␍ls \.\//);
+    ui.unmount();
+  });
+
   it('moves with arrows and j/k (bounded) and opens with Enter', async () => {
     const { calls, props } = recorder();
     const ui = await render(<SessionsView sessions={rows} counts={counts} {...props} />);

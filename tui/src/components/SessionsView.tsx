@@ -3,6 +3,7 @@ import { Box, Text } from 'ink';
 import { useState } from 'react';
 import { useKeys } from '../hooks/useKeys.js';
 import { RUN_STATE_BADGES } from '../labels.js';
+import { printable } from '../printable.js';
 import { useTheme, type Theme } from '../theme.js';
 import type { CountsView, RunState, SessionRow } from '../types.js';
 import { GlobalControls } from './GlobalControls.js';
@@ -82,7 +83,8 @@ export function SessionsView({ sessions, counts, onOpen, onEmergencyStop, onResu
     { isActive: isActive && !confirming },
   );
 
-  const width = Math.max(8, ...sessions.map((s) => s.id.length)) + 2;
+  // Ids and what a session waits for are the host's and the tools' words: text only.
+  const width = Math.max(8, ...sessions.map((s) => printable(s.id).length)) + 2;
   return (
     <Box flexDirection="column">
       <GlobalControls counts={counts} />
@@ -101,10 +103,10 @@ export function SessionsView({ sessions, counts, onOpen, onEmergencyStop, onResu
         {sessions.length === 0 ? <Text color={theme.muted}>No sessions</Text> : null}
         {sessions.map((s, i) => (
           <Text key={s.id}>
-            <Text bold={i === at}>{i === at ? '› ' : '  '}{s.id.padEnd(width)}</Text>
+            <Text bold={i === at}>{i === at ? '› ' : '  '}{printable(s.id).padEnd(width)}</Text>
             <Text color={badgeColor(s.runState, theme)}>{RUN_STATE_BADGES[s.runState] ?? s.runState}</Text>
             {s.reasonLabel ? <Text> · {s.reasonLabel}</Text> : null}
-            {s.waitingFor ? <Text color={theme.paused}> · waiting for: {s.waitingFor}</Text> : null}
+            {s.waitingFor ? <Text color={theme.paused}> · waiting for: {printable(s.waitingFor)}</Text> : null}
           </Text>
         ))}
       </Box>

@@ -7,6 +7,7 @@ import { useQuietGate } from '../hooks/useQuietGate.js';
 import { useSessionState } from '../hooks/useSessionState.js';
 import { useTaskLoopState } from '../hooks/useTaskLoopState.js';
 import { DEFAULT_SETTLE_MS, type KeyRead } from '../input/quiet.js';
+import { printable } from '../printable.js';
 import { useTheme, type Theme } from '../theme.js';
 import type { SessionState, TaskLoopLike } from '../types.js';
 import { stoppingText } from './InputTransition.js';
@@ -46,7 +47,8 @@ const GLYPH: Record<TaskInfo['status'], { glyph: string; color: keyof Theme }> =
 };
 
 /** Errors can span lines ("checking\n[exit code 3]"); a row shows one. */
-const oneLine = (text: string) => text.replace(/\s*\n\s*/g, ' ').trim();
+/** A task's error on one line, as text (a tool's words: no control character reaches the terminal). */
+const oneLine = (text: string) => printable(text.replace(/\s*\n\s*/g, ' ').trim());
 
 /** What the loop is doing, as the footer and the keys see it ('resumable': interrupted, Enter resumes it). */
 type Phase = 'running' | 'paused' | 'stopping' | 'stopped' | 'resumable' | 'completed';
@@ -249,7 +251,7 @@ function StatusLine({ state, session, phase, theme }: { state: TaskLoopState; se
     case 'running': {
       const task = state.tasks[state.current];
       if (!task || task.status !== 'running') return <Text>Starting…</Text>;
-      return <ThinkingIndicator label={`Task ${state.current + 1}/${state.tasks.length}: ${task.title}`} />;
+      return <ThinkingIndicator label={`Task ${state.current + 1}/${state.tasks.length}: ${printable(task.title)}`} />;
     }
   }
 }
@@ -259,7 +261,7 @@ function TaskRow({ task, theme }: { task: TaskInfo; theme: Theme }) {
   return (
     <Text>
       {'  '}
-      <Text color={theme[color]}>{glyph}</Text> {task.index + 1}. {task.title}
+      <Text color={theme[color]}>{glyph}</Text> {task.index + 1}. {printable(task.title)}
       {task.status === 'failed' && task.error ? <Text color={theme.danger}> — {oneLine(task.error)}</Text> : null}
     </Text>
   );
