@@ -14,9 +14,14 @@
  *     signal kill the tree;
  *   - a stop message ('s') sends SIGTERM to the tree, SIGKILL after the
  *     grace, and the report follows once no process of the tree is left;
- *   - it restricts itself with Landlock before it starts the shell, so the
- *     command inherits the policy the tool computed (--read/--write paths,
- *     TCP deny, signal and abstract-socket scoping).
+ *   - its child restricts itself with Landlock before it execs the shell,
+ *     so the command's tree runs under the policy the tool computed
+ *     (--read/--write paths, TCP deny, signal and abstract-socket scoping)
+ *     and the supervisor stays outside it: the command can neither signal
+ *     nor trace its supervisor;
+ *   - it closes every descriptor the host passed but its control socket
+ *     and output, so the command writes through none the sandbox did not
+ *     check.
  *
  * It is written in C, not Go, because it runs for every command and its
  * start-up is on the path of every command's latency: a Go runtime starts
@@ -61,6 +66,9 @@
 #define SYS_landlock_create_ruleset 444
 #define SYS_landlock_add_rule 445
 #define SYS_landlock_restrict_self 446
+#endif
+#ifndef SYS_close_range
+#define SYS_close_range 436
 #endif
 #define LL_CREATE_RULESET_VERSION (1U << 0)
 #define LL_RULE_PATH_BENEATH 1
@@ -209,10 +217,13 @@ static int add_path(int ruleset, const char *path, uint64_t access) {
 	return err < 0 ? -1 : 0;
 }
 
-/* restrict_self applies the policy to this process and so to the command
- * it starts, and fills in what is in force. It fails only when the policy
- * is required and the kernel cannot enforce it. */
-static int restrict_self(const struct request *req) {
+/* make_ruleset turns the policy into a Landlock ruleset (-1: none) for the
+ * command to apply to itself (apply_ruleset, after the fork: the supervisor
+ * stays outside the command's domain, which can then neither signal nor
+ * trace it) and fills in what will be in force. It fails only when the
+ * policy is required and the kernel cannot enforce it. */
+static int make_ruleset(const struct request *req, int *ruleset) {
+	*ruleset = -1;
 	rep.mode = req->mode;
 	if (strcmp(req->mode, "off") == 0) return 0;
 	int deny = strcmp(req->network, "deny") == 0;
@@ -227,18 +238,14 @@ static int restrict_self(const struct request *req) {
 	if (deny && abi >= ABI_NETWORK) attr.handled_access_net = LL_NET_BIND_TCP | LL_NET_CONNECT_TCP;
 	if (abi >= ABI_SCOPES) attr.scoped = LL_SCOPE_ABSTRACT_UNIX_SOCKET | LL_SCOPE_SIGNAL;
 	const char *failed = "landlock_create_ruleset";
-	int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
-	if (ruleset < 0) goto out;
+	int fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
+	if (fd < 0) goto out;
 	failed = "landlock_add_rule";
 	for (int i = 0; i < req->nread; i++)
-		if (add_path(ruleset, req->read[i], LL_FS_EXECUTE | LL_FS_READ_FILE | LL_FS_READ_DIR) < 0) goto out;
+		if (add_path(fd, req->read[i], LL_FS_EXECUTE | LL_FS_READ_FILE | LL_FS_READ_DIR) < 0) goto out;
 	for (int i = 0; i < req->nwrite; i++)
-		if (add_path(ruleset, req->write[i], attr.handled_access_fs) < 0) goto out;
-	failed = "PR_SET_NO_NEW_PRIVS";
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) goto out;
-	failed = "landlock_restrict_self";
-	if (syscall(SYS_landlock_restrict_self, ruleset, 0) < 0) goto out;
-	close(ruleset);
+		if (add_path(fd, req->write[i], attr.handled_access_fs) < 0) goto out;
+	*ruleset = fd;
 	rep.landlock_abi = abi;
 	rep.filesystem = 1;
 	rep.signals = abi >= ABI_SCOPES;
@@ -246,12 +253,29 @@ static int restrict_self(const struct request *req) {
 	return 0;
 out:;
 	int saved = errno;
-	if (ruleset >= 0) close(ruleset);
+	if (fd >= 0) close(fd);
 	if (req->required) {
 		fail("sandbox required (bash.sandbox.required) but Landlock failed: %s: %s: the command was not run", failed, strerror(saved));
 		return -1;
 	}
 	return 0;
+}
+
+/* apply_ruleset restricts the calling process (the command, before its
+ * exec) with ruleset; it returns errno on failure. */
+static int apply_ruleset(int ruleset) {
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || syscall(SYS_landlock_restrict_self, ruleset, 0) < 0) return errno;
+	return 0;
+}
+
+/* sandbox_failed notes that the command could not apply the ruleset (err):
+ * nothing of it is in force. It fails when the policy is required. */
+static int sandbox_failed(const struct request *req, int err) {
+	rep.landlock_abi = rep.filesystem = rep.signals = 0;
+	if (strcmp(rep.network, "deny (tcp)") == 0) rep.network = "allow (deny not enforced: landlock_restrict_self failed)";
+	if (!req->required) return 0;
+	fail("sandbox required (bash.sandbox.required) but Landlock failed: landlock_restrict_self: %s: the command was not run", strerror(err));
+	return -1;
 }
 
 /* write_file writes s to path (for the namespace's id maps). */
@@ -529,10 +553,14 @@ static void supervise(const struct request *req) {
 		fail("interlock-run: exec: \"%s\": executable file not found in $PATH: install it or put it on the PATH of the host", req->shell);
 		return;
 	}
-	if (restrict_self(req) < 0) return;
+	int ruleset;
+	if (make_ruleset(req, &ruleset) < 0) return;
 	int dev_null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (dev_null < 0) {
-		fail("interlock-run: open /dev/null: %s", strerror(errno));
+	/* The child says on it why it could not apply the ruleset; its exec
+	 * closes it empty. */
+	int applied[2];
+	if (dev_null < 0 || pipe2(applied, O_CLOEXEC) < 0) {
+		fail("interlock-run: open /dev/null or a pipe: %s", strerror(errno));
 		return;
 	}
 	pid_t pid = fork();
@@ -542,6 +570,13 @@ static void supervise(const struct request *req) {
 	}
 	if (pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+		if (ruleset >= 0) {
+			int err = apply_ruleset(ruleset);
+			if (err) {
+				write_all(applied[1], (const char *)&err, sizeof err);
+				if (req->required) _exit(127);
+			}
+		}
 		dup2(dev_null, 0);
 		/* The command starts as from a terminal's shell: default signal
 		 * dispositions (Node ignores SIGPIPE, and ignored signals survive
@@ -555,6 +590,17 @@ static void supervise(const struct request *req) {
 		_exit(127);
 	}
 	shell_pid = pid;
+	close(applied[1]);
+	if (ruleset >= 0) close(ruleset);
+	int err;
+	ssize_t n;
+	while ((n = read(applied[0], &err, sizeof err)) < 0 && errno == EINTR) {
+	}
+	close(applied[0]);
+	if (n == sizeof err && sandbox_failed(req, err) < 0) {
+		kill_tree(0); /* it did not exec */
+		return;
+	}
 	/* The command's output pipe ends when its tree does, not when we exit. */
 	dup2(dev_null, 1);
 	dup2(dev_null, 2);
@@ -594,6 +640,22 @@ static int probe(void) {
 	if (pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0) ns = 1;
 	printf("{\"landlock_abi\":%d,\"pid_namespace\":%s}\n", abi, ns ? "true" : "false");
 	return 0;
+}
+
+/* close_inherited closes every descriptor above the control socket: the
+ * host's descriptors without close-on-exec (a log file, a socket its own
+ * parent passed down) would reach the command, whose writes through them
+ * no sandbox checks. */
+static void close_inherited(void) {
+	if (syscall(SYS_close_range, CONTROL_FD + 1, ~0U, 0) == 0) return;
+	DIR *d = opendir("/proc/self/fd"); /* before Linux 5.9 */
+	if (!d) return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		int fd = atoi(e->d_name);
+		if (fd > CONTROL_FD && fd != dirfd(d)) close(fd);
+	}
+	closedir(d);
 }
 
 static int usage(void) {
@@ -653,6 +715,7 @@ int main(int argc, char **argv) {
 		return 2;
 	}
 	fcntl(CONTROL_FD, F_SETFD, fl | FD_CLOEXEC);
+	close_inherited();
 
 	sigset_t mask;
 	sigemptyset(&mask);

@@ -36,6 +36,11 @@ var escapes = []struct {
 	{"nohup daemon with closed output", `nohup setsid sh -c 'exec >/dev/null 2>&1 </dev/null; unset P2; cut -d" " -f4 /proc/self/stat >> $P; exec sleep 30' >/dev/null 2>&1 &`},
 	{"new process group", `perl -e 'setpgrp(0,0); exec @ARGV' sh -c 'cut -d" " -f4 /proc/self/stat >> $P; exec sleep 30' &`},
 	{"detached fork loop", `setsid sh -c 'cut -d" " -f4 /proc/self/stat >> $P; while :; do sleep 1 & done' >/dev/null 2>&1 &`},
+	// The supervisor is the shell's parent (PID 1 in a PID namespace): the
+	// sandbox must keep it out of the command's reach, or its death (no
+	// report, and as a subreaper the setsid child reparented away) or its
+	// SIGTERM (taken for the host's death) would end supervision.
+	{"kills its supervisor", `setsid sh -c 'cut -d" " -f4 /proc/self/stat >> $P; exec sleep 30' & until [ -s $P ]; do sleep 0.01; done; kill -KILL $PPID; kill -TERM $PPID`},
 }
 
 // TestContainedNothingSurvives: whatever a command does to leave its
@@ -192,6 +197,22 @@ func TestSandbox(t *testing.T) {
 			other.finish(otherOut)
 		})
 	}
+}
+
+// TestHostDescriptorsNotInherited: a descriptor the host holds without
+// close-on-exec (a log its own parent opened for it) does not reach the
+// command, which could write through it where the sandbox forbids.
+func TestHostDescriptorsNotInherited(t *testing.T) {
+	t.Parallel()
+	log := filepath.Join(protectedDir(t), "host.log")
+	fd, err := syscall.Open(log, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_APPEND, 0o644) // no O_CLOEXEC
+	require.NoError(t, err)
+	defer syscall.Close(fd)
+	cmd := fmt.Sprintf("echo written 2>/dev/null >&%d; ls /proc/self/fd", fd)
+	o, err := testRunner(DefaultGrace, 0).run(t.Context(), cmd, "", os.Environ(), time.Minute, contain.Policy{}, nil)
+	require.NoError(t, err)
+	assert.Empty(t, readFile(t, log), "the command wrote through the host's descriptor")
+	assert.Equal(t, []string{"0", "1", "2", "3"}, strings.Fields(o.output), "the command's descriptors (3: ls's own): %q", o.output)
 }
 
 // protectedDir is a directory outside every writable root of the default

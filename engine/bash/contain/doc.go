@@ -19,12 +19,13 @@
 //     SIGKILL) or its parent-death signal kills the tree and exits;
 //   - on a stop message sends SIGTERM to the tree, SIGKILL after the grace,
 //     and reports once no process of the tree is left;
-//   - applies the sandbox Policy to itself with Landlock before it starts
-//     the shell, so the command inherits it: writes only in the working
-//     directory, the temp dir and the configured paths, no signals to and
-//     no abstract sockets of processes outside the command, optional
-//     network deny. The tool resolves the policy to paths (Request.args);
-//     the supervisor only applies them.
+//   - applies the sandbox Policy with Landlock to the shell it starts (not
+//     to itself, so that the command cannot signal or trace it): writes
+//     only in the working directory, the temp dir and the configured
+//     paths, no signals to and no abstract sockets of processes outside
+//     the command, optional network deny. The tool resolves the policy to
+//     paths (Request.args); the supervisor only applies them. The command
+//     gets no descriptor of the host's but its output.
 //
 // Probe says what the kernel offers; what a command actually ran with is
 // in its Report. This package does not link Landlock itself: only the
