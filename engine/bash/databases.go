@@ -86,10 +86,33 @@ func (x *command) database() {
 		texts = append(texts, fileTexts...)
 	}
 	for _, t := range texts {
+		x.clientCommands(t)
 		if dangerousSQL(t) {
 			x.flag(catDatabase)
 			return
 		}
+	}
+}
+
+// The commands of database clients that run shell code (sqlite3 .shell,
+// psql \!, mysql system, output piped to a program) or write a file
+// (.output FILE, \o FILE, tee FILE).
+var (
+	dbShell  = regexp.MustCompile(`(?m)^\s*(?:\.shell|\.system|\\!|\\system|system|pager|\\P)\s+(.+)$|(?m)^\s*(?:\.output|\.once|\\o|\\out|\\g|\\gx)\s*\|\s*(.+)$|(?i)\bprogram\s+'([^']*)'`)
+	dbOutput = regexp.MustCompile(`(?m)^\s*(?:\.output|\.once|\.save|\.backup|\\o|\\out|\\w|\\write|tee|\\T)\s+([^|\s]\S*)`)
+	dbLoad   = regexp.MustCompile(`(?im)^\s*\.load\b|load_extension\s*\(`)
+)
+
+// clientCommands judges the client commands in text.
+func (x *command) clientCommands(text string) {
+	for _, m := range dbShell.FindAllStringSubmatch(text, -1) {
+		x.shellCode(m[1] + m[2] + m[3])
+	}
+	for _, m := range dbOutput.FindAllStringSubmatch(text, -1) {
+		x.writes([]arg{{text: strings.Trim(m[1], `'"`), static: true}})
+	}
+	if dbLoad.MatchString(text) {
+		x.flag(catOptionCode) // a shared library runs in the client
 	}
 }
 

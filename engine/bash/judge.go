@@ -485,7 +485,7 @@ var weakInterpreters = map[string]bool{
 // gate: GNU getopt and git accept any unambiguous abbreviation of them
 // (tar --to-comm, git rebase --exe), which is expanded before judging.
 var longOptions = map[string][]string{
-	"tar":   {"--to-command", "--use-compress-program", "--checkpoint-action", "--info-script", "--new-volume-script", "--rsh-command", "--rmt-command", "--directory", "--file", "--absolute-names", "--create", "--append", "--update", "--extract"},
+	"tar":   {"--to-command", "--use-compress-program", "--checkpoint-action", "--info-script", "--new-volume-script", "--rsh-command", "--rmt-command", "--directory", "--file", "--absolute-names", "--create", "--append", "--update", "--extract", "--remove-files"},
 	"rsync": {"--rsh", "--rsync-path", "--delete", "--remove-source-files", "--delete-after", "--delete-before", "--delete-during", "--delete-excluded"},
 	"wget":  {"--method", "--post-file", "--body-file", "--post-data", "--body-data", "--output-document", "--directory-prefix", "--execute", "--output-file", "--append-output"},
 	"sed":   {"--expression", "--file", "--in-place"},

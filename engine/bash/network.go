@@ -17,7 +17,8 @@ func (x *command) download() {
 	valued := "-d -F -T -o -H -u -X -A -e -b -c -x -w -K -m -r -E -z -C -U -Q -Y -y -t " +
 		"--data --data-binary --data-raw --data-ascii --data-urlencode --form --form-string --upload-file --json --output " +
 		"--header --user --request --user-agent --referer --cookie --cookie-jar --proxy --url --write-out --config " +
-		"--connect-timeout --max-time --range --cert --key --cacert --resolve --retry"
+		"--connect-timeout --max-time --range --cert --key --cacert --resolve --retry " +
+		"-D --dump-header --trace --trace-ascii --stderr --libcurl --output-dir --etag-save --hsts --alt-svc"
 	if x.name == "wget" {
 		valued = "-O -o -a -P -U -t -T -e -i -B -w -Q -l -D -R -A -X -I --output-document --output-file --append-output " +
 			"--directory-prefix --post-data --post-file --body-data --body-file --header --user --password --execute " +
@@ -47,13 +48,21 @@ func (x *command) download() {
 		for _, v := range o.all("-T", "--upload-file") {
 			leak = leak || v.text == "-" && x.stdinSecret() || v.text != "-" && x.l.leaks(v.text)
 		}
+		dir := ""
+		for _, d := range o.all("--output-dir") {
+			dir = d.text + "/"
+		}
 		for _, v := range o.all("-o", "--output") {
-			x.downloadedTo(v.text)
+			x.downloadedTo(dir + v.text)
 		}
 		if o.has("-O", "--remote-name", "--remote-name-all") {
 			for _, u := range o.operands {
-				x.downloadedTo(urlBase(u.text))
+				x.downloadedTo(dir + urlBase(u.text))
 			}
+		}
+		x.writes(o.all("-D", "--dump-header", "--trace", "--trace-ascii", "--stderr", "--libcurl", "-c", "--cookie-jar", "--etag-save", "--hsts", "--alt-svc"))
+		if len(o.all("-K", "--config")) > 0 {
+			x.flag(catOptionCode) // a config file can name any output file
 		}
 	case "wget":
 		for _, v := range o.all("--post-file", "--body-file") {

@@ -414,6 +414,10 @@ func attachedCode(name, flags, t string) string {
 	return ""
 }
 
+// moduleRunsArgs lists the standard modules that run the script or the
+// code given after them.
+var moduleRunsArgs = map[string]bool{"pdb": true, "cProfile": true, "profile": true, "trace": true, "timeit": true, "runpy": true, "doctest": true, "code": true}
+
 // interpreter judges python, perl, node...: inline code, the script
 // operand, python -m pip uninstall, a here-document on stdin.
 func (x *command) interpreter() {
@@ -432,6 +436,17 @@ func (x *command) interpreter() {
 	case module == "pip":
 		if hasOperand(x.args, "uninstall") {
 			x.flag(catPackage)
+		}
+	case moduleRunsArgs[module]:
+		// python -m pdb/cProfile/trace/timeit...: the script or code it is
+		// given runs (python3 -m cProfile evil.py, python3 -m timeit CODE).
+		rest := x.args[slices.IndexFunc(x.args, func(a arg) bool { return a.text == module })+1:]
+		for _, a := range rest {
+			if strings.HasSuffix(a.text, ".py") {
+				x.script(a, x.inlineText)
+			} else if !strings.HasPrefix(a.text, "-") {
+				x.inlineCode(a)
+			}
 		}
 	case module != "" && module != "lint" && module != "task":
 		// python -m NAME runs NAME.py or NAME/__main__.py from the working

@@ -55,6 +55,15 @@ func (l *level) track(s *syntax.Stmt, args []arg) {
 		}
 	case "cp", "mv", "install", "rsync":
 		l.trackCopy(args)
+		if o := parseOpts(args, "-t -S --target-directory --suffix"); commandBase(args[0].text) == "cp" && o.has("-s", "--symbolic-link", "-l", "--link") {
+			for _, m := range symlinksMade(l, o) { // cp -s/-l: the copy is the file itself
+				if link, ok := l.abs(m[1]); ok {
+					if t, ok := l.abs(m[0]); ok {
+						l.absLinks[link] = t
+					}
+				}
+			}
+		}
 	case "tee":
 		if text, ok := l.stdinText(s.Redirs); ok {
 			for _, op := range parseOpts(args, "").operands {

@@ -167,6 +167,9 @@ func (x *command) workspace() {
 		x.writes(parseOpts(args, "").operands)
 	case "touch":
 		x.writes(parseOpts(args, "-d -r -t --date --reference").operands)
+	case "black", "isort", "rustfmt", "autopep8", "autoflake", "ruff", "gofmt", "goimports", "gofumpt", "shfmt", "prettier",
+		"eslint", "biome", "clang-format", "yq", "mlr", "xmlstarlet", "codespell", "typos":
+		x.rewrites()
 	case "gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "lzma", "unlzma", "zstd", "unzstd", "lz4", "dos2unix", "unix2dos":
 		// they replace each file with its (de)compressed or converted form
 		o := parseOpts(args, "-S -o -T -M --suffix --output --threads --memlimit --format")
@@ -188,8 +191,31 @@ func (x *command) workspace() {
 			x.writes(ops[1:])
 		}
 	case "zip":
-		if ops := parseOpts(args, "-b -n -t -tt -x -i -P -O --out --temp-path --suffixes --exclude --include --password").operands; len(ops) > 0 {
+		o := parseOpts(args, "-b -n -t -tt -x -i -P -O --out --temp-path --suffixes --exclude --include --password")
+		if ops := o.operands; len(ops) > 0 {
 			x.writes(ops[:1])
+			if o.has("-m", "--move") { // the files zipped are deleted
+				x.writes(ops[1:])
+			}
+		}
+	case "openssl":
+		for i, a := range args {
+			if a.text == "-out" && i+1 < len(args) {
+				x.writes(args[i+1 : i+2])
+			}
+		}
+	case "gpg", "gpg2", "iconv", "pandoc", "time":
+		x.writes(parseOpts(args, "-o -f -t -r -u --output --from --to --format --recipient --local-user").all("-o", "--output"))
+	case "xxd":
+		if o := parseOpts(args, "-c -g -l -s -o -n -C -cols -len -seek"); o.has("-r", "-revert") && len(o.operands) > 1 {
+			x.writes(o.operands[1:2])
+		}
+	case "script":
+		o := parseOpts(args, "-c --command -E --echo -I -O -B -T -t --log-in --log-out --log-io --log-timing --timing --logging-format")
+		x.writes(append(o.operands[:min(1, len(o.operands))], o.all("-I", "-O", "-B", "-T", "--log-in", "--log-out", "--log-io", "--log-timing", "--timing")...))
+	case "install":
+		if o := parseOpts(args, "-m -o -g -S -t --mode --owner --group --suffix --target-directory"); o.has("-d", "--directory") {
+			x.writes(o.operands)
 		}
 	case "mkdir":
 		x.writes(parseOpts(args, "-m --mode --context").operands)
@@ -208,11 +234,14 @@ func (x *command) workspace() {
 		x.tarTargets()
 	case "unzip":
 		x.writes(parseOpts(args, "-d -x -P").all("-d"))
-	case "7z", "7za":
+	case "7z", "7za", "7zr":
 		for _, a := range args[1:] {
 			if o, ok := strings.CutPrefix(a.text, "-o"); ok && o != "" {
 				x.writes([]arg{{text: o, static: a.static, glob: a.glob}})
 			}
+		}
+		if ops := parseOpts(args, "").operands; hasOperand(args, "-sdel") && len(ops) > 2 {
+			x.writes(ops[2:]) // 7z a -sdel ARCHIVE FILES: the files are deleted
 		}
 	case "go":
 		if sub := subcommand(args, "-C", 1); len(sub) > 0 && (sub[0] == "build" || sub[0] == "test") {
@@ -276,6 +305,31 @@ func (x *command) workspace() {
 	}
 }
 
+// inPlace lists, per formatter or editor of structured files, the options
+// that make it rewrite the files it is given ("" : it always does, unless
+// it only checks).
+var inPlace = map[string]string{
+	"black": "", "isort": "", "rustfmt": "", "autopep8": "-i --in-place", "autoflake": "-i --in-place",
+	"ruff": "--fix format", "gofmt": "-w", "goimports": "-w", "gofumpt": "-w", "shfmt": "-w --write",
+	"prettier": "-w --write", "eslint": "--fix", "biome": "--write --apply --fix", "clang-format": "-i",
+	"yq": "-i --inplace", "mlr": "-I", "xmlstarlet": "-L --inplace", "codespell": "-w --write-changes",
+	"typos": "-w --write-changes",
+}
+
+// rewrites judges a formatter that rewrites the files it is given in place
+// (prettier --write ../x, black ~/y): as writes to them.
+func (x *command) rewrites() {
+	o := parseOpts(x.args, "-c -d -u -v -s -t -n -r -m -N -x -l --config --line-length --target-version --ignore-path --stdin-filepath --style --rules --plugin --parser --exclude --extend-exclude --select --ignore")
+	flags := inPlace[x.name]
+	if o.has("--check", "--diff", "-l", "--list-different") && flags == "" {
+		return
+	}
+	if flags != "" && !o.has(strings.Fields(flags)...) && !hasOperand(x.args, "format") {
+		return
+	}
+	x.writes(o.operands)
+}
+
 // tarTargets judges where tar extracts (-C, or the archive's own absolute
 // names with -P) and the archive it creates.
 func (x *command) tarTargets() {
@@ -302,6 +356,9 @@ func (x *command) tarTargets() {
 	}
 	if create {
 		x.writes(files)
+		if o.has("--remove-files") { // the files archived are deleted
+			x.writes(o.operands)
+		}
 		return
 	}
 	x.writes(dirs)
