@@ -32,7 +32,11 @@ func hostConfirm(t *testing.T, tool *Tool, sh *shell, run *engine.HostRun, cmd s
 		if ev.Version <= since || ev.Type != engine.EventPaused || ev.Pause == nil {
 			continue
 		}
-		require.NoError(t, sh.s.Confirm(ev.Pause.ID, approve, engine.Remember(scope)))
+		var opts []engine.AnswerOption
+		if approve { // only an approval is remembered: a denial with a scope is refused
+			opts = append(opts, engine.Remember(scope))
+		}
+		require.NoError(t, sh.s.Confirm(ev.Pause.ID, approve, opts...))
 		a := <-done
 		require.NoError(t, a.err)
 		return ev.Pause, a.res
