@@ -19,9 +19,10 @@
 // SQLite through modernc.org/sqlite, a pure-Go driver: the shared library
 // exports no foreign C symbols. One file in WAL mode, its schema versioned
 // by PRAGMA user_version with ordered migrations (schema.go), marked as
-// ours by PRAGMA application_id. Open checks the file's header before
-// SQLite reads it, so a corrupt file, another application's database or a
-// store from a newer Interlock is reported and left untouched. One owner at
+// ours by PRAGMA application_id. Open checks the file's header (and the
+// schema version in a WAL an owner that died left) before SQLite reads it,
+// so a corrupt file, another application's database or a store from a
+// newer Interlock is reported and left untouched. One owner at
 // a time: Open holds an exclusive flock on "<path>.lock" until Close (the
 // kernel drops it when the owner dies), and a second opener, in this
 // process or another, gets ErrLocked.

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/binary"
@@ -121,10 +122,74 @@ func checkFile(path string) error {
 	if appID != applicationID {
 		return fmt.Errorf("store %s: %w: an SQLite database of another application (application_id %#x): choose another store path; the file is left as it is", path, ErrForeign, appID)
 	}
+	if v, ok := walUserVersion(path + "-wal"); ok && v > version {
+		version = v // an owner that died left it in the WAL (see walUserVersion)
+	}
 	if int(version) > SchemaVersion {
 		return fmt.Errorf("store %s: %w: schema version %d, this Interlock knows up to %d: open it with a newer Interlock or choose another store path; the file is left as it is", path, ErrNewerSchema, version, SchemaVersion)
 	}
 	return nil
+}
+
+// walUserVersion reads the schema version (PRAGMA user_version) that the
+// WAL at walPath, left by an owner that died, holds for the file: the last
+// committed image of page 1 in it, read as SQLite recovers a WAL (frames
+// count while their salts and running checksum hold). It must be read
+// before SQLite opens the file: the last connection to close checkpoints
+// the WAL into the file and deletes it, so even a refused open would
+// change the file. ok is false when the WAL has no committed page 1.
+func walUserVersion(walPath string) (version uint32, ok bool) {
+	wal, err := os.ReadFile(walPath)
+	if err != nil || len(wal) < 32 {
+		return 0, false
+	}
+	magic := binary.BigEndian.Uint32(wal[0:4])
+	if magic&^1 != 0x377f0682 {
+		return 0, false
+	}
+	order := binary.ByteOrder(binary.LittleEndian)
+	if magic&1 == 1 {
+		order = binary.BigEndian
+	}
+	// The running checksum of SQLite's WAL: over 32-bit words in order,
+	// seeded by the previous one.
+	sum := func(s0, s1 uint32, b []byte) (uint32, uint32) {
+		for i := 0; i+8 <= len(b); i += 8 {
+			s0 += order.Uint32(b[i:]) + s1
+			s1 += order.Uint32(b[i+4:]) + s0
+		}
+		return s0, s1
+	}
+	pageSize := int(binary.BigEndian.Uint32(wal[8:12]))
+	if pageSize == 1 {
+		pageSize = 65536
+	}
+	if pageSize < 512 || pageSize&(pageSize-1) != 0 {
+		return 0, false
+	}
+	s0, s1 := sum(0, 0, wal[:24])
+	if s0 != binary.BigEndian.Uint32(wal[24:28]) || s1 != binary.BigEndian.Uint32(wal[28:32]) {
+		return 0, false
+	}
+	var page1 []byte // the last image of page 1, committed or not
+	for off := 32; off+24+pageSize <= len(wal); off += 24 + pageSize {
+		h, data := wal[off:off+24], wal[off+24:off+24+pageSize]
+		if !bytes.Equal(h[8:16], wal[16:24]) {
+			break // a frame of an earlier generation of the WAL
+		}
+		s0, s1 = sum(s0, s1, h[:8])
+		s0, s1 = sum(s0, s1, data)
+		if s0 != binary.BigEndian.Uint32(h[16:20]) || s1 != binary.BigEndian.Uint32(h[20:24]) {
+			break // torn: not committed
+		}
+		if binary.BigEndian.Uint32(h[0:4]) == 1 {
+			page1 = data
+		}
+		if binary.BigEndian.Uint32(h[4:8]) != 0 && page1 != nil { // a commit
+			version, ok = binary.BigEndian.Uint32(page1[60:64]), true
+		}
+	}
+	return version, ok
 }
 
 // kindOf names what a path that is not a regular file is.

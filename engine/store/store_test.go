@@ -685,6 +685,38 @@ func TestReadOnlyDirectory(t *testing.T) {
 	assert.Empty(t, entries, "nothing was created")
 }
 
+// A store whose owner died with a newer Interlock's schema change in the
+// WAL only (not yet in the file's header): refused, and the file and its
+// WAL are left as they are (SQLite's close of a refused open used to
+// checkpoint the WAL into the file and delete it).
+func TestNewerSchemaInTheWALIsLeftUntouched(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.db")
+	require.NoError(t, open(t, path).Close())
+	db, err := sql.Open("sqlite", path)
+	require.NoError(t, err)
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	for _, q := range []string{"PRAGMA journal_mode = WAL", "PRAGMA wal_autocheckpoint = 0",
+		fmt.Sprintf("PRAGMA user_version = %d", store.SchemaVersion+1), "CREATE TABLE future (x)", "INSERT INTO future VALUES ('kept')"} {
+		_, err := db.Exec(q)
+		require.NoError(t, err, q)
+	}
+	// What a kill of that owner leaves: the files as they are now.
+	killed := filepath.Join(t.TempDir(), "s.db")
+	for _, suffix := range []string{"", "-wal"} {
+		b, err := os.ReadFile(path + suffix)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(killed+suffix, b, 0o600))
+	}
+	before := [2][32]byte{hash(t, killed), hash(t, killed+"-wal")}
+	_, err = store.Open(t.Context(), killed)
+	require.ErrorIs(t, err, store.ErrNewerSchema)
+	assert.Contains(t, err.Error(), fmt.Sprintf("schema version %d", store.SchemaVersion+1))
+	assert.Equal(t, before, [2][32]byte{hash(t, killed), hash(t, killed+"-wal")}, "the file and its WAL are untouched")
+}
+
 // A path that is not a file, or whose directory does not exist: a clear
 // error that says what to do, and nothing created beside it.
 func TestPathThatIsNotAFile(t *testing.T) {
