@@ -45,6 +45,8 @@ func effectScript(parallel bool) []engine.ScriptTurn {
 //     is pending;
 //   - "resume": (on a store killed at "effect") Continue asks whether to
 //     resume, as the effect tool was cut;
+//   - "loop": the first task of a task loop of prompt tasks runs the
+//     effect tool;
 //   - "signal": a pause signal parked the run after a model turn, before
 //     its call of the effect tool;
 //   - "answered": a question was answered (Confirm returned); the run
@@ -71,6 +73,8 @@ func killChild(scenario, path string) {
 		s, err = e.NewSession(engine.SessionOptions{ID: "a", Provider: engine.NewScriptedProvider([]engine.ScriptTurn{
 			{ToolCalls: []engine.ScriptCall{ask(engine.PauseConfirm, "go?")}}, {ToolCalls: []engine.ScriptCall{call("effect", nil)}}, {Text: "done"},
 		})})
+	case "loop":
+		s, err = e.NewSession(engine.SessionOptions{ID: "a"})
 	case "signal":
 		s, err = e.NewSession(engine.SessionOptions{ID: "a", Provider: engine.NewScriptedProvider([]engine.ScriptTurn{
 			{Text: "thinking about it", ChunkDelayMS: 20, ToolCalls: []engine.ScriptCall{call("effect", nil)}}, {Text: "done"},
@@ -82,9 +86,19 @@ func killChild(scenario, path string) {
 		fail(err)
 	}
 	sub := s.Subscribe()
-	if scenario == "resume" {
+	switch scenario {
+	case "resume":
 		_, _, err = s.StartContinue(ctx)
-	} else {
+	case "loop":
+		var tl *engine.TaskLoop
+		tl, err = s.NewTaskLoop([]engine.Task{
+			{Title: "deploy", Prompt: "deploy", Provider: engine.NewScriptedProvider(effectScript(false))},
+			{Title: "then", Prompt: "then", Provider: engine.NewScriptedProvider([]engine.ScriptTurn{{Text: "done"}})},
+		})
+		if err == nil {
+			_, _, err = tl.Start(ctx)
+		}
+	default:
 		_, _, err = s.Start(ctx, "go")
 	}
 	if err != nil {
@@ -100,7 +114,8 @@ func killChild(scenario, path string) {
 			fail(err)
 		}
 	}
-	want := map[engine.EventType]bool{engine.EventToolStarted: scenario == "effect" || scenario == "parallel", engine.EventPaused: scenario != "effect"}
+	want := map[engine.EventType]bool{engine.EventToolStarted: scenario == "effect" || scenario == "parallel" || scenario == "loop",
+		engine.EventPaused: scenario != "effect" && scenario != "loop"}
 	n := 0
 	for _, w := range want {
 		if w {
@@ -369,4 +384,32 @@ func TestRevokedGrantOnAFullDiskDoesNotComeBack(t *testing.T) {
 	assert.Contains(t, lines[0], "disk is full", "the revocation is refused, saying why")
 	assert.Equal(t, "listed: 1", lines[1], "the grant is still listed")
 	assert.Equal(t, "after the restart: 1", lines[2])
+}
+
+// Killed while a task of a loop of prompt tasks ran the effect tool (and
+// again at the question this asks): the next owner resumes the loop only
+// after asking about the cut effect.
+func TestKillInATaskLoopAsksBeforeRepeating(t *testing.T) {
+	t.Parallel()
+	for _, kills := range [][]string{{"loop"}, {"loop", "resume"}} {
+		t.Run(strings.Join(kills, "+"), func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "s.db")
+			for _, k := range kills {
+				killAt(t, path, k)
+			}
+			g := newGate()
+			e, err := engine.Open(t.Context(), engine.WithStore(path), engine.WithTool("effect", g))
+			require.NoError(t, err)
+			defer e.Close()
+			s, err := e.Session("a")
+			require.NoError(t, err)
+			p, done := continueUntilAsked(t, s)
+			require.Equal(t, resumeQuestion, p.Message)
+			require.NoError(t, s.Confirm(p.ID, false))
+			require.NoError(t, (<-done).Err)
+			assert.Empty(t, g.started, "the effect never ran again")
+			assert.True(t, s.TaskLoops()[0].State().Done, "the denied resumption ends the loop")
+		})
+	}
 }
