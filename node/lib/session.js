@@ -51,6 +51,9 @@ export class Session extends EngineObject {
   // the engine.
   #pause = '-';
   #answered = '';
+  // The id of the last pause an event showed, kept after one says none is
+  // pending ("" before any, or when its id was unreadable).
+  #shown = '';
 
   /** id: when the caller has it already (createSession gets it with the handle). */
   constructor(token, engine, handle, id) {
@@ -160,18 +163,20 @@ export class Session extends EngineObject {
   }
 
   /**
-   * An answer without a pause id answers the pause the last event showed,
-   * not whatever the engine has by then: a second Y in the same tick, or a
-   * Y sent while another client's answer is on its way, must not approve a
-   * pause raised after it that nobody here has seen (it throws instead).
-   * Before any event about a pause, the engine's current one is answered.
+   * An answer without a pause id answers the pause the last event showed
+   * (after one that said none is pending: the last one shown, which then
+   * fails), not whatever the engine has by then: a second Y in the same
+   * tick, or a Y sent while another client's answer or the event of a new
+   * pause is on its way, must not approve a pause nobody here has seen (it
+   * throws instead). Before any event about a pause, the engine's current
+   * one is answered.
    */
   #naming(args, at, max) {
-    const current = this.#pause;
-    if (args[at] != null || current === '-' || args.length > max) return args; // the addon says what is wrong
+    // Too many arguments: the addon says so.
+    if (args[at] != null || this.#shown === '' || args.length > max) return args;
     const named = [...args];
     named.length = Math.max(named.length, at);
-    named[at] = current.slice(current.indexOf('/') + 1);
+    named[at] = this.#shown;
     return named;
   }
 
@@ -195,6 +200,7 @@ export class Session extends EngineObject {
   /** The current pause after an event (the record's token). */
   [kPauseSeen](token) {
     this.#pause = token;
+    if (token !== '-') this.#shown = token.includes('/') ? token.slice(token.indexOf('/') + 1) : '';
   }
 
   interrupt(...args) {

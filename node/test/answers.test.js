@@ -172,3 +172,26 @@ test('an answer without a pause id answers the pause the last event showed, neve
     });
   }
 });
+
+test('after an event said no pause is pending, an answer without an id never approves one raised since', async () => {
+  // A host's own loop raises the pauses: the second is pending in the engine before its event reaches JS.
+  const s = engine.createSession({});
+  const run = s.begin();
+  const shown = nextEvent(s, 'paused');
+  const first = run.pause({ kind: 'confirm', message: 'echo 1?' });
+  await shown;
+  const none = nextEvent(s, 'pause_answered');
+  s.confirm(true);
+  assert.equal((await first).answer, 'approved');
+  await none; // the last event: no pause pending
+  const second = run.pause({ kind: 'confirm', message: 'rm -rf ~?' });
+  // Until the engine has it; this thread never yields meanwhile, so its event cannot arrive.
+  for (const deadline = Date.now() + 10_000; s.pauseState === null; ) assert.ok(Date.now() < deadline, 'the pause was never raised');
+  assert.throws(() => s.confirm(true), { code: 'ERR_UNKNOWN_PAUSE' }, 'a Y meant for echo 1 approved rm -rf ~');
+  assert.equal(s.pauseState?.message, 'rm -rf ~?', 'still pending');
+  await nextEvent(s, 'paused');
+  s.confirm(false); // the event has shown it now
+  assert.equal((await second).answer, 'denied');
+  run.end();
+  s.close();
+});
