@@ -319,6 +319,20 @@ func TestGrantsBoundToTheJudgedAction(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, "keep", string(data))
 	})
+	t.Run("code fed on stdin", func(t *testing.T) {
+		// The code a command reads from a here-document, a pipe or a file is
+		// part of what was approved: other code asks again.
+		sh.ask("python3 - <<'EOF'\nimport os; os.remove('a.txt')\nEOF", engine.AnswerApproved, engine.Remember(ScopeSession))
+		sh.ask("python3 - <<'EOF'\nimport shutil; shutil.rmtree('../gone')\nEOF", engine.AnswerDenied)
+		sh.ask(`echo 'import os; os.remove("a.txt")' | python3`, engine.AnswerApproved, engine.Remember(ScopeSession))
+		sh.ask(`echo 'import shutil; shutil.rmtree("../gone")' | python3`, engine.AnswerDenied)
+		sh.ask("sqlite3 a.db <<< 'drop table if exists t'", engine.AnswerApproved, engine.Remember(ScopeSession))
+		sh.ask("sqlite3 a.db <<< 'drop table if exists users'", engine.AnswerDenied)
+		require.NoError(t, os.WriteFile(filepath.Join(projA, "t.sql"), []byte("drop table if exists t;\n"), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(projA, "users.sql"), []byte("drop table if exists users;\n"), 0o644))
+		sh.ask("sqlite3 a.db < t.sql", engine.AnswerApproved, engine.Remember(ScopeSession))
+		sh.ask("sqlite3 a.db < users.sql", engine.AnswerDenied)
+	})
 	t.Run("same command in another directory", func(t *testing.T) {
 		sh.ask("cd sub && mkdir -p build && rm -rf build", engine.AnswerDenied)
 	})

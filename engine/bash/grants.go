@@ -30,7 +30,10 @@ var ErrUnknownGrant = engine.ErrUnknownGrant
 // Command is the program with its words as they will be when it runs
 // (variables expanded, words that name paths resolved to absolute ones
 // through their symlinks) followed by the working directory, e.g.
-// "rm -rf /home/me/app/build (in /home/me/app)". A command whose words are
+// "rm -rf /home/me/app/build (in /home/me/app)"; what it reads as code or
+// SQL besides its words (a here-document, a file on stdin, a piped or a
+// script file's code) is named by its SHA-256, e.g. "sqlite3 app.db <
+// /srv/app/x.sql sha256:… (in /srv/app)". A command whose words are
 // only known at run time is never granted. A project grant applies only in
 // the project whose root (the git root above the session's directory, or
 // that directory) is Root.

@@ -24,6 +24,7 @@ type command struct {
 	why    string    // why key is ""
 	keyed  bool      // key and why are computed (only when a finding needs them)
 	local  []finding // built-in findings about this command (rules may silence them)
+	ran    string    // code it runs that is not in its words (a pipe, a script file), when judged
 }
 
 // flag records a finding about this command in category.
@@ -44,7 +45,43 @@ func (x *command) flag(category string) {
 	if x.via != "" && key != "" {
 		key, why = "", "it runs once per input of "+x.via
 	}
+	if key != "" {
+		if in, ok := x.inputKey(); !ok {
+			key, why = "", "what it reads on stdin is only known when it runs"
+		} else if in != "" {
+			i := strings.LastIndex(key, " (in ")
+			key = key[:i] + in + key[i:]
+		}
+	}
 	x.local = append(x.local, finding{action: ActionConfirm, reason: category + ": " + abbreviate(d), key: key, why: why})
+}
+
+// inputKey is what a command reads besides its words, as an approval
+// remembers it: the file or here-document on its stdin and the code it
+// runs from a pipe or a file, by content ("python3 - <<< sha256:…"), so
+// that approving one SQL file or one piped script is no approval of
+// another. ok is false when the input is only known at run time.
+func (x *command) inputKey() (key string, ok bool) {
+	for _, r := range x.redirs {
+		switch {
+		case r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc || r.Op == syntax.WordHdoc:
+			text, _ := x.l.stdinText([]*syntax.Redirect{r})
+			key += " <<< sha256:" + hashText(text)[:16]
+		case r.Op == syntax.RdrIn && r.Word != nil && (r.N == nil || r.N.Value == "0"):
+			p, ok := x.l.abs(x.l.word(r.Word))
+			if !ok {
+				return "", false
+			}
+			key += " < " + quote(p)
+			if text, ok := readSmall(p); ok {
+				key += " sha256:" + hashText(text)[:16]
+			}
+		}
+	}
+	if x.ran != "" {
+		key += " (code sha256:" + hashText(x.ran)[:16] + ")"
+	}
+	return key, true
 }
 
 // flagScript records that a script the command runs cannot be judged,

@@ -488,6 +488,9 @@ var (
 // names a path outside the working directory asks: that path may be where
 // it writes (open("../x", "w")).
 func (x *command) inlineCode(a arg) {
+	if a.word == nil {
+		x.ran = a.text // from a file or a pipe: an approval is of this code
+	}
 	if a.subst || inlineWrites.MatchString(a.text) {
 		x.l.dirty = x.name + " code"
 	}
