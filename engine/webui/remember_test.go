@@ -106,7 +106,10 @@ func TestEveryTabShowsWhatARememberedApprovalApprovesAsText(t *testing.T) {
 	s := newSession(t, e, "agent", engine.ScriptTurn{ToolCalls: []engine.ScriptCall{call("deploy", nil)}}, engine.ScriptTurn{Text: "done"})
 	// The other strings the engine hands the page hold the same markup: a
 	// pause's message and details, a prompt in the history, a session's id.
-	plain := newSession(t, e, "plain", engine.ScriptTurn{ToolCalls: []engine.ScriptCall{ask(engine.PauseConfirm, hostileKey, "make "+hostileKey)}}, engine.ScriptTurn{Text: "ok"})
+	// The details also hold characters that act on the text around them (a
+	// carriage return, a right-to-left override): shown as signs, as the TUI does.
+	const acting = "\r\u202e~ fr- mr"
+	plain := newSession(t, e, "plain", engine.ScriptTurn{ToolCalls: []engine.ScriptCall{ask(engine.PauseConfirm, hostileKey, "make "+hostileKey+acting)}}, engine.ScriptTurn{Text: "ok"})
 	newSession(t, e, hostileKey)
 	srv := serve(t, e)
 	browser := startBrowser(t)
@@ -127,7 +130,7 @@ func TestEveryTabShowsWhatARememberedApprovalApprovesAsText(t *testing.T) {
 	}
 
 	tabs[1].click(`[data-session=plain]`)
-	tabs[1].waitFor(fmt.Sprintf(`document.querySelector('#pause .pause-details')?.textContent === %q`, "make "+hostileKey))
+	tabs[1].waitFor(fmt.Sprintf(`document.querySelector('#pause .pause-details')?.textContent === %q`, "make "+hostileKey+"␍<U+202E>~ fr- mr"))
 	tabs[1].waitFor(fmt.Sprintf(`[...document.querySelectorAll('#history .msg.user')].some((m) => m.textContent === %q)`, hostileKey))
 	assert.Equal(t, "Ask: "+hostileKey, tabs[1].eval(`document.querySelector('#pause .pause-message').textContent`))
 	assert.Equal(t, hostileKey, tabs[1].eval(`document.querySelector('#sessions li:last-child .name').textContent`))

@@ -137,7 +137,7 @@ function renderGrants() {
   grantsShownLive = live;
   const { grants, error } = state.grants;
   $('grants-summary').textContent = `Remembered approvals (${grants.length})`;
-  $('grants-error').textContent = error || '';
+  $('grants-error').textContent = printable(error || '');
   $('grants-error').hidden = !error;
   $('grants-empty').hidden = grants.length > 0 || !!error;
   $('grants-table').hidden = grants.length === 0;
@@ -165,10 +165,27 @@ async function revokeGrant(g) {
 function showNotice(text) {
   state.notice = text;
   const n = $('notice');
-  n.textContent = text;
+  n.textContent = printable(text);
   n.hidden = !text;
 }
 
+// Characters that act on the text around them instead of showing: C0
+// controls but tab and newline, DEL, C1 controls, and the bidirectional
+// marks, overrides and isolates (U+202E shows what follows it reversed).
+const ACTED_ON = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+// printable shows them as visible signs, as the TUI does (␍, ␛, <U+202E>):
+// a command reads as it runs.
+function printable(text) {
+  return text.replace(ACTED_ON, (c) => {
+    const code = c.charCodeAt(0);
+    if (code < 0x20) return String.fromCharCode(0x2400 + code);
+    if (code === 0x7f) return '\u2421';
+    return `<U+${code.toString(16).toUpperCase().padStart(4, '0')}>`;
+  });
+}
+
+// el makes an element; its text children (the engine's strings among them) are text, shown by printable.
 function el(tag, attrs, ...children) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {
@@ -176,7 +193,7 @@ function el(tag, attrs, ...children) {
     else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
     else e.setAttribute(k, v);
   }
-  for (const c of children) if (c != null) e.append(c);
+  for (const c of children) if (c != null) e.append(typeof c === 'string' ? printable(c) : c);
   return e;
 }
 
@@ -320,7 +337,7 @@ $('emergency-stop').addEventListener('click', () => post('/api/emergency-stop'))
 
 $('resume-all').addEventListener('click', () => {
   const ids = state.order.filter((id) => state.sessions.get(id).eligibility?.eligible);
-  $('resume-confirm-text').textContent = `Resume all will continue ${ids.length} session${ids.length === 1 ? '' : 's'}: ${ids.join(', ')}`;
+  $('resume-confirm-text').textContent = printable(`Resume all will continue ${ids.length} session${ids.length === 1 ? '' : 's'}: ${ids.join(', ')}`);
   $('resume-confirm').hidden = false;
 });
 $('resume-confirm-no').addEventListener('click', () => { $('resume-confirm').hidden = true; });
