@@ -153,3 +153,34 @@ func TestSignalPauseLandsBeforeTheTurnsToolCalls(t *testing.T) {
 	close(g.release)
 	<-out
 }
+
+// Esc (or an emergency stop, or the engine closing) while "Resuming may
+// repeat an action that was cut off" is asked leaves that question to be
+// asked again: the next Continue does not go straight on.
+func TestStopAtTheResumeQuestionKeepsIt(t *testing.T) {
+	t.Parallel()
+	g := newGate()
+	_, s := newEngine(t, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("gate", nil)}}, {Text: "done"}}, engine.WithTool("gate", g))
+	sub := s.Subscribe()
+	defer sub.Close()
+	out := start(t, s, "go")
+	<-g.started
+	require.NoError(t, s.Interrupt(engine.ReasonUserStop))
+	<-out
+	_, done, err := s.StartContinue(t.Context())
+	require.NoError(t, err)
+	p := waitEvent(t, sub, isType(engine.EventPaused)).Pause
+	require.Equal(t, "Resume", p.Tool)
+	require.NoError(t, s.Interrupt(engine.ReasonUserStop))
+	<-done
+	waitEvent(t, sub, isType(engine.EventInterrupted))
+	require.Equal(t, engine.Eligibility{Eligible: true, RepeatsSideEffect: true}, s.Eligibility())
+	_, done, err = s.StartContinue(t.Context())
+	require.NoError(t, err)
+	ev := waitEvent(t, sub, func(ev engine.Event) bool { return ev.Type == engine.EventPaused || ev.Type.Terminal() })
+	require.Equal(t, engine.EventPaused, ev.Type, "Continue went on without asking again")
+	require.Equal(t, "Resume", ev.Pause.Tool)
+	require.NoError(t, s.Confirm(ev.Pause.ID, false))
+	require.NoError(t, (<-done).Err)
+	assert.Empty(t, g.started, "the gate never ran again")
+}

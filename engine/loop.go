@@ -221,6 +221,9 @@ func (s *Session) continueRun(r *run, res resumption) error {
 			Details: details,
 		}, SourceTool, s.Snapshot().Step, 0)
 		if err != nil {
+			s.mu.Lock()
+			r.sideEffectCut = true // not answered: the next resumption asks it again
+			s.mu.Unlock()
 			return err
 		}
 		if !ans.Approved() {
