@@ -22,7 +22,9 @@
 // a line sets up for its later commands (a cd, a symlink, a script written
 // or copied, a download), and the files earlier calls of the session wrote
 // (FileLog). What cannot be known statically (an unparsable line, a
-// command name computed at run time) needs confirming: it fails closed.
+// command name computed at run time, options the line computes such as
+// git reset $(echo --hard), the words xargs reads from its input) needs
+// confirming: it fails closed.
 // CheckCommand exposes the gate on its own.
 //
 // A dangerous command raises a confirm pause (tool "Bash", message

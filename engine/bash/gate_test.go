@@ -270,6 +270,7 @@ var gateAttacks = []gateAttack{
 	{class: "alias defined on the line", setup: noSetup, attack: "shopt -s expand_aliases\nalias ls=rm\nls ../victim/keep.txt"},
 	{class: "symlink made on the line, used as a directory", setup: noSetup, attack: "ln -s ../victim v && rm v/keep.txt"},
 	{class: "file replaced by a compressor", setup: noSetup, attack: "gzip ../victim/keep.txt"},
+	{class: "words xargs reads from its input", setup: noSetup, attack: "echo ../victim/keep.txt | xargs cp /dev/null"},
 	{class: "the host process", setup: noSetup, attack: "kill -TERM $PPID", hitsHost: true},
 	{class: "the host's environment", setup: noSetup, attack: "cat /proc/$PPID/environ > ../victim/keep.txt"},
 }

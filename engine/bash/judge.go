@@ -5,6 +5,7 @@ package bash
 // judgments of each domain (judge).
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 
@@ -106,6 +107,103 @@ func (x *command) judgeAll() {
 	if len(x.local) == 0 {
 		x.knownProgram()
 	}
+	if len(x.local) == 0 && !anyOptions[x.name] && x.optionsUnknown() {
+		x.flag(catDynamicOption)
+	}
+}
+
+// anyOptions lists programs that nothing on their command line makes
+// change anything: words only known when they run may be any option.
+var anyOptions = map[string]bool{
+	"echo": true, "printf": true, "cat": true, "ls": true, "grep": true, "egrep": true, "fgrep": true, "rg": true,
+	"ag": true, "wc": true, "head": true, "tail": true, "basename": true, "dirname": true, "test": true, "[": true,
+	"[[": true, "true": true, "false": true, ":": true, "sleep": true, "date": true, "seq": true, "stat": true,
+	"file": true, "du": true, "df": true, "realpath": true, "readlink": true, "pwd": true, "which": true, "type": true,
+	"cut": true, "tr": true, "diff": true, "cmp": true, "id": true, "uname": true, "printenv": true, "cd": true,
+	"pushd": true, "popd": true, "shift": true, "exit": true, "return": true, "nl": true, "tac": true, "rev": true,
+	"fold": true, "column": true, "od": true, "hexdump": true, "strings": true, "md5sum": true, "sha1sum": true,
+	"sha256sum": true, "sha512sum": true, "cksum": true, "nproc": true, "whoami": true, "hostname": true, "let": true,
+	"wait": true, "expr": true, "bc": true, "numfmt": true, "getent": true, "local": true, "export": true,
+}
+
+// optionsUnknown reports whether a word the line controls, only known
+// when it runs, may become options of the command (git reset $(echo
+// --hard), tar $(echo --to-command=sh) -xf a.tar), or xargs or parallel
+// add words read from their input.
+func (x *command) optionsUnknown() bool {
+	if x.via == "xargs" || x.via == "parallel" {
+		return true
+	}
+	for _, a := range x.args[1:] {
+		if x.l.mayBeOption(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// mayBeOption reports whether a word expands, at run time, to a value the
+// line computed (a command substitution, a variable it assigned or read)
+// where it can start an option: unquoted (it splits), or first in quotes.
+// The session's own environment ($PWD, $TARGET) is the user's, not the
+// line's.
+func (l *level) mayBeOption(a arg) bool {
+	if a.static || a.word == nil {
+		return false
+	}
+	ctrl := func(p syntax.WordPart) bool {
+		switch p := p.(type) {
+		case *syntax.CmdSubst:
+			return !pathOutput(p)
+		case *syntax.ProcSubst:
+			return true
+		case *syntax.ParamExp:
+			return p.Param != nil && l.lineVar(p.Param.Value)
+		}
+		return false
+	}
+	for i, p := range a.word.Parts {
+		if q, ok := p.(*syntax.DblQuoted); ok {
+			if i == 0 && len(q.Parts) > 0 && ctrl(q.Parts[0]) {
+				return true
+			}
+		} else if ctrl(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// pathOutput reports a command substitution of a program whose output is
+// a path or a number, never an option: "$(command -v rm)", $(id -u), $(pwd).
+func pathOutput(cs *syntax.CmdSubst) bool {
+	if len(cs.Stmts) != 1 {
+		return false
+	}
+	call, ok := cs.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 {
+		return false
+	}
+	switch name, sub := call.Args[0].Lit(), ""; name {
+	case "id", "pwd", "mktemp", "nproc", "uname", "whoami", "hostname", "realpath", "dirname", "which":
+		return true
+	case "command", "git", "go":
+		if len(call.Args) > 1 {
+			sub = call.Args[1].Lit()
+		}
+		return name == "command" && sub == "-v" || name == "git" && sub == "rev-parse" || name == "go" && sub == "env"
+	}
+	return false
+}
+
+// lineVar reports whether the line sets the variable name: assigned, read,
+// a loop's over words it computes.
+func (l *level) lineVar(name string) bool {
+	if _, ok := l.vars[name]; ok {
+		return true
+	}
+	n := regexp.QuoteMeta(name)
+	return regexp.MustCompile(`\b(for|select)\s+` + n + `\s+in\b[^;\n]*[$` + "`" + `]|\b(read|mapfile|readarray)\b[^;&|\n]*\b` + n + `\b|-v\s*` + n + `\b|getopts\s+\S+\s+` + n + `\b`).MatchString(l.src)
 }
 
 // nested judges a command this one runs (sudo's, xargs's...).

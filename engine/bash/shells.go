@@ -99,6 +99,14 @@ func (x *command) parallel() {
 	sub := &command{l: x.l, args: args, name: x.name, depth: x.depth, via: "parallel", disp: x.disp}
 	if i < end {
 		sub.runWords(args[i:end], false)
+		for _, a := range args[end:] { // each input is appended (or put at {}): judged as run
+			if !strings.HasPrefix(a.text, ":::") {
+				sub.runWords(append(slices.Clone(args[i:end]), a), false)
+			}
+		}
+		if end == len(args) && !anyOptions[commandBase(args[i].text)] {
+			sub.flag(catDynamicOption) // inputs from stdin
+		}
 	} else { // no command: every input is a command line
 		for _, a := range args[end:] {
 			if !strings.HasPrefix(a.text, ":::") && !strings.HasPrefix(a.text, "::::") {
