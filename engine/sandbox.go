@@ -6,7 +6,8 @@ type Sandbox struct {
 	Tool string `json:"tool"`
 	// Mode is the policy's mode: "workspace-write", "read-only" or "off".
 	Mode string `json:"mode"`
-	// Filesystem is what limits writes: "landlock ABI 7", "none (...)", "off".
+	// Filesystem is what limits writes: "landlock ABI 7 and read-only mounts"
+	// (in a PID namespace), "landlock ABI 7", "none (...)", "off".
 	Filesystem string `json:"filesystem"`
 	// Network is "allow", or how a deny is enforced ("deny (namespace)").
 	Network string `json:"network"`

@@ -18,7 +18,9 @@
  *     so the command's tree runs under the policy the tool computed
  *     (--read/--write paths, TCP deny, signal and abstract-socket scoping)
  *     and the supervisor stays outside it: the command can neither signal
- *     nor trace its supervisor;
+ *     nor trace its supervisor. In a PID namespace it also makes every
+ *     mount read-only but the --write paths, for what Landlock does not
+ *     cover (chmod, chown, utime, xattrs);
  *   - it closes every descriptor the host passed but its control socket
  *     and output, so the command writes through none the sandbox did not
  *     check.
@@ -48,6 +50,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -67,6 +70,13 @@
 #define SYS_landlock_add_rule 445
 #define SYS_landlock_restrict_self 446
 #endif
+#ifndef SYS_mount_setattr
+#define SYS_mount_setattr 442
+#endif
+#ifndef AT_RECURSIVE
+#define AT_RECURSIVE 0x8000
+#endif
+#define MOUNT_ATTR_RO 0x1
 #ifndef SYS_close_range
 #define SYS_close_range 436
 #endif
@@ -118,7 +128,7 @@ struct report {
 	const char *tree;
 	int namespaces_refused;
 	const char *mode;
-	int landlock_abi, filesystem, signals;
+	int landlock_abi, filesystem, signals, read_only_mounts;
 	const char *network;
 	char error[1024];
 };
@@ -177,7 +187,9 @@ static void write_report(void) {
 	n += (size_t)snprintf(b + n, sizeof b - n, ",\"landlock_abi\":%d,\"filesystem\":%s,\"network\":", rep.landlock_abi,
 	                      rep.filesystem ? "true" : "false");
 	n = json_string(b, sizeof b, n, rep.network);
-	n += (size_t)snprintf(b + n, sizeof b - n, ",\"signals\":%s}", rep.signals ? "true" : "false");
+	n += (size_t)snprintf(b + n, sizeof b - n, ",\"signals\":%s", rep.signals ? "true" : "false");
+	if (rep.read_only_mounts) n += (size_t)snprintf(b + n, sizeof b - n, ",\"read_only_mounts\":true");
+	n += (size_t)snprintf(b + n, sizeof b - n, "}");
 	if (rep.error[0]) {
 		n += (size_t)snprintf(b + n, sizeof b - n, ",\"error\":");
 		n = json_string(b, sizeof b, n, rep.error);
@@ -259,6 +271,28 @@ out:;
 		return -1;
 	}
 	return 0;
+}
+
+/* read_only_mounts makes, in a mount namespace of its own, every mount
+ * read-only but the writable paths: Landlock does not cover a file's mode,
+ * owner, times and extended attributes (chmod, chown, touch -d, setfattr),
+ * a read-only mount refuses them. It needs the user namespace's
+ * capabilities: in a PID namespace only. */
+static int read_only_mounts(const struct request *req) {
+	struct {
+		uint64_t attr_set, attr_clr, propagation, userns_fd;
+	} ro = {.attr_set = MOUNT_ATTR_RO}, rw = {.attr_clr = MOUNT_ATTR_RO};
+	char cwd[4096];
+	if (!getcwd(cwd, sizeof cwd) || unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) return -1;
+	/* Each writable path becomes a mount of its own, made writable again
+	 * once all are read-only. */
+	for (int i = 0; i < req->nwrite; i++)
+		if (mount(req->write[i], req->write[i], NULL, MS_BIND | MS_REC, NULL) < 0 && errno != ENOENT) return -1;
+	if (syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &ro, sizeof ro) < 0) return -1;
+	for (int i = 0; i < req->nwrite; i++)
+		if (syscall(SYS_mount_setattr, AT_FDCWD, req->write[i], AT_RECURSIVE, &rw, sizeof rw) < 0 && errno != ENOENT) return -1;
+	/* The working directory was looked up before its bind mount. */
+	return chdir(cwd);
 }
 
 /* apply_ruleset restricts the calling process (the command, before its
@@ -555,6 +589,7 @@ static void supervise(const struct request *req) {
 	}
 	int ruleset;
 	if (make_ruleset(req, &ruleset) < 0) return;
+	if (pid_ns && ruleset >= 0) rep.read_only_mounts = read_only_mounts(req) == 0;
 	int dev_null = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	/* The child says on it why it could not apply the ruleset; its exec
 	 * closes it empty. */

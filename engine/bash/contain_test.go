@@ -170,7 +170,11 @@ func TestSandbox(t *testing.T) {
 			h := newHarness(t, tool)
 
 			res := h.session("rm -rf " + protected).run()
-			assert.Contains(t, res.Text, "Permission denied")
+			refused := "Permission denied" // Landlock
+			if ns {
+				refused = "Read-only file system" // the mount, checked first
+			}
+			assert.Contains(t, res.Text, refused)
 			assert.FileExists(t, filepath.Join(protected, "file"), "rm -rf outside the working directory must fail")
 			assert.Contains(t, res.Text, fmt.Sprintf(`[blocked by the sandbox: writing "%s/file": bash.sandbox.mode "workspace-write" allows writes only in`, protected), "the result names the path and the rule")
 			assert.Contains(t, res.Text, "add the path (or a parent directory) to bash.sandbox.writable", "and how to allow it")
@@ -213,6 +217,27 @@ func TestHostDescriptorsNotInherited(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, readFile(t, log), "the command wrote through the host's descriptor")
 	assert.Equal(t, []string{"0", "1", "2", "3"}, strings.Fields(o.output), "the command's descriptors (3: ls's own): %q", o.output)
+}
+
+// TestSandboxFileMetadata: Landlock does not cover a file's mode, owner,
+// times or extended attributes; in a PID namespace read-only mounts refuse
+// changing them outside the writable paths, and inside they work.
+func TestSandboxFileMetadata(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(protectedDir(t), "file")
+	require.NoError(t, os.WriteFile(file, []byte("keep"), 0o644))
+	before, err := os.Stat(file)
+	require.NoError(t, err)
+	cmd := fmt.Sprintf("chmod 600 %[1]s; touch -d 2001-01-01 %[1]s; echo x > inside && chmod 700 inside && touch -d 2001-01-01 inside && echo inside ok", file)
+	o, err := testRunner(DefaultGrace, 0).run(t.Context(), cmd, t.TempDir(), os.Environ(), time.Minute, contain.Policy{}, nil)
+	require.NoError(t, err)
+	assert.True(t, o.report.Sandbox.ReadOnlyMounts, "%+v", o.report)
+	assert.Contains(t, o.output, "Read-only file system")
+	assert.Contains(t, o.output, "inside ok")
+	after, err := os.Stat(file)
+	require.NoError(t, err)
+	assert.Equal(t, before.Mode(), after.Mode(), "chmod outside the writable paths")
+	assert.Equal(t, before.ModTime(), after.ModTime(), "touch outside the writable paths")
 }
 
 // protectedDir is a directory outside every writable root of the default
@@ -333,9 +358,9 @@ func TestSandboxReported(t *testing.T) {
 		tree       string
 		warnHas    []string
 	}{
-		{"full", nil, false, "landlock ABI", "scoped", contain.TreePIDNamespace, nil},
+		{"full", nil, false, "and read-only mounts", "scoped", contain.TreePIDNamespace, nil},
 		{"config off", []Option{WithSandbox(contain.Policy{Mode: contain.ModeOff})}, true, "off", "not scoped", contain.TreePIDNamespace, []string{`bash.sandbox.mode is "off"`}},
-		{"no landlock, no namespaces", []Option{withoutLandlock(), withoutNamespaces()}, true, "none (no Landlock)", "not scoped", contain.TreeSubreaper, []string{"no Landlock", "no unprivileged user namespaces"}},
+		{"no landlock, no namespaces", []Option{withoutLandlock(), withoutNamespaces()}, true, "none (no Landlock)", "not scoped", contain.TreeSubreaper, []string{"no Landlock", "no unprivileged user namespaces", "chmod, chown, touch"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -24,8 +24,10 @@
 //     only in the working directory, the temp dir and the configured
 //     paths, no signals to and no abstract sockets of processes outside
 //     the command, optional network deny. The tool resolves the policy to
-//     paths (Request.args); the supervisor only applies them. The command
-//     gets no descriptor of the host's but its output.
+//     paths (Request.args); the supervisor only applies them. In a PID
+//     namespace every mount but the writable paths is read-only too
+//     (Landlock does not cover chmod, chown, utime). The command gets no
+//     descriptor of the host's but its output.
 //
 // Probe says what the kernel offers; what a command actually ran with is
 // in its Report. This package does not link Landlock itself: only the

@@ -87,6 +87,10 @@ type Enforced struct {
 	Filesystem  bool   `json:"filesystem"`   // writes limited by Landlock
 	Network     string `json:"network"`      // "allow", "deny (namespace)", "deny (tcp)", "allow (deny not enforced)"
 	Signals     bool   `json:"signals"`      // signals and abstract sockets scoped to the command
+	// ReadOnlyMounts: the mode, owner, times and extended attributes of
+	// files outside the writable paths cannot change (read-only mounts in
+	// the command's mount namespace; Landlock does not cover them).
+	ReadOnlyMounts bool `json:"read_only_mounts,omitempty"`
 }
 
 // Control messages, one byte each, from the tool to the supervisor.
