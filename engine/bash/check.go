@@ -187,6 +187,7 @@ type checker struct {
 	parsed int
 	// aliases defined on the line (alias ls=rm): with expand_aliases, a
 	// later line runs the value in place of the name.
+	endAt     string // the directory the last script parsed ended in
 	aliases   map[string]arg
 	expanding map[string]bool // aliases being expanded: bash does not expand one in itself
 }
@@ -264,7 +265,7 @@ func (c *checker) script(src string, depth int) {
 	})
 	saved := c.at
 	syntax.Walk(f, l.visit)
-	c.at = saved
+	c.at, c.endAt = saved, l.at
 	if depth == 0 {
 		c.writes = l.fileWrites()
 	}

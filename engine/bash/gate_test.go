@@ -271,6 +271,7 @@ var gateAttacks = []gateAttack{
 	{class: "symlink made on the line, used as a directory", setup: noSetup, attack: "ln -s ../victim v && rm v/keep.txt"},
 	{class: "file replaced by a compressor", setup: noSetup, attack: "gzip ../victim/keep.txt"},
 	{class: "words xargs reads from its input", setup: noSetup, attack: "echo ../victim/keep.txt | xargs cp /dev/null"},
+	{class: "cd inside eval", setup: noSetup, attack: "eval 'cd ..'; rm victim/keep.txt"},
 	{class: "the host process", setup: noSetup, attack: "kill -TERM $PPID", hitsHost: true},
 	{class: "the host's environment", setup: noSetup, attack: "cat /proc/$PPID/environ > ../victim/keep.txt"},
 }

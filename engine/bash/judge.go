@@ -439,10 +439,10 @@ func (x *command) judge() {
 	case "git":
 		x.git()
 	case "eval":
-		x.eval()
+		x.l.sameShell(x.eval)
 	case "source", ".":
 		if ops := parseOpts(args, "").operands; len(ops) > 0 {
-			x.script(ops[0], x.shellCode)
+			x.l.sameShell(func() { x.script(ops[0], x.shellCode) })
 		}
 	case "alias":
 		for _, a := range args[1:] {

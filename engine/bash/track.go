@@ -19,9 +19,14 @@ func (l *level) track(s *syntax.Stmt, args []arg) {
 		return
 	}
 	switch commandBase(args[0].text) {
+	case "popd":
+		l.cwd, l.at = "?", "" // back to a directory of the stack
+		l.c.at = l.at
 	case "cd", "pushd":
 		ops := parseOpts(args, "").operands
 		switch {
+		case commandBase(args[0].text) == "pushd" && (len(ops) == 0 || strings.HasPrefix(ops[0].text, "+") || strings.HasPrefix(ops[0].text, "-")):
+			l.cwd, l.at = "?", "" // a directory of the stack
 		case len(ops) == 0:
 			l.cwd = "~"
 			l.at = l.home()
@@ -214,6 +219,20 @@ func isDirOnDisk(l *level, a arg) bool {
 		return false
 	}
 	return isDir(p)
+}
+
+// sameShell runs judge on code the shell of this line runs itself (eval,
+// source, an alias): a cd in it moves the rest of the line.
+func (l *level) sameShell(judge func()) {
+	l.c.endAt = l.at // unchanged when judge parses nothing
+	judge()
+	if at := l.c.endAt; at != l.at {
+		l.at, l.cwd = at, at
+		if at == "" {
+			l.cwd = "?"
+		}
+	}
+	l.c.at = l.at
 }
 
 // resolve makes a path relative to the directory a cd moved to absolute,

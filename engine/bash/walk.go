@@ -224,7 +224,7 @@ func (l *level) alias(args []arg, depth int) {
 		l.c.expanding = map[string]bool{}
 	}
 	l.c.expanding[name] = true
-	l.c.script(text, depth+1)
+	l.sameShell(func() { l.c.script(text, depth+1) })
 	delete(l.c.expanding, name)
 }
 
