@@ -11,7 +11,7 @@ export interface ContinueBarProps {
   onContinue?: () => void;
   /** Whether it owns keyboard input (only while Continue is offered). Default true. */
   isActive?: boolean;
-  /** The quiet period of C (see useQuietGate): settleMs 250, holdMs 60 by default. */
+  /** The quiet period of C (see useQuietGate): settleMs 250, holdMs 150 by default. */
   quiet?: QuietGateOptions;
 }
 

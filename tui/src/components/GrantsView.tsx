@@ -16,7 +16,7 @@ export interface GrantsViewProps {
   onClose?: () => void;
   /** Whether the view owns keyboard input. Default true. */
   isActive?: boolean;
-  /** The quiet period of X (see useQuietGate): settleMs 250, holdMs 60 by default. */
+  /** The quiet period of X (see useQuietGate): settleMs 250, holdMs 150 by default. */
   quiet?: QuietGateOptions;
 }
 

@@ -312,12 +312,25 @@ describe('PauseIndicator', () => {
       // The settle time is what is measured here, so it is waited for in real time.
       await delay(Math.max(0, 250 - (performance.now() - shown)) + 20);
       await ui.press('y');
-      await delay(150); // the default hold (60 ms): no more keys, so the answer acts
+      await delay(250); // the default hold (150 ms): no more keys, so the answer acts
       assert.deepEqual(decisions, [['approve', 'p-bash']], 'answered once 250 ms of real time passed');
       ui.unmount();
     } finally {
       mock.restoreAll();
     }
+  });
+
+  it('a held Y repeating slowly (every 100 ms, as a slow key-repeat setting sends it) approves nothing', async () => {
+    // The held key answered the pause before; its first repeat comes after the new pause settled.
+    const { decisions, onDecision } = recorder();
+    const ui = await render(<PauseIndicator pause={dangerous} onDecision={onDecision} />);
+    await delay(270); // the default settle, in real time
+    for (let i = 0; i < 4; i++) {
+      ui.stdin.write('y');
+      await delay(100);
+    }
+    assert.deepEqual(decisions, []);
+    ui.unmount();
   });
 
   it('answers a pause once, and a new pause gets its own settle time', async () => {

@@ -32,7 +32,7 @@ export interface PauseIndicatorProps {
   settleMs?: number;
   /** Clock of the quiet period, ms (tests inject one). Default: a monotonic clock. */
   now?: () => number;
-  /** An answer waits this long for the input to stay quiet before it acts, ms. Default 60 (see useQuietGate). */
+  /** An answer waits this long for the input to stay quiet before it acts, ms. Default 150 (see useQuietGate). */
   holdMs?: number;
 }
 

@@ -13,7 +13,7 @@ export interface ResumeAllConfirmProps {
   onDecision: (resume: boolean) => void;
   /** Whether it owns keyboard input. Default true. */
   isActive?: boolean;
-  /** The quiet period of its answer keys (see useQuietGate): settleMs 250, holdMs 60 by default. */
+  /** The quiet period of its answer keys (see useQuietGate): settleMs 250, holdMs 150 by default. */
   quiet?: QuietGateOptions;
 }
 

@@ -25,7 +25,7 @@ export interface TextInputProps {
   settleMs?: number;
   /** Clock of the quiet period (tests inject one). */
   now?: () => number;
-  /** An answer waits this long for the input to stay quiet before it acts, ms. Default 60 (see useQuietGate). */
+  /** An answer waits this long for the input to stay quiet before it acts, ms. Default 150 (see useQuietGate). */
   holdMs?: number;
   /** Blink period of the placeholder's cursor, ms; 0 keeps it still. Default 530. */
   blinkMs?: number;

@@ -4,7 +4,7 @@ import { DEFAULT_HOLD_MS, DEFAULT_SETTLE_MS, monotonicNow, QuietGate, type KeyRe
 export interface QuietGateOptions {
   /** Quiet period, ms (see QuietGate). Default 250. */
   settleMs?: number;
-  /** How long an admitted key waits for the input to stay quiet before it acts, ms. Default 60. */
+  /** How long an admitted key waits for the input to stay quiet before it acts, ms. Default 150. */
   holdMs?: number;
   /** Clock of the quiet period, ms. Default: a monotonic clock. */
   now?: () => number;

@@ -8,8 +8,13 @@ import { isBurst, type Key } from './keys.js';
 /** The default settle time, ms: input must be quiet this long before a key can answer. */
 export const DEFAULT_SETTLE_MS = 250;
 
-/** The default hold, ms: an admitted key acts only if no more input follows this soon. */
-export const DEFAULT_HOLD_MS = 60;
+/**
+ * The default hold, ms: an admitted key acts only if no more input follows
+ * this soon. It is longer than the interval of a held key's repeats (30-40
+ * ms by default on Linux and Windows, 90 ms or more on a slow macOS
+ * setting), so a key held since the last prompt answers nothing.
+ */
+export const DEFAULT_HOLD_MS = 150;
 
 /** monotonicNow is a monotonic clock, ms: a wall-clock step (NTP, a suspended laptop) moves neither way. */
 export const monotonicNow = (): number => performance.now();
