@@ -186,6 +186,20 @@ describe('InputTransition keys (seed 000 keyboard table)', () => {
     ui.unmount();
   });
 
+  it('text typed into one session\'s prompt is not sent to another session shown in its place', async () => {
+    const submitted: string[] = [];
+    const a = new FakeSession('a');
+    const b = new FakeSession('b');
+    const ui = await render(<InputTransition session={a} holdMs={0} onSubmit={(t) => submitted.push(t)} />);
+    await ui.press('d', 'r', 'o', 'p');
+    ui.rerender(<InputTransition session={b} holdMs={0} onSubmit={(t) => submitted.push(t)} />);
+    await tick();
+    assert.equal(ui.frame(), '> Type a prompt and press Enter');
+    await ui.press(KEY.enter);
+    assert.deepEqual(submitted, []);
+    ui.unmount();
+  });
+
   it('a failed answer goes to onError', async () => {
     const { ui, session, clock, update, errors } = await setup();
     await update(() => session.pauseWith(confirmPause));

@@ -122,7 +122,9 @@ export function InputTransition({
     case 'interrupted':
     case 'idle': {
       const input = (
+        // Keyed by session: what was typed for one session is never sent to another shown here.
         <TextInput
+          key={session.id}
           placeholder={placeholder}
           onSubmit={onSubmit}
           onQuit={onQuit}
