@@ -21,6 +21,8 @@
  *     nor trace its supervisor. In a PID namespace it also makes every
  *     mount read-only but the --write paths, for what Landlock does not
  *     cover (chmod, chown, utime, xattrs);
+ *   - the command loses the capabilities of a root host that step around
+ *     Landlock (apply_ruleset);
  *   - it closes every descriptor the host passed but its control socket
  *     and output, so the command writes through none the sandbox did not
  *     check.
@@ -50,6 +52,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
@@ -296,8 +299,22 @@ static int read_only_mounts(const struct request *req) {
 }
 
 /* apply_ruleset restricts the calling process (the command, before its
- * exec) with ruleset; it returns errno on failure. */
+ * exec) with ruleset; it returns errno on failure. A host run as root (with
+ * no user namespace around the command) would also hand the command the
+ * capabilities that step around Landlock: device nodes made in the
+ * workspace (a disk's block device), the host's /proc/PID/environ read
+ * with CAP_SYS_PTRACE, modules, reboot, raw I/O, file handles. They are
+ * dropped from the bounding set, so that the shell's exec does not get
+ * them; without CAP_SETPCAP (not root) there are none to drop. */
 static int apply_ruleset(int ruleset) {
+	static const int dropped[] = {CAP_MKNOD, CAP_SYS_PTRACE, CAP_SYS_MODULE, CAP_SYS_RAWIO, CAP_SYS_ADMIN, CAP_SYS_BOOT,
+	                              CAP_SYS_TIME, CAP_NET_ADMIN, CAP_DAC_READ_SEARCH, CAP_LINUX_IMMUTABLE, CAP_SYS_PACCT,
+	                              CAP_AUDIT_CONTROL, CAP_MAC_OVERRIDE, CAP_MAC_ADMIN, CAP_SYSLOG,
+#ifdef CAP_BPF
+	                              CAP_BPF, CAP_PERFMON,
+#endif
+	                              CAP_SETPCAP /* last: it allows the drops */};
+	for (size_t i = 0; i < sizeof dropped / sizeof *dropped; i++) prctl(PR_CAPBSET_DROP, dropped[i], 0, 0, 0);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || syscall(SYS_landlock_restrict_self, ruleset, 0) < 0) return errno;
 	return 0;
 }

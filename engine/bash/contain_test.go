@@ -240,6 +240,30 @@ func TestSandboxFileMetadata(t *testing.T) {
 	assert.Equal(t, before.ModTime(), after.ModTime(), "touch outside the writable paths")
 }
 
+// TestSandboxRootCapabilities: a command of a host run as root makes no
+// device node in its workspace (a disk's block device would let it write
+// anywhere) and reads no host /proc/PID/environ (the host's secrets), with
+// or without a user namespace around it.
+func TestSandboxRootCapabilities(t *testing.T) {
+	t.Parallel()
+	for _, ns := range []bool{true, false} {
+		t.Run(fmt.Sprintf("namespaces=%v", ns), func(t *testing.T) {
+			t.Parallel()
+			r := testRunner(DefaultGrace, 0)
+			if !ns {
+				r.kernel.refuseNamespaces()
+			}
+			cmd := fmt.Sprintf("mknod null c 1 3 && echo made a device; cat /proc/%d/environ > /dev/null && echo read the host environment; true", os.Getpid())
+			o, err := r.run(t.Context(), cmd, t.TempDir(), os.Environ(), time.Minute, contain.Policy{}, nil)
+			require.NoError(t, err)
+			assert.NotContains(t, o.output, "made a device")
+			assert.NotContains(t, o.output, "read the host environment")
+			assert.Contains(t, o.output, "Operation not permitted")
+			assert.Contains(t, o.output, "Permission denied")
+		})
+	}
+}
+
 // protectedDir is a directory outside every writable root of the default
 // policy (not under the temp dir), removed after the test.
 func protectedDir(t *testing.T) string {
