@@ -264,6 +264,35 @@ func TestSandboxRootCapabilities(t *testing.T) {
 	}
 }
 
+// TestInterruptTouchesOnlyItsSession: Esc in one session while another
+// runs the same program ends the first one's tree only.
+func TestInterruptTouchesOnlyItsSession(t *testing.T) {
+	t.Parallel()
+	groups := make(chan int, 2)
+	h := newHarness(t, New(tracked(func(pgid int) { groups <- pgid })))
+	cmd := "sh -c 'sleep 30 & echo started; sleep 30; wait'"
+	var pgids []int
+	var outs []<-chan engine.Outcome
+	sessions := []*agent{h.session(cmd), h.session(cmd)}
+	for _, a := range sessions {
+		outs = append(outs, a.start())
+		a.waitFor(engine.EventToolProgress, func(ev engine.Event) bool { return strings.Contains(ev.Text, "started") })
+		pgids = append(pgids, <-groups)
+	}
+	require.NoError(t, sessions[0].s.Interrupt(engine.ReasonUserStop))
+	sessions[0].waitFor(engine.EventInterrupted, nil)
+	requireGroupGone(t, pgids[0])
+	live, err := liveMembers(pgids[1])
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, len(live), 3, "the other session's supervisor, sh and its sleeps run: %v", live)
+	assert.Equal(t, engine.StatusRunning, sessions[1].s.Status())
+	require.NoError(t, sessions[1].s.Interrupt(engine.ReasonUserStop))
+	for i, a := range sessions {
+		require.ErrorIs(t, a.finish(outs[i]).Err, engine.ErrInterrupted)
+	}
+	requireGroupGone(t, pgids[1])
+}
+
 // protectedDir is a directory outside every writable root of the default
 // policy (not under the temp dir), removed after the test.
 func protectedDir(t *testing.T) string {
