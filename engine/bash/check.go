@@ -239,6 +239,7 @@ type level struct {
 	absLinks   map[string]string // symlinks made on the line: absolute link -> absolute target
 	secretOut  map[string]bool   // files the line fills with secrets (env > x): absolute
 	dirty      string            // a command that may have rewritten files in ways not tracked, "" if none
+	readVars   map[string]bool   // variables read or looped over computed words (read v, for v in $(...)), once asked
 }
 
 // script parses src and judges every simple command in it.

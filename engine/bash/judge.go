@@ -202,9 +202,20 @@ func (l *level) lineVar(name string) bool {
 	if _, ok := l.vars[name]; ok {
 		return true
 	}
-	n := regexp.QuoteMeta(name)
-	return regexp.MustCompile(`\b(for|select)\s+` + n + `\s+in\b[^;\n]*[$` + "`" + `]|\b(read|mapfile|readarray)\b[^;&|\n]*\b` + n + `\b|-v\s*` + n + `\b|getopts\s+\S+\s+` + n + `\b`).MatchString(l.src)
+	if l.readVars == nil {
+		l.readVars = map[string]bool{}
+		for _, m := range readVar.FindAllStringSubmatch(l.src, -1) {
+			for _, w := range strings.Fields(m[1] + " " + m[2] + " " + m[3]) {
+				l.readVars[w] = true
+			}
+		}
+	}
+	return l.readVars[name]
 }
+
+// readVar matches the variables a line reads or loops over computed words
+// into: for v in $(...), read [-r] a b, mapfile -t arr, printf -v v, getopts o v.
+var readVar = regexp.MustCompile(`\b(?:for|select)\s+(\w+)\s+in\b[^;\n]*[$` + "`" + `]|\b(?:read|mapfile|readarray|getopts\s+\S+)\b([^;&|<>\n]*)|-v\s*(\w+)`)
 
 // nested judges a command this one runs (sudo's, xargs's...).
 func (x *command) nested(args []arg, redirs []*syntax.Redirect, via string) {
