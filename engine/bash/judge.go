@@ -339,7 +339,7 @@ func unwrap(name string, args []arg) (inner []arg, ok bool) {
 		return at(skipOpts(args, "-o -e -p -s -u -E -a -I -b -P -S -X -O")), true
 	case "systemd-run":
 		return at(skipOpts(args, "-u -p -E -M -H -t -q -G -d --unit --property --setenv --machine --host --description --slice --uid --gid --working-directory --on-calendar --on-active --timer-property --service-type --nice --same-dir")), true
-	case "bundle", "poetry", "pipenv", "pdm", "hatch", "rye", "uv", "conda", "mamba", "micromamba", "npm", "pnpm", "yarn", "mise", "asdf", "direnv", "doppler", "op", "aws-vault", "nix":
+	case "bundle", "poetry", "pipenv", "pdm", "hatch", "rye", "uv", "conda", "mamba", "micromamba", "npm", "pnpm", "yarn", "mise", "asdf", "direnv", "doppler", "op", "aws-vault", "nix", "bun":
 		// bundle exec CMD, poetry run CMD, direnv exec DIR CMD...: the
 		// subcommand that runs the rest; any other subcommand is no wrapper.
 		i := skipOpts(args, "-n -p --name --prefix -C --cwd --dir --directory --env --project")
@@ -347,7 +347,7 @@ func unwrap(name string, args []arg) (inner []arg, ok bool) {
 			return nil, false
 		}
 		switch sub := args[i].text; {
-		case sub == "exec" && name != "doppler" || sub == "run" && name != "npm" && name != "pnpm" && name != "yarn" && name != "nix" || sub == "dlx" || sub == "x":
+		case sub == "exec" && name != "doppler" && name != "bun" || sub == "run" && name != "npm" && name != "pnpm" && name != "yarn" && name != "nix" && name != "bun" || sub == "dlx" || sub == "x":
 		case sub == "develop" && name == "nix" || sub == "shell" && name == "nix":
 			j := i + 1
 			for j < len(args) && args[j].text != "-c" && args[j].text != "--command" {

@@ -28,6 +28,15 @@ func (x *command) projectDir(valued ...string) (string, bool) {
 	return x.l.abs(d)
 }
 
+// shellCodeIn judges text a shell runs in dir (make -C DIR, npm --prefix
+// DIR): its paths are resolved there.
+func (x *command) shellCodeIn(dir, text string) {
+	saved := x.l.c.at
+	x.l.c.at = dir
+	x.shellCode(text)
+	x.l.c.at = saved
+}
+
 // npmBuiltins are package manager commands that are not package.json
 // scripts (yarn X and pnpm X run the script X otherwise).
 var npmBuiltins = map[string]bool{
@@ -90,7 +99,7 @@ func (x *command) packageScripts() {
 		}
 		for _, n := range names {
 			if s, ok := pkg.Scripts[n]; ok {
-				x.shellCode(s)
+				x.shellCodeIn(dir, s)
 			}
 		}
 	}
@@ -296,7 +305,7 @@ func (x *command) makeTargets() {
 					x.flag(catScript)
 					return
 				}
-				x.shellCode(line)
+				x.shellCodeIn(dir, line)
 			}
 		}
 	}
