@@ -156,6 +156,24 @@ func killAt(t *testing.T, path, scenario string) {
 	require.Equal(t, "ready\n", line, "the %s child", scenario)
 }
 
+// restartAfter kills a child at each scenario's point in turn over one
+// store, then opens it again with the effect tool (a gate) and returns the
+// engine (closed with the test), session "a" and the gate.
+func restartAfter(t *testing.T, scenarios ...string) (*engine.Engine, *engine.Session, *gate) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "s.db")
+	for _, sc := range scenarios {
+		killAt(t, path, sc)
+	}
+	g := newGate()
+	e, err := engine.Open(t.Context(), engine.WithStore(path), engine.WithTool("effect", g))
+	require.NoError(t, err)
+	t.Cleanup(func() { e.Close() })
+	s, err := e.Session("a")
+	require.NoError(t, err)
+	return e, s, g
+}
+
 // continueUntilAsked continues s and returns the first pause its run
 // raises, failing when the effect tool starts again before that.
 func continueUntilAsked(t *testing.T, s *engine.Session) (engine.Pause, <-chan engine.Outcome) {
@@ -200,14 +218,7 @@ func TestToolRegisteredAfterTheRestartStillAsksFirst(t *testing.T) {
 // anything runs (it used to go straight on to the model).
 func TestKillAtTheResumeQuestionAsksItAgain(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "s.db")
-	killAt(t, path, "effect")
-	killAt(t, path, "resume")
-	e, err := engine.Open(t.Context(), engine.WithStore(path), engine.WithTool("effect", newGate()))
-	require.NoError(t, err)
-	defer e.Close()
-	s, err := e.Session("a")
-	require.NoError(t, err)
+	_, s, _ := restartAfter(t, "effect", "resume")
 	assert.Equal(t, engine.RunBlocked, s.RunState())
 	require.Equal(t, resumeQuestion, s.Snapshot().NeedsInput.Message)
 	p, done := continueUntilAsked(t, s)
@@ -222,14 +233,7 @@ func TestKillAtTheResumeQuestionAsksItAgain(t *testing.T) {
 // used to re-run both calls, asking only the question).
 func TestKillBesideAPendingQuestionAsksBeforeRepeating(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "s.db")
-	killAt(t, path, "parallel")
-	g := newGate()
-	e, err := engine.Open(t.Context(), engine.WithStore(path), engine.WithTool("effect", g))
-	require.NoError(t, err)
-	defer e.Close()
-	s, err := e.Session("a")
-	require.NoError(t, err)
+	_, s, g := restartAfter(t, "parallel")
 	assert.Equal(t, engine.RunBlocked, s.RunState())
 	p, done := continueUntilAsked(t, s)
 	require.Equal(t, resumeQuestion, p.Message)
@@ -246,13 +250,7 @@ func countRole(h []engine.Message, role engine.Role) int { return len(texts(h, r
 // the kill fell, a cut effect makes resuming ask first.
 func TestKillRightAfterAnAnswer(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "s.db")
-	killAt(t, path, "answered")
-	e, err := engine.Open(t.Context(), engine.WithStore(path), engine.WithTool("effect", newGate()))
-	require.NoError(t, err)
-	defer e.Close()
-	s, err := e.Session("a")
-	require.NoError(t, err)
+	e, s, _ := restartAfter(t, "answered")
 	audit, err := e.AuditLog(t.Context(), "a")
 	require.NoError(t, err)
 	require.Len(t, audit, 2)
@@ -278,14 +276,7 @@ func TestKillRightAfterAnAnswer(t *testing.T) {
 // at the boundary again without asking about a repeat.
 func TestKillAtASignalPauseBeforeCallsAsksNoRepeat(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "s.db")
-	killAt(t, path, "signal")
-	g := newGate()
-	e, err := engine.Open(t.Context(), engine.WithStore(path), engine.WithTool("effect", g))
-	require.NoError(t, err)
-	defer e.Close()
-	s, err := e.Session("a")
-	require.NoError(t, err)
+	_, s, g := restartAfter(t, "signal")
 	assert.Equal(t, engine.RunBlocked, s.RunState())
 	p, done := continueUntilAsked(t, s)
 	assert.Equal(t, engine.SourceSignal, p.Source, "parked again at the boundary, not asked %q", p.Message)
@@ -394,16 +385,7 @@ func TestKillInATaskLoopAsksBeforeRepeating(t *testing.T) {
 	for _, kills := range [][]string{{"loop"}, {"loop", "resume"}} {
 		t.Run(strings.Join(kills, "+"), func(t *testing.T) {
 			t.Parallel()
-			path := filepath.Join(t.TempDir(), "s.db")
-			for _, k := range kills {
-				killAt(t, path, k)
-			}
-			g := newGate()
-			e, err := engine.Open(t.Context(), engine.WithStore(path), engine.WithTool("effect", g))
-			require.NoError(t, err)
-			defer e.Close()
-			s, err := e.Session("a")
-			require.NoError(t, err)
+			_, s, g := restartAfter(t, kills...)
 			p, done := continueUntilAsked(t, s)
 			require.Equal(t, resumeQuestion, p.Message)
 			require.NoError(t, s.Confirm(p.ID, false))
