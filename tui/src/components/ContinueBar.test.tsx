@@ -46,6 +46,23 @@ describe('ContinueBar', () => {
     ui.unmount();
   });
 
+  it('another session shown in its place starts its own quiet period', async () => {
+    let continued = '';
+    const clock = manualClock();
+    const bar = (id: string) => (
+      <ContinueBar session={{ id, runState: 'interrupted', reasonLabel: 'Stopped by you', eligible: true }} onContinue={() => (continued += id)} quiet={{ now: clock.now, holdMs: 0 }} />
+    );
+    const ui = await render(bar('a'));
+    clock.advance(5_000); // the user has read a's bar; the app now shows b
+    ui.rerender(bar('b'));
+    await ui.press('c'); // meant for a
+    assert.equal(continued, '');
+    clock.advance(250);
+    await ui.press('c');
+    assert.equal(continued, 'b');
+    ui.unmount();
+  });
+
   for (const [name, session, want] of [
     ['blocked', { runState: 'blocked', eligible: false }, 'Waiting for your input'],
     ['proceeding', { runState: 'proceeding', eligible: false }, ''],

@@ -6,7 +6,8 @@ import { useTheme } from '../theme.js';
 import type { SessionRow } from '../types.js';
 
 export interface ContinueBarProps {
-  session: Pick<SessionRow, 'runState' | 'reasonLabel' | 'eligible' | 'repeatsSideEffect'>;
+  /** The session's row; its id gives each session shown here its own quiet period. */
+  session: Pick<SessionRow, 'runState' | 'reasonLabel' | 'eligible' | 'repeatsSideEffect'> & { id?: string };
   /** C: continue the interrupted run (only offered when eligible). */
   onContinue?: () => void;
   /** Whether it owns keyboard input (only while Continue is offered). Default true. */
@@ -32,7 +33,8 @@ export const REPEATS_SIDE_EFFECT_HINT = 'continuing may repeat an action that wa
  */
 export function ContinueBar({ session, onContinue, isActive = true, quiet }: ContinueBarProps) {
   const theme = useTheme();
-  const gate = useQuietGate(session.eligible ? 'continue' : null, quiet);
+  // Per session: another eligible session shown in its place gets its own quiet period.
+  const gate = useQuietGate(session.eligible ? `continue:${session.id ?? ''}` : null, quiet);
   useKeys(
     (read) => {
       const [key] = read.keys;
