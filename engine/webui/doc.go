@@ -7,8 +7,10 @@
 // with Server-Sent Events; every tab converges on the engine's state.
 //
 // The page is embedded (no build step). By default the server listens on
-// loopback only; every request needs the random token printed in the URL
-// (then kept in a cookie), and the Host and Origin headers are checked so
+// loopback only; every API request needs the random token printed in the
+// URL (the page keeps it in its tab's sessionStorage and sends it as a
+// header, never as a cookie, which the browser would also send to other
+// servers on 127.0.0.1), and the Host and Origin headers are checked so
 // neither DNS rebinding nor another site can drive it. Answers name the
 // pause and the session version the tab saw, so a stale tab can't answer a
 // newer pause, and two clients answering at once are applied exactly once.

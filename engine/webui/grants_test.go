@@ -62,7 +62,7 @@ func TestRevokedGrantMakesTheNextConfirmAskAgain(t *testing.T) {
 				{"foreign Origin", map[string]string{"Origin": "http://evil.example"}},
 				{"null Origin", map[string]string{"Origin": "null"}},
 				{"cross-site fetch metadata", map[string]string{"Sec-Fetch-Site": "cross-site"}},
-				{"the cookie but no Origin (a form post from a page that hides it)", map[string]string{"Origin": ""}},
+				{"no Origin and no bearer token (a form post from a page that hides its Origin)", map[string]string{"Origin": "", "Authorization": ""}},
 			} {
 				r := c.do(http.MethodPost, "/api/grants/revoke", revoke, attack.headers)
 				assert.Equal(t, http.StatusForbidden, r.Status, "%s: %v", attack.name, r.Body)

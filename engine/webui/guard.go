@@ -12,9 +12,16 @@ import (
 //   - Origin, when present, must be this server; a state-changing request
 //     (POST) must carry it unless it authenticates with the Authorization
 //     header (no browser sends that cross-site) → 403;
-//   - the token: "?token=" on the page URL sets a cookie and redirects to
-//     a URL without it; afterwards the cookie (or "Authorization: Bearer")
-//     must match → 401.
+//   - the page itself (a GET outside /api/: the HTML, script and style,
+//     which hold no data) needs no token, but a wrong "?token=" on it is
+//     refused → 401;
+//   - everything under /api/ needs the token, as "Authorization: Bearer"
+//     (the page keeps the token of the printed URL in its tab's
+//     sessionStorage and sends it so) or, on a GET, "?token=" (the event
+//     stream: EventSource sends no header) → 401. No cookie: cookies ignore
+//     ports, so the browser would send one to every server on 127.0.0.1,
+//     a dev server the agent runs included, which could then answer its
+//     own pauses.
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.hosts[r.Host] {
@@ -35,34 +42,24 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			http.Error(w, "forbidden: a "+r.Method+" needs an Origin header (browsers send it) or Authorization: Bearer <token>", http.StatusForbidden)
 			return
 		}
-		if q := r.URL.Query().Get("token"); q != "" && r.Method == http.MethodGet {
-			if !s.tokenOK(q) {
-				http.Error(w, "unauthorized: wrong token; open the URL the engine printed", http.StatusUnauthorized)
-				return
-			}
-			http.SetCookie(w, &http.Cookie{Name: s.cookie, Value: s.cfg.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
-			u := *r.URL
-			qs := u.Query()
-			qs.Del("token")
-			u.RawQuery = qs.Encode()
-			http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+		token := bearer
+		if !hasBearer && r.Method == http.MethodGet {
+			token = r.URL.Query().Get("token")
+		}
+		page := (r.Method == http.MethodGet || r.Method == http.MethodHead) && !strings.HasPrefix(r.URL.Path, "/api/")
+		if page && token != "" && !s.tokenOK(token) {
+			http.Error(w, "unauthorized: wrong token; open the URL the engine printed", http.StatusUnauthorized)
 			return
 		}
-		token := ""
-		if c, err := r.Cookie(s.cookie); err == nil {
-			token = c.Value
-		}
-		if hasBearer {
-			token = bearer
-		}
-		if !s.tokenOK(token) {
-			http.Error(w, "unauthorized: missing or wrong token; open the URL the engine printed (it ends in ?token=...)", http.StatusUnauthorized)
+		if !page && !s.tokenOK(token) {
+			http.Error(w, "unauthorized: missing or wrong token; open the URL the engine printed (it ends in ?token=...), or send Authorization: Bearer <token>", http.StatusUnauthorized)
 			return
 		}
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		w.Header().Set("X-Frame-Options", "DENY")
 		w.Header().Set("Content-Security-Policy", "default-src 'self'; frame-ancestors 'none'")
 		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("Referrer-Policy", "no-referrer") // the printed URL holds the token
 		next.ServeHTTP(w, r)
 	})
 }

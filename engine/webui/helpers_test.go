@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/cookiejar"
 	"net/url"
 	"strings"
 	"testing"
@@ -50,23 +49,18 @@ func serve(t *testing.T, e *engine.Engine, opts ...webui.Option) *webui.Server {
 	return srv
 }
 
-// client is an HTTP client that opened the printed URL: it holds the cookie.
+// client is an HTTP client that sends the printed URL's token as the page
+// does (Authorization: Bearer).
 type client struct {
-	t    *testing.T
-	http *http.Client
-	base string // http://127.0.0.1:PORT
+	t     *testing.T
+	http  *http.Client
+	base  string // http://127.0.0.1:PORT
+	token string
 }
 
 func newClient(t *testing.T, srv *webui.Server) *client {
 	t.Helper()
-	jar, err := cookiejar.New(nil)
-	require.NoError(t, err)
-	c := &client{t: t, http: &http.Client{Jar: jar}, base: strings.Split(srv.URL(), "/?")[0]}
-	res, err := c.http.Get(srv.URL())
-	require.NoError(t, err)
-	res.Body.Close()
-	require.Equal(t, http.StatusOK, res.StatusCode)
-	require.NotContains(t, res.Request.URL.String(), "token=", "the token is taken out of the address bar")
+	c := &client{t: t, http: &http.Client{}, base: strings.Split(srv.URL(), "/?")[0], token: tokenOf(t, srv)}
 	t.Cleanup(c.http.CloseIdleConnections)
 	return c
 }
@@ -89,6 +83,9 @@ func (c *client) do(method, path string, body any, headers map[string]string) re
 	require.NoError(c.t, err)
 	if method == http.MethodPost {
 		req.Header.Set("Origin", c.base)
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
 	for k, v := range headers {
 		if k == "Host" {
@@ -114,7 +111,10 @@ func (c *client) do(method, path string, body any, headers map[string]string) re
 
 func (c *client) state() webui.State {
 	c.t.Helper()
-	res, err := c.http.Get(c.base + "/api/state")
+	req, err := http.NewRequestWithContext(c.t.Context(), http.MethodGet, c.base+"/api/state", nil)
+	require.NoError(c.t, err)
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	res, err := c.http.Do(req)
 	require.NoError(c.t, err)
 	defer res.Body.Close()
 	require.Equal(c.t, http.StatusOK, res.StatusCode)

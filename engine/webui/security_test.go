@@ -3,7 +3,9 @@ package webui_test
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"strconv"
 	"strings"
@@ -11,6 +13,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
@@ -70,35 +73,40 @@ func TestEveryRequestNeedsTheToken(t *testing.T) {
 	e := newEngine(t)
 	srv := serve(t, e)
 	base := strings.Split(srv.URL(), "/?")[0]
-	for _, path := range []string{"/", "/app.js", "/api/state", "/api/events", "/api/sessions/s1/history", "/?token=wrong-token-0000000000"} {
-		res, err := http.Get(base + path)
+	get := func(path string, headers map[string]string) *http.Response {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, base+path, nil)
+		require.NoError(t, err)
+		for k, v := range headers {
+			req.Header.Set(k, v)
+		}
+		res, err := http.DefaultClient.Do(req)
 		require.NoError(t, err)
 		res.Body.Close()
-		assert.Equal(t, http.StatusUnauthorized, res.StatusCode, path)
+		return res
 	}
-	res, err := http.Get(base + "/api/state?token=" + tokenOf(t, srv)[:10])
-	require.NoError(t, err)
-	res.Body.Close()
-	assert.Equal(t, http.StatusUnauthorized, res.StatusCode, "a prefix of the token is not the token")
+	for _, path := range []string{"/api/state", "/api/events", "/api/sessions/s1/history", "/api/state?token=" + tokenOf(t, srv)[:10], "/?token=wrong-token-0000000000"} {
+		assert.Equal(t, http.StatusUnauthorized, get(path, nil).StatusCode, path)
+	}
+	assert.Equal(t, http.StatusUnauthorized, get("/api/state", map[string]string{"Authorization": "Bearer nope"}).StatusCode)
 
-	// The printed URL sets an HttpOnly, SameSite=Strict cookie per port.
-	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	res, err = noRedirect.Get(srv.URL())
-	require.NoError(t, err)
-	res.Body.Close()
-	require.Equal(t, http.StatusSeeOther, res.StatusCode)
-	require.Len(t, res.Cookies(), 1)
-	ck := res.Cookies()[0]
-	assert.True(t, ck.HttpOnly)
-	assert.Equal(t, http.SameSiteStrictMode, ck.SameSite)
-	assert.Equal(t, "/", res.Header.Get("Location"))
+	// The page holds no data: it loads without the token, and with the
+	// printed URL, which sets no cookie (cookies ignore ports: one would go
+	// to every server on 127.0.0.1) and says to send no Referer.
+	for _, path := range []string{"/", "/app.js"} {
+		assert.Equal(t, http.StatusOK, get(path, nil).StatusCode, path)
+	}
+	res := get(strings.TrimPrefix(srv.URL(), base), nil)
+	assert.Equal(t, http.StatusOK, res.StatusCode)
+	assert.Empty(t, res.Cookies())
+	assert.Equal(t, "no-referrer", res.Header.Get("Referrer-Policy"))
 
-	c := newClient(t, srv)
-	assert.Equal(t, http.StatusOK, c.do(http.MethodGet, "/api/state", nil, nil).Status)
-	// A bearer token works without the cookie (scripts), a wrong one does not.
+	// The API takes the token as a bearer header (the page, scripts) or, on
+	// a GET, in the query (the page's event stream).
+	assert.Equal(t, http.StatusOK, get("/api/state", map[string]string{"Authorization": "Bearer " + tokenOf(t, srv)}).StatusCode)
+	assert.Equal(t, http.StatusOK, get("/api/state?token="+tokenOf(t, srv), nil).StatusCode)
 	bare := &client{t: t, http: &http.Client{}, base: base}
-	assert.Equal(t, http.StatusOK, bare.do(http.MethodGet, "/api/state", nil, map[string]string{"Authorization": "Bearer " + tokenOf(t, srv)}).Status)
-	assert.Equal(t, http.StatusUnauthorized, bare.do(http.MethodGet, "/api/state", nil, map[string]string{"Authorization": "Bearer nope"}).Status)
+	assert.Equal(t, http.StatusForbidden, bare.do(http.MethodPost, "/api/emergency-stop", map[string]any{}, map[string]string{"Origin": ""}).Status)
+	assert.Equal(t, http.StatusUnauthorized, bare.do(http.MethodPost, "/api/emergency-stop", map[string]any{}, nil).Status, "a POST from the page's origin without the token")
 }
 
 func TestForeignHostOrOriginIsRefused(t *testing.T) {
@@ -126,7 +134,7 @@ func TestForeignHostOrOriginIsRefused(t *testing.T) {
 		{"foreign Origin on a GET", http.MethodGet, map[string]string{"Origin": "https://evil.example"}},
 		{"null Origin", http.MethodPost, map[string]string{"Origin": "null"}},
 		{"cross-site fetch metadata", http.MethodPost, map[string]string{"Sec-Fetch-Site": "cross-site"}},
-		{"POST with the cookie but no Origin", http.MethodPost, map[string]string{"Origin": ""}},
+		{"POST without Origin or bearer token", http.MethodPost, map[string]string{"Origin": "", "Authorization": ""}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -273,4 +281,34 @@ func TestContinueNeedsTheVersionTheTabSaw(t *testing.T) {
 	r = c.do(http.MethodPost, "/api/sessions/s/continue", map[string]any{"epoch": epoch, "version": s.Version()}, nil)
 	assert.Equal(t, webui.CodeNotEligible, r.Body["code"], "continue twice: %v", r.Body)
 	assert.Equal(t, webui.CodeUnknownSession, c.do(http.MethodPost, "/api/sessions/nope/stop", nil, nil).Body["code"])
+}
+
+// The token reaches no other server on 127.0.0.1: a dev server the agent
+// runs on another port gets neither a cookie nor a Referer holding it when
+// the browser that has the UI open visits it (a cookie would: cookies
+// ignore ports), so it cannot answer its own pauses through the API.
+func TestTokenReachesNoOtherLocalServer(t *testing.T) {
+	t.Parallel()
+	srv := serve(t, newEngine(t))
+	seen := make(chan http.Header, 8)
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen <- r.Header.Clone()
+		io.WriteString(w, "<html><body>dev server</body></html>")
+	}))
+	defer other.Close()
+	require.Contains(t, other.URL, "127.0.0.1")
+
+	browser := startBrowser(t)
+	tb := openTab(t, browser, srv.URL())
+	assert.NotContains(t, tb.eval(`location.href`), "token", "the token is out of the address bar")
+	require.NoError(t, chromedp.Do(tb.ctx, chromedp.Navigate(other.URL+"/from-the-ui-tab")))
+	other2, cancel := chromedp.NewContext(browser)
+	defer cancel()
+	require.NoError(t, chromedp.Do(other2, chromedp.Navigate(other.URL+"/new-tab")))
+	token := tokenOf(t, srv)
+	for range 2 {
+		h := <-seen
+		assert.NotContains(t, h.Get("Cookie"), token)
+		assert.NotContains(t, h.Get("Referer"), token)
+	}
 }

@@ -24,7 +24,6 @@ type Server struct {
 	ln      net.Listener
 	http    *http.Server
 	url     string
-	cookie  string          // cookie name, per port (cookies are not port-scoped)
 	hosts   map[string]bool // allowed Host headers
 	origins map[string]bool // allowed Origin headers
 	// epoch identifies this server instance: pause ids and versions of
@@ -63,7 +62,7 @@ func Serve(ctx context.Context, eng *engine.Engine, opts ...Option) (*Server, er
 		return nil, fmt.Errorf("webui: listen on %q: %w (is the port in use?)", cfg.addr, err)
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
-	s := &Server{eng: eng, cfg: cfg, ln: ln, cookie: "interlock_token_" + strconv.Itoa(port), epoch: randomHex(8),
+	s := &Server{eng: eng, cfg: cfg, ln: ln, epoch: randomHex(8),
 		hosts: map[string]bool{}, origins: map[string]bool{}}
 	names := []string{"127.0.0.1", "localhost", "[::1]"}
 	if !loopback {

@@ -28,6 +28,22 @@ window.__interlock = { latencies: [], changes: 0 };
 
 const $ = (id) => document.getElementById(id);
 
+// The token of the printed URL ("?token=..."): kept in this tab's
+// sessionStorage (this origin only, port included), taken out of the
+// address bar, and sent as a header; never a cookie, which the browser
+// would send to every server on 127.0.0.1.
+const token = (() => {
+  const url = new URL(location.href);
+  const t = url.searchParams.get('token');
+  if (t) {
+    sessionStorage.setItem('interlock-token', t);
+    url.searchParams.delete('token');
+    history.replaceState(null, '', url.pathname + url.search + url.hash);
+  }
+  return sessionStorage.getItem('interlock-token') || '';
+})();
+const AUTH = { Authorization: `Bearer ${token}` };
+
 function nowMs() { return performance.timeOrigin + performance.now(); }
 
 // RFC 3339 with nanoseconds -> ms since the epoch, keeping sub-ms digits.
@@ -97,7 +113,7 @@ async function loadHistory() {
   if (state.history.id === id && state.history.version >= snap.version) return;
   state.historyLoading = true;
   try {
-    const res = await fetch(`/api/sessions/${encodeURIComponent(id)}/history`);
+    const res = await fetch(`/api/sessions/${encodeURIComponent(id)}/history`, { headers: AUTH });
     if (res.ok) {
       const h = await res.json();
       if (state.selected === id) state.history = { id, version: h.version, messages: h.messages || [] };
@@ -111,7 +127,7 @@ async function loadHistory() {
 
 async function post(path, body) {
   try {
-    const res = await fetch(path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body || {}) });
+    const res = await fetch(path, { method: 'POST', headers: { ...AUTH, 'Content-Type': 'application/json' }, body: JSON.stringify(body || {}) });
     const data = await res.json().catch(() => ({}));
     if (!res.ok) showNotice(data.error || `${path}: HTTP ${res.status}`);
     return { ok: res.ok, data };
@@ -354,14 +370,21 @@ document.addEventListener('visibilitychange', () => {
 });
 
 function connect() {
-  const es = new EventSource('/api/events');
+  if (!token) {
+    showNotice('This page has no token: open the URL the engine printed (it ends in ?token=...)');
+    return;
+  }
+  // EventSource sends no header: the token goes on the stream's own URL.
+  const es = new EventSource(`/api/events?token=${encodeURIComponent(token)}`);
   es.addEventListener('state', (e) => onState(JSON.parse(e.data)));
   es.addEventListener('change', (e) => onChange(JSON.parse(e.data)));
   es.addEventListener('grants', (e) => onGrants(JSON.parse(e.data)));
   es.onerror = () => {
     // The browser reconnects by itself (retry: 500); until the new state
-    // arrives nothing on screen is authoritative.
+    // arrives nothing on screen is authoritative. A refusal (a wrong token)
+    // closes the stream for good.
     state.authoritative = false;
+    if (es.readyState === EventSource.CLOSED) showNotice('The server refused this page (wrong token?): open the URL the engine printed');
     render();
   };
 }
