@@ -665,7 +665,9 @@ func (w *idleWatch) recv(ctx, run context.Context, st Stream) (Chunk, error) {
 	if w.timer == nil {
 		w.start = time.Now()
 		w.waiting.Store(0)
-		w.timer = time.AfterFunc(w.timeout, w.fire)
+		// Armed once w.timer is set: fire may reset it.
+		w.timer = time.AfterFunc(math.MaxInt64, w.fire)
+		w.timer.Reset(w.timeout)
 	} else {
 		w.waiting.Store(int64(time.Since(w.start)))
 	}
