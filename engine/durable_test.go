@@ -89,14 +89,24 @@ func (gatedTool) Run(ctx context.Context, c engine.ToolCall, env *engine.Env) (e
 
 func (gatedTool) HasSideEffects(engine.ToolCall) bool { return true }
 
-// A denied resumption is recorded; a tool cut after it started makes
-// resuming ask first.
-func TestDeniedResumeIsRecorded(t *testing.T) {
-	t.Parallel()
+// resumeAsk is a session asked "Resuming may repeat an action that was cut
+// off" (askedToResume).
+type resumeAsk struct {
+	s    *engine.Session
+	sub  *engine.Subscription[engine.Event] // closed with the test
+	gate *gate
+	p    engine.Pause          // the question (tool "Resume")
+	done <-chan engine.Outcome // the continued run's end
+}
+
+// askedToResume stops a run while its gate tool (side effects) runs, then
+// continues it, which asks first; then is the model's turn after the tool.
+func askedToResume(t *testing.T, then string) resumeAsk {
+	t.Helper()
 	g := newGate()
-	_, s := newEngine(t, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("gate", nil)}}, {Text: "done"}}, engine.WithTool("gate", g))
+	_, s := newEngine(t, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("gate", nil)}}, {Text: then}}, engine.WithTool("gate", g))
 	sub := s.Subscribe()
-	defer sub.Close()
+	t.Cleanup(sub.Close)
 	out := start(t, s, "go")
 	<-g.started
 	require.NoError(t, s.Interrupt(engine.ReasonUserStop))
@@ -105,9 +115,18 @@ func TestDeniedResumeIsRecorded(t *testing.T) {
 	_, done, err := s.StartContinue(t.Context())
 	require.NoError(t, err)
 	p := waitEvent(t, sub, isType(engine.EventPaused)).Pause
-	assert.Equal(t, "Resume", p.Tool)
-	require.NoError(t, s.Confirm(p.ID, false, engine.WithReason("not twice")))
-	require.NoError(t, (<-done).Err)
+	require.Equal(t, "Resume", p.Tool)
+	return resumeAsk{s: s, sub: sub, gate: g, p: *p, done: done}
+}
+
+// A denied resumption is recorded; a tool cut after it started makes
+// resuming ask first.
+func TestDeniedResumeIsRecorded(t *testing.T) {
+	t.Parallel()
+	a := askedToResume(t, "done")
+	s := a.s
+	require.NoError(t, s.Confirm(a.p.ID, false, engine.WithReason("not twice")))
+	require.NoError(t, (<-a.done).Err)
 	h := s.History()
 	assert.Equal(t, engine.Message{Role: engine.RoleMarker, Text: "Resume denied: not twice"}, h[len(h)-1])
 	for _, m := range h {
@@ -159,28 +178,18 @@ func TestSignalPauseLandsBeforeTheTurnsToolCalls(t *testing.T) {
 // asked again: the next Continue does not go straight on.
 func TestStopAtTheResumeQuestionKeepsIt(t *testing.T) {
 	t.Parallel()
-	g := newGate()
-	_, s := newEngine(t, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("gate", nil)}}, {Text: "done"}}, engine.WithTool("gate", g))
-	sub := s.Subscribe()
-	defer sub.Close()
-	out := start(t, s, "go")
-	<-g.started
+	a := askedToResume(t, "done")
+	s, sub := a.s, a.sub
 	require.NoError(t, s.Interrupt(engine.ReasonUserStop))
-	<-out
-	_, done, err := s.StartContinue(t.Context())
-	require.NoError(t, err)
-	p := waitEvent(t, sub, isType(engine.EventPaused)).Pause
-	require.Equal(t, "Resume", p.Tool)
-	require.NoError(t, s.Interrupt(engine.ReasonUserStop))
-	<-done
+	<-a.done
 	waitEvent(t, sub, isType(engine.EventInterrupted))
 	require.Equal(t, engine.Eligibility{Eligible: true, RepeatsSideEffect: true}, s.Eligibility())
-	_, done, err = s.StartContinue(t.Context())
+	_, done, err := s.StartContinue(t.Context())
 	require.NoError(t, err)
 	ev := waitEvent(t, sub, func(ev engine.Event) bool { return ev.Type == engine.EventPaused || ev.Type.Terminal() })
 	require.Equal(t, engine.EventPaused, ev.Type, "Continue went on without asking again")
 	require.Equal(t, "Resume", ev.Pause.Tool)
 	require.NoError(t, s.Confirm(ev.Pause.ID, false))
 	require.NoError(t, (<-done).Err)
-	assert.Empty(t, g.started, "the gate never ran again")
+	assert.Empty(t, a.gate.started, "the gate never ran again")
 }

@@ -781,18 +781,8 @@ func TestPauseAfterTheToolCallEndedIsRefused(t *testing.T) {
 // while it is pending is kept and lands at the next step boundary.
 func TestSignalPauseDuringResumeConfirmation(t *testing.T) {
 	t.Parallel()
-	g := newGate()
-	_, s := newEngine(t, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("gate", nil)}}, {Text: "finished"}}, engine.WithTool("gate", g))
-	sub := s.Subscribe()
-	defer sub.Close()
-	out := start(t, s, "go")
-	<-g.started
-	require.NoError(t, s.Interrupt(engine.ReasonUserStop))
-	<-out
-	_, done, err := s.StartContinue(t.Context())
-	require.NoError(t, err)
-	confirm := waitEvent(t, sub, isType(engine.EventPaused)).Pause
-	require.Equal(t, "Resume", confirm.Tool)
+	a := askedToResume(t, "finished")
+	s, sub, done := a.s, a.sub, a.done
 	require.NoError(t, s.Signal(engine.SignalPause))
 	require.True(t, s.Snapshot().PauseRequested, "the pause signal is not swallowed")
 	require.NoError(t, s.Confirm("", true))

@@ -668,15 +668,7 @@ func TestReadOnlyDirectory(t *testing.T) {
 	} else {
 		// root writes anywhere: make the directory a read-only mount in a
 		// user and mount namespace of a child.
-		cmd := exec.Command(os.Args[0], "-test.run=^$", dir)
-		cmd.Env = append(os.Environ(), childEnv+"=readonly")
-		cmd.SysProcAttr = &syscall.SysProcAttr{
-			Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS,
-			UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Geteuid(), Size: 1}},
-			GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getegid(), Size: 1}},
-		}
-		out, err := cmd.Output()
-		require.NoError(t, err, "child: %s", out)
+		out := inNamespaces(t, "readonly", dir)
 		assert.Contains(t, string(out), store.ErrReadOnly.Error())
 		assert.Contains(t, string(out), "make it writable")
 	}
@@ -798,15 +790,7 @@ func fillDisk(dir string) string {
 // sound.
 func TestDiskFull(t *testing.T) {
 	t.Parallel()
-	cmd := exec.Command(os.Args[0], "-test.run=^$", t.TempDir())
-	cmd.Env = append(os.Environ(), childEnv+"=full")
-	cmd.SysProcAttr = &syscall.SysProcAttr{
-		Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS,
-		UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Geteuid(), Size: 1}},
-		GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getegid(), Size: 1}},
-	}
-	out, err := cmd.Output()
-	require.NoError(t, err, "child: %s", out)
+	out := inNamespaces(t, "full", t.TempDir())
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	require.Len(t, lines, 4, "child: %s", out)
 	assert.Contains(t, lines[0], store.ErrFull.Error())
@@ -847,4 +831,20 @@ func TestUpdateAllocs(t *testing.T) {
 	})
 	require.NoError(t, err)
 	assert.LessOrEqual(t, allocs, 28.0)
+}
+
+// inNamespaces runs the child scenario on dir in a user and mount
+// namespace of its own (root there: it may mount) and returns its output.
+func inNamespaces(t *testing.T, scenario, dir string) []byte {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$", dir)
+	cmd.Env = append(os.Environ(), childEnv+"="+scenario)
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Geteuid(), Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getegid(), Size: 1}},
+	}
+	out, err := cmd.Output()
+	require.NoError(t, err, "child: %s", out)
+	return out
 }
