@@ -128,8 +128,9 @@ func (f *Feed) publish(ev *Event) {
 	if f.closed || f.ended {
 		return
 	}
-	if ev.Type.Coalescable() {
-		if it, ok := f.last[ev.Session]; ok && it.Extra == nil && mergeable(&it.Event, ev) {
+	delta := ev.Type.Coalescable()
+	if delta {
+		if it, ok := f.last[ev.Session]; ok && it.Extra == nil && it.Event.Version+1 == ev.Version && mergeable(&it.Event, ev) {
 			it.merge(*ev)
 			f.eng.coalesced.Add(1)
 			return
@@ -137,7 +138,13 @@ func (f *Feed) publish(ev *Event) {
 	}
 	it := f.appendLocked()
 	it.Event = *ev
-	f.last[ev.Session] = it
+	// A session's events carry consecutive versions, so the item kept for
+	// its session is its previous event only when the versions follow: the
+	// other events need no entry (one map write less for most events). A
+	// task loop's events carry none of the session's versions and keep one.
+	if delta || ev.Version == 0 {
+		f.last[ev.Session] = it
+	}
 	f.wakeLocked()
 }
 
