@@ -232,42 +232,33 @@ func (f *Feed) wakeLocked() {
 // without waiting). One reader at a time.
 func (f *Feed) Take(ctx context.Context, fn func(items []FeedItem)) error {
 	for {
+		if err := f.Wait(ctx); err != nil {
+			return err
+		}
 		f.mu.Lock()
 		if f.closed {
 			f.mu.Unlock()
 			return ErrSubscriptionClosed
 		}
-		if f.queued > 0 {
-			blocks := f.blocks
-			f.blocks, f.queued = nil, 0
-			if len(f.last) > keptFeedSessions {
-				f.last = map[string]*FeedItem{}
-			}
-			clear(f.last)
+		if f.queued == 0 { // another reader took them
 			f.mu.Unlock()
-			for _, b := range blocks {
-				for i := range b {
-					b[i].settle()
-				}
-				fn(b)
-			}
-			f.recycle(blocks)
-			return nil
+			continue
 		}
-		if f.ended {
-			f.mu.Unlock()
-			return ErrSubscriptionClosed
+		blocks := f.blocks
+		f.blocks, f.queued = nil, 0
+		if len(f.last) > keptFeedSessions {
+			f.last = map[string]*FeedItem{}
 		}
-		if f.wake == nil {
-			f.wake = make(chan struct{})
-		}
-		wake := f.wake
+		clear(f.last)
 		f.mu.Unlock()
-		select {
-		case <-wake:
-		case <-ctx.Done():
-			return ctx.Err()
+		for _, b := range blocks {
+			for i := range b {
+				b[i].settle()
+			}
+			fn(b)
 		}
+		f.recycle(blocks)
+		return nil
 	}
 }
 
