@@ -53,11 +53,13 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET /", http.FileServerFS(static))
 	mux.HandleFunc("GET /api/state", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, http.StatusOK, s.state(r.Context())) })
 	mux.HandleFunc("GET /api/events", s.events)
-	mux.HandleFunc("GET /api/sessions/{id}/history", s.history)
-	mux.HandleFunc("POST /api/sessions/{id}/prompt", s.prompt)
-	mux.HandleFunc("POST /api/sessions/{id}/stop", s.stop)
-	mux.HandleFunc("POST /api/sessions/{id}/continue", s.continueRun)
-	mux.HandleFunc("POST /api/sessions/{id}/answer", s.answer)
+	// A session is named by ?session=ID, not in the path: an id may be
+	// anything, "." or ".." too, which a browser resolves away in a path.
+	mux.HandleFunc("GET /api/history", s.history)
+	mux.HandleFunc("POST /api/prompt", s.prompt)
+	mux.HandleFunc("POST /api/stop", s.stop)
+	mux.HandleFunc("POST /api/continue", s.continueRun)
+	mux.HandleFunc("POST /api/answer", s.answer)
 	mux.HandleFunc("GET /api/grants", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, http.StatusOK, s.grants(r.Context())) })
 	mux.HandleFunc("POST /api/grants/revoke", s.revokeGrant)
 	mux.HandleFunc("POST /api/emergency-stop", func(w http.ResponseWriter, r *http.Request) {
@@ -74,6 +76,11 @@ func (s *Server) routes() http.Handler {
 		rep := s.eng.ResumeAll(r.Context())
 		writeJSON(w, http.StatusOK, map[string]any{"resumed": rep.Resumed, "skipped": rep.Skipped, "counts": s.eng.Counts()})
 	})
+	noSuchAPI := func(w http.ResponseWriter, r *http.Request) {
+		refuse(w, http.StatusNotFound, CodeBadRequest, fmt.Sprintf("%s %s: no such API; a session's actions are /api/{history,prompt,stop,continue,answer}?session=ID", r.Method, r.URL.Path))
+	}
+	mux.HandleFunc("GET /api/", noSuchAPI)
+	mux.HandleFunc("POST /api/", noSuchAPI)
 	return mux
 }
 
@@ -178,10 +185,16 @@ func sendEvent(w http.ResponseWriter, f http.Flusher, name string, v any, prefix
 	return true
 }
 
+// session is the session the request names in ?session=ID.
 func (s *Server) session(w http.ResponseWriter, r *http.Request) (*engine.Session, bool) {
-	ss, err := s.eng.Session(r.PathValue("id"))
+	id := r.URL.Query().Get("session")
+	if id == "" {
+		refuse(w, http.StatusBadRequest, CodeBadRequest, fmt.Sprintf("%s %s: name the session as ?session=ID (its id as /api/state lists it, URL-encoded)", r.Method, r.URL.Path))
+		return nil, false
+	}
+	ss, err := s.eng.Session(id)
 	if err != nil {
-		refuse(w, http.StatusNotFound, CodeUnknownSession, fmt.Sprintf("session %q does not exist (closed, or from before a restart)", r.PathValue("id")))
+		refuse(w, http.StatusNotFound, CodeUnknownSession, fmt.Sprintf("session %q does not exist (closed, or from before a restart)", id))
 		return nil, false
 	}
 	return ss, true

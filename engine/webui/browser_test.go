@@ -202,7 +202,7 @@ func TestTwoTabsConvergeOnStopContinueAndAnswer(t *testing.T) {
 	require.Equal(t, engine.RunIdle, s.RunState())
 
 	// Tab A answering the same pause late is told it was already answered.
-	got := a.eval(fmt.Sprintf(`fetch('/api/state', {headers: AUTH}).then(r => r.json()).then(st => fetch('/api/sessions/agent/answer', {method: 'POST',
+	got := a.eval(fmt.Sprintf(`fetch('/api/state', {headers: AUTH}).then(r => r.json()).then(st => fetch('/api/answer?session=agent', {method: 'POST',
 		headers: {...AUTH, 'Content-Type': 'application/json'}, body: JSON.stringify({epoch: st.epoch, version: %d, pause_id: %q, answer: 'denied'})}))
 		.then(r => r.json()).then(j => j.code + ': ' + j.error)`, s.Version(), pauseID))
 	assert.Contains(t, got, "already_answered: Already answered")

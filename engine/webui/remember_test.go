@@ -69,12 +69,12 @@ func TestAnswerWithAScopeThePauseDoesNotOfferIsRefused(t *testing.T) {
 	srv := serve(t, e)
 	c := newClient(t, srv)
 	body := map[string]any{"epoch": c.state().Epoch, "version": ev.Version, "pause_id": ev.Pause.ID, "answer": "approved", "remember": "project"}
-	r := c.do(http.MethodPost, "/api/sessions/s/answer", body, nil)
+	r := c.do(http.MethodPost, "/api/answer?session=s", body, nil)
 	assert.Equal(t, http.StatusBadRequest, r.Status)
 	assert.Contains(t, r.Body["error"], "not offered by this pause")
 	assert.Equal(t, engine.StatusPaused, s.Status())
 	body["remember"] = "once"
-	assert.Equal(t, http.StatusOK, c.do(http.MethodPost, "/api/sessions/s/answer", body, nil).Status)
+	assert.Equal(t, http.StatusOK, c.do(http.MethodPost, "/api/answer?session=s", body, nil).Status)
 	require.NoError(t, (<-out).Err)
 }
 

@@ -84,7 +84,7 @@ func TestEveryRequestNeedsTheToken(t *testing.T) {
 		res.Body.Close()
 		return res
 	}
-	for _, path := range []string{"/api/state", "/api/events", "/api/sessions/s1/history", "/api/state?token=" + tokenOf(t, srv)[:10], "/?token=wrong-token-0000000000"} {
+	for _, path := range []string{"/api/state", "/api/events", "/api/history?session=s1", "/api/state?token=" + tokenOf(t, srv)[:10], "/?token=wrong-token-0000000000"} {
 		assert.Equal(t, http.StatusUnauthorized, get(path, nil).StatusCode, path)
 	}
 	assert.Equal(t, http.StatusUnauthorized, get("/api/state", map[string]string{"Authorization": "Bearer nope"}).StatusCode)
@@ -190,7 +190,7 @@ func TestAnswerFromTwoClientsAtOnceIsAppliedOnce(t *testing.T) {
 	var wg sync.WaitGroup
 	replies := make([]reply, 2)
 	for i, c := range []*client{a, b} {
-		wg.Go(func() { replies[i] = c.do(http.MethodPost, "/api/sessions/s/answer", body, nil) })
+		wg.Go(func() { replies[i] = c.do(http.MethodPost, "/api/answer?session=s", body, nil) })
 	}
 	wg.Wait()
 	statuses := []int{replies[0].Status, replies[1].Status}
@@ -228,7 +228,7 @@ func TestStaleTabCannotAnswerANewerPause(t *testing.T) {
 	c := newClient(t, srv)
 	epoch := c.state().Epoch
 	answer := func(version uint64, pauseID, epoch string) reply {
-		return c.do(http.MethodPost, "/api/sessions/s/answer", map[string]any{"epoch": epoch, "version": version, "pause_id": pauseID, "answer": "approved"}, nil)
+		return c.do(http.MethodPost, "/api/answer?session=s", map[string]any{"epoch": epoch, "version": version, "pause_id": pauseID, "answer": "approved"}, nil)
 	}
 	require.Equal(t, http.StatusOK, answer(first.Version, first.Pause.ID, epoch).Status)
 	second := waitEvent(t, sub, isType(engine.EventPaused))
@@ -266,21 +266,27 @@ func TestContinueNeedsTheVersionTheTabSaw(t *testing.T) {
 	srv := serve(t, e)
 	c := newClient(t, srv)
 	epoch := c.state().Epoch
-	assert.Equal(t, webui.CodeNotRunning, c.do(http.MethodPost, "/api/sessions/s/stop", nil, nil).Body["code"])
-	require.Equal(t, http.StatusOK, c.do(http.MethodPost, "/api/sessions/s/prompt", map[string]any{"text": "go"}, nil).Status)
+	assert.Equal(t, webui.CodeNotRunning, c.do(http.MethodPost, "/api/stop?session=s", nil, nil).Body["code"])
+	require.Equal(t, http.StatusOK, c.do(http.MethodPost, "/api/prompt?session=s", map[string]any{"text": "go"}, nil).Status)
 	waitEvent(t, sub, isType(engine.EventToolStarted))
-	require.Equal(t, http.StatusOK, c.do(http.MethodPost, "/api/sessions/s/stop", nil, nil).Status)
+	require.Equal(t, http.StatusOK, c.do(http.MethodPost, "/api/stop?session=s", nil, nil).Status)
 	ev := waitEvent(t, sub, isType(engine.EventInterrupted))
 	assert.Equal(t, engine.ReasonUserStop, ev.Reason)
 
-	r := c.do(http.MethodPost, "/api/sessions/s/continue", map[string]any{"epoch": epoch, "version": ev.Version - 1}, nil)
+	r := c.do(http.MethodPost, "/api/continue?session=s", map[string]any{"epoch": epoch, "version": ev.Version - 1}, nil)
 	assert.Equal(t, webui.CodeStale, r.Body["code"], "%v", r.Body)
-	r = c.do(http.MethodPost, "/api/sessions/s/continue", map[string]any{"epoch": epoch, "version": ev.Version}, nil)
+	r = c.do(http.MethodPost, "/api/continue?session=s", map[string]any{"epoch": epoch, "version": ev.Version}, nil)
 	require.Equal(t, http.StatusOK, r.Status, "%v", r.Body)
 	waitEvent(t, sub, isType(engine.EventRunFinished))
-	r = c.do(http.MethodPost, "/api/sessions/s/continue", map[string]any{"epoch": epoch, "version": s.Version()}, nil)
+	r = c.do(http.MethodPost, "/api/continue?session=s", map[string]any{"epoch": epoch, "version": s.Version()}, nil)
 	assert.Equal(t, webui.CodeNotEligible, r.Body["code"], "continue twice: %v", r.Body)
-	assert.Equal(t, webui.CodeUnknownSession, c.do(http.MethodPost, "/api/sessions/nope/stop", nil, nil).Body["code"])
+	assert.Equal(t, webui.CodeUnknownSession, c.do(http.MethodPost, "/api/stop?session=nope", nil, nil).Body["code"])
+	r = c.do(http.MethodPost, "/api/stop", nil, nil)
+	assert.Equal(t, http.StatusBadRequest, r.Status)
+	assert.Contains(t, r.Body["error"], "name the session as ?session=ID")
+	r = c.do(http.MethodPost, "/api/sessions/s/stop", nil, nil)
+	assert.Equal(t, http.StatusNotFound, r.Status)
+	assert.Contains(t, r.Body["error"], "no such API")
 }
 
 // The token reaches no other server on 127.0.0.1: a dev server the agent

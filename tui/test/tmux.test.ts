@@ -170,7 +170,7 @@ describe('demo in a real terminal', { skip, timeout: 120_000 }, () => {
       sessions: { id: string; version: number; pause: { id: string } | null }[];
     };
     const cleanup = state.sessions.find((x) => x.id === 'cleanup')!;
-    const answered = await fetch(`${origin}/api/sessions/cleanup/answer`, {
+    const answered = await fetch(`${origin}/api/answer?session=cleanup`, {
       method: 'POST',
       headers: { ...auth.headers, 'content-type': 'application/json' },
       body: JSON.stringify({ epoch: state.epoch, version: cleanup.version, pause_id: cleanup.pause!.id, answer: 'approved' }),
@@ -225,7 +225,7 @@ describe('demo in a real terminal', { skip, timeout: 120_000 }, () => {
     // While G is open, the same command is asked again and approved for the
     // project from the web UI, then revoked there: the list follows each
     // change (grants_changed), without a key pressed.
-    await post('/api/sessions/cleanup/prompt', { text: 'clean up' });
+    await post('/api/prompt?session=cleanup', { text: 'clean up' });
     let cleanup: { version: number; pause: { id: string } | null } | undefined;
     for (const deadline = Date.now() + 20_000; !cleanup?.pause; ) {
       assert.ok(Date.now() < deadline, `the cleanup session asks again; the screen:\n${term.screen()}`);
@@ -233,7 +233,7 @@ describe('demo in a real terminal', { skip, timeout: 120_000 }, () => {
       cleanup = ((await api('/api/state')).sessions as { id: string; version: number; pause: { id: string } | null }[]).find((x) => x.id === 'cleanup');
     }
     const { epoch } = await api('/api/state');
-    await post('/api/sessions/cleanup/answer', { epoch, version: cleanup.version, pause_id: cleanup.pause.id, answer: 'approved', remember: 'project' });
+    await post('/api/answer?session=cleanup', { epoch, version: cleanup.version, pause_id: cleanup.pause.id, answer: 'approved', remember: 'project' });
     await term.waitFor(/› bash +rm -rf \S*demo-scratch.*· this project \(/);
     const [grant] = (await api('/api/grants')).grants as Record<string, string>[];
     await post('/api/grants/revoke', grant);

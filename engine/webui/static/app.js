@@ -113,7 +113,7 @@ async function loadHistory() {
   if (state.history.id === id && state.history.version >= snap.version) return;
   state.historyLoading = true;
   try {
-    const res = await fetch(`/api/sessions/${encodeURIComponent(id)}/history`, { headers: AUTH });
+    const res = await fetch(sessionAPI('history', id), { headers: AUTH });
     if (res.ok) {
       const h = await res.json();
       if (state.selected === id) state.history = { id, version: h.version, messages: h.messages || [] };
@@ -124,6 +124,10 @@ async function loadHistory() {
   const now = state.sessions.get(state.selected);
   if (now && (state.history.id !== state.selected || state.history.version < now.version)) loadHistory();
 }
+
+// sessionAPI is the address of a session's action: the id in the query, as
+// any text (in a path, "." and ".." would be resolved away by the browser).
+function sessionAPI(action, id) { return `/api/${action}?session=${encodeURIComponent(id)}`; }
 
 async function post(path, body) {
   try {
@@ -283,7 +287,7 @@ function renderSession() {
         el('button', { type: 'button', 'data-answer': 'denied', onclick: () => answer('denied') }, 'Deny')]
       : [el('button', { type: 'button', 'data-answer': 'resumed', onclick: () => answer('resumed') }, 'Continue')];
     for (const b of buttons) b.disabled = disabled;
-    const stop = el('button', { type: 'button', onclick: () => post(`/api/sessions/${encodeURIComponent(s.id)}/stop`) }, 'Stop');
+    const stop = el('button', { type: 'button', onclick: () => post(sessionAPI('stop', s.id)) }, 'Stop');
     stop.disabled = !live;
     pause.replaceChildren(
       el('p', { class: 'pause-message' }, `${p.tool ? p.tool + ': ' : ''}${p.message}`),
@@ -320,7 +324,7 @@ function select(id) {
 async function answerPause(s, p, answer, remember) {
   const body = { epoch: state.epoch, version: s.version, pause_id: p.id, answer };
   if (remember) body.remember = remember;
-  const { ok } = await post(`/api/sessions/${encodeURIComponent(s.id)}/answer`, body);
+  const { ok } = await post(sessionAPI('answer', s.id), body);
   if (ok) showNotice('');
 }
 
@@ -332,12 +336,12 @@ $('input').addEventListener('submit', async (e) => {
   if (action === 'stop') {
     state.stopRequested.add(s.id);
     renderSession();
-    const { ok } = await post(`/api/sessions/${encodeURIComponent(s.id)}/stop`);
+    const { ok } = await post(sessionAPI('stop', s.id));
     if (!ok) { state.stopRequested.delete(s.id); renderSession(); }
   } else if (action === 'send') {
     const text = $('prompt').value;
     if (!text.trim()) return;
-    const { ok } = await post(`/api/sessions/${encodeURIComponent(s.id)}/prompt`, { text });
+    const { ok } = await post(sessionAPI('prompt', s.id), { text });
     if (ok) $('prompt').value = '';
   }
 });
@@ -345,7 +349,7 @@ $('input').addEventListener('submit', async (e) => {
 $('continue').addEventListener('click', async () => {
   const s = state.sessions.get(state.selected);
   if (!s || !state.authoritative) return;
-  const { ok } = await post(`/api/sessions/${encodeURIComponent(s.id)}/continue`, { epoch: state.epoch, version: s.version });
+  const { ok } = await post(sessionAPI('continue', s.id), { epoch: state.epoch, version: s.version });
   if (ok) showNotice('');
 });
 
