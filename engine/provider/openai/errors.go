@@ -16,7 +16,7 @@ const (
 	CodeServerError     = "server_error"      // HTTP 5xx, still after the retries
 	CodeConnection      = "connection_failed" // no response: refused, DNS, TLS
 	CodeConnectionLost  = "connection_lost"   // the connection broke mid-stream
-	CodeMalformedStream = "malformed_stream"  // a chunk that is not valid JSON
+	CodeMalformedStream = "malformed_stream"  // a chunk that is not valid JSON, or a turn over 64 MB
 	CodeStreamError     = "stream_error"      // the server sent an error event mid-stream
 	CodeTruncated       = "stream_truncated"  // the stream ended before the turn did
 )

@@ -27,6 +27,14 @@ import (
 // maxRetryAfter caps how long a server's Retry-After can make a retry wait.
 const maxRetryAfter = time.Minute
 
+// What one response may send: a server that streams without end must not
+// grow the host's memory without bound. A model turn of 128k tokens is
+// about 40 MB of events; an error's body needs a few hundred bytes.
+const (
+	maxStreamBytes = 64 << 20
+	maxErrorBytes  = 64 << 10
+)
+
 // Provider streams model turns from an OpenAI-compatible server. It holds
 // only its settings: one Provider serves any number of sessions at once.
 type Provider struct {
@@ -55,6 +63,7 @@ func New(opts ...Option) (*Provider, error) {
 		option.WithBaseURL(strings.TrimSuffix(cfg.baseURL, "/") + "/"),
 		option.WithHTTPClient(hc),
 		option.WithMaxRetries(0),
+		option.WithMiddleware(capBody),
 	}
 	for k, v := range cfg.headers {
 		svcOpts = append(svcOpts, option.WithHeader(k, v))
@@ -97,6 +106,47 @@ func (p *Provider) Stream(ctx context.Context, req engine.ModelRequest) (engine.
 			return nil, err
 		}
 	}
+}
+
+// capBody caps the body of every response: an error's is cut at
+// maxErrorBytes (its start says what failed), a stream's reads fail past
+// maxStreamBytes.
+func capBody(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	res, err := next(req)
+	if err != nil || res.Body == nil {
+		return res, err
+	}
+	if res.StatusCode >= 400 {
+		res.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.LimitReader(res.Body, maxErrorBytes), res.Body}
+	} else {
+		res.Body = &cappedBody{ReadCloser: res.Body, left: maxStreamBytes}
+	}
+	return res, err
+}
+
+// errTooLarge ends a stream that sent more than maxStreamBytes.
+var errTooLarge = fmt.Errorf("the response is larger than %d MB, the most one model turn may send", maxStreamBytes>>20)
+
+// cappedBody is a response body whose reads fail with errTooLarge once it
+// has given maxStreamBytes.
+type cappedBody struct {
+	io.ReadCloser
+	left int64
+}
+
+func (b *cappedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, errTooLarge
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	return n, err
 }
 
 func (p *Provider) fail(e *Error) *Error {
@@ -415,7 +465,7 @@ func classifyStream(err error) *Error {
 		return &Error{Code: CodeTruncated, Message: "no finish_reason before the end of the stream"}
 	case errors.As(err, &event):
 		return &Error{Code: CodeStreamError, Message: strings.TrimPrefix(event.Message, "received error while streaming: "), cause: err}
-	case errors.As(err, &syntax), errors.As(err, &typ):
+	case errors.As(err, &syntax), errors.As(err, &typ), errors.Is(err, errTooLarge):
 		return &Error{Code: CodeMalformedStream, Message: err.Error(), cause: err}
 	}
 	return &Error{Code: CodeConnectionLost, Message: err.Error(), cause: err}

@@ -4,10 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -298,6 +302,61 @@ func TestInterruptCutsTheRetryWait(t *testing.T) {
 		t.Fatal("the run still waits for its retry after an interrupt")
 	}
 	assert.Len(t, srv.Requests(), 1, "no retry after the interrupt")
+}
+
+// A server that sends without end cannot grow the host's memory without
+// bound: a stream is cut after 64 MB, an error's body after its start.
+// Before, one SSE event that never ended (data lines without the blank
+// line) took the heap past 1 GB in 3 s, and an error body was read whole.
+func TestEndlessResponsesAreCut(t *testing.T) {
+	t.Parallel()
+	const mb = 1 << 20
+	tests := []struct {
+		name   string
+		status int
+		piece  string // written again and again
+		code   string
+		want   string
+	}{
+		{"an event that never ends", 200, "data: " + strings.Repeat("x", mb) + "\n", openai.CodeMalformedStream, "larger than 64 MB"},
+		{"an error body without end", 500, strings.Repeat("x", mb), openai.CodeServerError, "xxx"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var mu sync.Mutex
+			var most int // bytes the server wrote in one response
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", map[bool]string{true: "text/event-stream", false: "application/json"}[tt.status == 200])
+				w.WriteHeader(tt.status)
+				n := 0
+				for n < 512*mb {
+					k, err := fmt.Fprint(w, tt.piece)
+					n += k
+					if err != nil {
+						break
+					}
+				}
+				mu.Lock()
+				most = max(most, n)
+				mu.Unlock()
+			}))
+			defer srv.Close()
+			p, err := openai.New(openai.WithBaseURL(srv.URL+"/v1"), openai.WithModel("endless"), openai.WithRetries(1, 0))
+			require.NoError(t, err)
+			e := engine.New(engine.WithProvider(p))
+			defer e.Close()
+			s, err := e.NewSession(engine.SessionOptions{Dir: t.TempDir()})
+			require.NoError(t, err)
+
+			_, err = s.Prompt(t.Context(), "go")
+			require.Error(t, err)
+			assert.Equal(t, tt.code, engine.ErrorCode(err), "%v", err)
+			assert.Contains(t, err.Error(), tt.want)
+			srv.Close() // the handlers have returned
+			assert.Less(t, most, 128*mb, "the client left after the cap")
+		})
+	}
 }
 
 func TestConfigErrors(t *testing.T) {
