@@ -531,7 +531,7 @@ func (s *Session) modelTurn(r *run) ([]ToolCall, error) {
 	}
 	ctx, idle := s.beginTurn(r)
 	defer s.endTurn(r, idle)
-	stream, err := protect("Stream", "", func() (Stream, error) { return r.provider.Stream(ctx, req) })
+	stream, err := idle.open(ctx, r.ctx, r.provider, req)
 	if err != nil {
 		if r.ctx.Err() != nil {
 			return nil, interruptErr(r.ctx)
@@ -612,7 +612,8 @@ func (s *Session) endTurn(r *run, w *idleWatch) {
 }
 
 // idleWatch ends a model turn whose stream stays silent longer than the
-// idle timeout: one timer per turn, armed at the first read. A read only
+// idle timeout: one timer per turn, armed at the request (waiting for the
+// server's answer is a wait like a read). A read only
 // notes when it began (a chunk per read: re-arming a runtime timer for
 // each of a streamed answer's hundreds of chunks cost two timer-heap
 // updates each); the timer, when it fires, ends the turn if a read has
@@ -624,7 +625,7 @@ type idleWatch struct {
 	cancel  context.CancelCauseFunc // the turn's
 	timer   *time.Timer
 	cause   interruptCause // what the timer ends the turn with
-	start   time.Time      // the first read: reads are timed from it
+	start   time.Time      // the request: waits are timed from it
 	waiting atomic.Int64   // since when (after start) a read waits; notWaiting between reads
 	ended   atomic.Bool    // endTurn: the timer does nothing more
 }
@@ -655,12 +656,32 @@ func (w *idleWatch) stop() {
 	}
 }
 
+// open sends the turn's request: waiting for the server's answer is
+// silence too (a server that takes the connection and never answers), so
+// the idle timeout counts from here.
+func (w *idleWatch) open(ctx, run context.Context, p Provider, req ModelRequest) (st Stream, err error) {
+	err = w.wait(ctx, run, func() error {
+		st, err = protect("Stream", "", func() (Stream, error) { return p.Stream(ctx, req) })
+		return err
+	})
+	return st, err
+}
+
 // recv reads one chunk from the turn's stream (ctx is the turn's, run the
 // run's), failing with a timeout interruption when the stream stays silent
 // longer than the idle timeout.
-func (w *idleWatch) recv(ctx, run context.Context, st Stream) (Chunk, error) {
+func (w *idleWatch) recv(ctx, run context.Context, st Stream) (c Chunk, err error) {
+	err = w.wait(ctx, run, func() error {
+		c, err = protect("model stream", "", func() (Chunk, error) { return st.Recv(ctx) })
+		return err
+	})
+	return c, err
+}
+
+// wait runs f, one wait for the model server, under the idle timeout.
+func (w *idleWatch) wait(ctx, run context.Context, f func() error) error {
 	if w.timeout <= 0 {
-		return protect("model stream", "", func() (Chunk, error) { return st.Recv(ctx) })
+		return f()
 	}
 	if w.timer == nil {
 		w.start = time.Now()
@@ -671,12 +692,12 @@ func (w *idleWatch) recv(ctx, run context.Context, st Stream) (Chunk, error) {
 	} else {
 		w.waiting.Store(int64(time.Since(w.start)))
 	}
-	c, err := protect("model stream", "", func() (Chunk, error) { return st.Recv(ctx) })
+	err := f()
 	w.waiting.Store(notWaiting)
 	if err != nil && run.Err() == nil && context.Cause(ctx) == error(&w.cause) {
-		return c, fmt.Errorf("%w after %s: %w", ErrIdleTimeout, w.timeout, &w.cause)
+		return fmt.Errorf("%w after %s: %w", ErrIdleTimeout, w.timeout, &w.cause)
 	}
-	return c, err
+	return err
 }
 
 // finishTurn appends the assistant message and counts tokens: the provider's

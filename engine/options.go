@@ -12,7 +12,9 @@ func WithProvider(p Provider) Option { return func(e *Engine) { e.provider = p }
 func WithTool(name string, t Tool) Option { return func(e *Engine) { e.tools.Register(name, t) } }
 
 // WithStreamIdleTimeout sets how long a model stream may send nothing before
-// the run is interrupted with reason timeout. Zero disables it. Default 2 min.
+// the run is interrupted with reason timeout; waiting for the server to
+// answer the request (its retries included) counts too. Zero disables it.
+// Default 2 min.
 func WithStreamIdleTimeout(d time.Duration) Option { return func(e *Engine) { e.idleTimeout = d } }
 
 // WithDefaultPauseMode sets default_pause_mode for task loops (default false:

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -278,6 +279,45 @@ func TestInterruptClosesAStalledStream(t *testing.T) {
 	assert.Equal(t, engine.Message{Role: engine.RoleAssistant, Text: "Thinking about it", Interrupted: true}, h[1])
 	assert.Equal(t, "Stopped by you", h[2].Text)
 	assert.Positive(t, s.Snapshot().Tokens.Output, "what was streamed is counted")
+}
+
+// A server that takes the connection and never answers (not even a
+// status line) is silent like a stalled stream: the idle timeout ends the
+// turn and the connection is closed. Before, the watch began at the first
+// read and the run waited for the answer for ever.
+func TestIdleTimeoutCoversTheWaitForAnAnswer(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	left := make(chan struct{})
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		_, _ = io.Copy(io.Discard, c) // the request, then nothing until the client leaves
+		close(left)
+	}()
+	p, err := openai.New(openai.WithBaseURL("http://"+ln.Addr().String()+"/v1"), openai.WithModel("mute"))
+	require.NoError(t, err)
+	e := engine.New(engine.WithProvider(p), engine.WithStreamIdleTimeout(100*time.Millisecond))
+	defer e.Close()
+	s, err := e.NewSession(engine.SessionOptions{Dir: t.TempDir()})
+	require.NoError(t, err)
+
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	res, err := s.Prompt(ctx, "go")
+	require.ErrorIs(t, err, engine.ErrIdleTimeout)
+	require.NotNil(t, res.Interruption)
+	assert.Equal(t, engine.ReasonTimeout, res.Interruption.Reason)
+	select {
+	case <-left:
+	case <-ctx.Done():
+		t.Fatal("the connection is still open")
+	}
 }
 
 // A wait before a retry (here the server's Retry-After: 30 s) ends at once
