@@ -58,14 +58,28 @@ func (r *run) kind() string {
 // next owner finds them as after a crash — proceeding ones interrupted by
 // server restart, a question asked again — not stopped by the system and
 // no longer waiting for their answer.
-func (s *Session) persistLocked(what string, fn func(*store.Tx)) {
-	st := s.eng.store
-	if st == nil || s.eng.shuttingDown.Load() {
-		return
+//
+// It reports whether fn's writes were committed.
+func (s *Session) persistLocked(what string, fn func(*store.Tx)) bool {
+	if s.eng.store == nil || s.eng.shuttingDown.Load() {
+		return false
 	}
-	if err := st.Update(context.Background(), fn); err != nil {
+	if err := s.eng.update(context.Background(), fn); err != nil {
 		s.emitLocked(Event{Type: EventWarning, Tool: "store", Text: fmt.Sprintf("could not record %s: %v; after a crash this session would come back as it was before", what, err)})
+		return false
 	}
+	return true
+}
+
+// update runs fn's writes in one transaction of the store: every write of
+// the engine goes through it, so that a test can stop the process between
+// two commits (afterCommit).
+func (e *Engine) update(ctx context.Context, fn func(*store.Tx)) error {
+	err := e.store.Update(ctx, fn)
+	if err == nil && e.afterCommit != nil {
+		e.afterCommit()
+	}
+	return err
 }
 
 // persistEventLocked writes what ev changes, before ev is published.
@@ -89,12 +103,19 @@ func (s *Session) persistEventLocked(ev *Event) {
 	case EventPauseAnswered:
 		p := ev.Answered
 		run := s.runID()
-		s.persistLocked("the answer to "+p.ID, func(tx *store.Tx) {
+		g := s.remembering
+		stored := s.persistLocked("the answer to "+p.ID, func(tx *store.Tx) {
 			tx.PauseEnded(s.id, p.ID)
 			a := auditOf(s.id, run, p, "answered")
 			a.Answer, a.Reason, a.By, a.Remember = string(ev.Answer), ev.AnswerReason, ev.By, ev.Remember
-			tx.Audit(a) // a project grant itself is written by the tool that keeps it (GrantKeeper)
+			tx.Audit(a) // a grant a tool keeps itself (GrantKeeper) is written by the tool
+			if g != nil {
+				g.write(tx, s.id) // the approval it remembers: both or neither after a crash
+			}
 		})
+		if g != nil {
+			g.stored = stored
+		}
 	case EventGranted:
 		run := s.runID()
 		s.persistLocked("the approval by a grant", func(tx *store.Tx) {
@@ -194,7 +215,7 @@ func (e *Engine) persistNewSession(s *Session, seq uint64, o SessionOptions) err
 		opts.Provider, opts.ProviderLeft = sp.ProviderSpec()
 	}
 	body, _ := json.Marshal(opts)
-	err := e.store.Update(context.Background(), func(tx *store.Tx) {
+	err := e.update(context.Background(), func(tx *store.Tx) {
 		tx.CreateSession(store.Session{ID: s.id, Seq: int64(seq), CreatedAt: time.Now(), Options: body})
 	})
 	if err == nil && len(opts.ProviderLeft) > 0 {
@@ -230,7 +251,7 @@ func (e *Engine) recoverSessions(ctx context.Context) error {
 		cuts = append(cuts, cut)
 	}
 	now := time.Now()
-	err = e.store.Update(ctx, func(tx *store.Tx) {
+	err = e.update(ctx, func(tx *store.Tx) {
 		for i, row := range rows {
 			if row.Proceeding {
 				sessions[i].recoverLocked(tx, row, cuts[i], now)

@@ -7,3 +7,7 @@ func (e *Engine) CrashStore() error { return e.store.Close() }
 
 // Publish hands ev to the feed as the engine does.
 func (f *Feed) Publish(ev Event) { f.publish(&ev) }
+
+// WithAfterCommit calls fn after each of the engine's writes to its store
+// has committed: a kill-point test stops its process there.
+func WithAfterCommit(fn func()) Option { return func(e *Engine) { e.afterCommit = fn } }

@@ -48,12 +48,12 @@ type GrantKeeper interface {
 
 // storeGrants is the GrantStore of the tool registered as tool.
 type storeGrants struct {
-	st   *store.Store
+	e    *Engine
 	tool string
 }
 
 func (g storeGrants) Grants(ctx context.Context) ([]ProjectGrant, error) {
-	all, err := g.st.Grants(ctx)
+	all, err := g.e.store.Grants(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -67,13 +67,13 @@ func (g storeGrants) Grants(ctx context.Context) ([]ProjectGrant, error) {
 }
 
 func (g storeGrants) Add(ctx context.Context, pg ProjectGrant) error {
-	return g.st.Update(ctx, func(tx *store.Tx) {
+	return g.e.update(ctx, func(tx *store.Tx) {
 		tx.Grant(store.Grant{Session: pg.Session, Tool: g.tool, Action: pg.Action, Dir: pg.Root, By: pg.By, At: pg.At})
 	})
 }
 
 func (g storeGrants) Revoke(ctx context.Context, action string) error {
-	return g.st.Update(ctx, func(tx *store.Tx) { tx.RevokeGrant(g.tool, action) })
+	return g.e.update(ctx, func(tx *store.Tx) { tx.RevokeGrant(g.tool, action) })
 }
 
 // GrantHolder is a Tool that remembers approvals itself (the bash tool):
@@ -106,7 +106,7 @@ func (e *Engine) registered() map[string]Tool {
 func (e *Engine) giveGrantStores() error {
 	for name, t := range e.registered() {
 		if gk, ok := t.(GrantKeeper); ok {
-			if err := gk.UseGrantStore(storeGrants{st: e.store, tool: name}); err != nil {
+			if err := gk.UseGrantStore(storeGrants{e: e, tool: name}); err != nil {
 				return fmt.Errorf("store %s: tool %q: project grants: %w", e.store.Path(), name, err)
 			}
 		}
@@ -198,24 +198,15 @@ func (e *Engine) hasProjectGrant(ctx context.Context, k grantKey) (bool, error) 
 	return ok, nil
 }
 
-// addProjectGrant remembers k, in the store first when there is one: a
-// grant is held only once it is stored. It returns when it was given.
-func (e *Engine) addProjectGrant(ctx context.Context, k grantKey, session, by string) (time.Time, error) {
-	now := time.Now()
-	if _, err := e.hasProjectGrant(ctx, k); err != nil { // loads what the store holds
-		return now, err
-	}
-	if e.store != nil {
-		if err := e.store.Update(ctx, func(tx *store.Tx) {
-			tx.Grant(store.Grant{Session: session, Tool: k.tool, Action: k.action, Dir: k.root, By: by, At: now})
-		}); err != nil {
-			return now, fmt.Errorf("store %s: record the project grant: %w", e.store.Path(), err)
-		}
+// holdProjectGrant holds k, stored already (or without a store), as given
+// at at.
+func (e *Engine) holdProjectGrant(k grantKey, at time.Time) {
+	if _, err := e.hasProjectGrant(context.Background(), k); err != nil {
+		return // not loaded: read from the store, with k, at the next question
 	}
 	e.grants.mu.Lock()
-	e.grants.held[k] = now
+	e.grants.held[k] = at
 	e.grants.mu.Unlock()
-	return now, nil
 }
 
 // bothScopes is what a confirm with a RememberKey offers by default (shared:
@@ -296,32 +287,60 @@ func (s *Session) approveByGrant(ctx context.Context, r *run, req *PauseRequest,
 	return PauseResult{Answer: AnswerApproved, Remember: scope, By: "grant"}, nil
 }
 
-// rememberLocked records the approval of p with the scope res chose, when p
-// asked to be remembered (a RememberKey). A grant that can't be stored is
-// reported as a warning: the approval itself stands.
-func (s *Session) rememberLocked(p *pending, res PauseResult) {
-	g := p.grant
-	if g == nil || res.Answer != AnswerApproved {
+// remembering is an approval a user chose to remember (PauseResult.Remember
+// "session" or "project" on a pause with a RememberKey). It is written in
+// the same transaction as the answer that gave it (persistEventLocked), so
+// that no restart finds the one without the other, then held.
+type remembering struct {
+	key    grantKey // root "" for the session's
+	scope  string
+	by     string
+	at     time.Time
+	stored bool // committed with the answer
+}
+
+// rememberingOf is what answering p with res remembers (nil: nothing).
+func rememberingOf(p *pending, res PauseResult) *remembering {
+	if p.grant == nil || res.Answer != AnswerApproved || (res.Remember != RememberSession && res.Remember != RememberProject) {
+		return nil
+	}
+	g := &remembering{key: *p.grant, scope: res.Remember, by: res.By, at: time.Now()}
+	if g.scope == RememberSession {
+		g.key = g.key.inSession()
+	}
+	return g
+}
+
+// write records g, given in session, with tx.
+func (g *remembering) write(tx *store.Tx, session string) {
+	if g.scope == RememberSession {
+		tx.SessionGrant(session, store.SessionGrant{Tool: g.key.tool, Action: g.key.action, By: g.by, At: g.at})
 		return
 	}
-	switch res.Remember {
+	tx.Grant(store.Grant{Session: session, Tool: g.key.tool, Action: g.key.action, Dir: g.key.root, By: g.by, At: g.at})
+}
+
+// rememberedLocked holds g once its answer was recorded, and tells every
+// observer. A project grant that could not be stored is not held (and a
+// warning says so): it would be gone after a restart. A session's is held
+// for the session's life all the same (the store's warning says it would
+// not come back after a crash).
+func (s *Session) rememberedLocked(p *pending, g *remembering) {
+	stored := g.stored || s.eng.store == nil
+	switch g.scope {
 	case RememberSession:
 		if s.grants == nil {
 			s.grants = map[grantKey]time.Time{}
 		}
-		now := time.Now()
-		s.grants[g.inSession()] = now
-		s.persistLocked("the session's grant of "+g.action, func(tx *store.Tx) {
-			tx.SessionGrant(s.id, store.SessionGrant{Tool: g.tool, Action: g.action, By: res.By, At: now})
-		})
-		s.eng.grantChanged(GrantAdded, Grant{Tool: g.tool, Key: g.action, Scope: RememberSession, Session: s.id, At: now})
+		s.grants[g.key] = g.at
+		s.eng.grantChanged(GrantAdded, Grant{Tool: g.key.tool, Key: g.key.action, Scope: RememberSession, Session: s.id, At: g.at})
 	case RememberProject:
-		at, err := s.eng.addProjectGrant(context.Background(), *g, s.id, res.By)
-		if err != nil {
-			s.emitLocked(Event{Type: EventWarning, Tool: p.Tool, Text: fmt.Sprintf("approval of %q not remembered for the project: %v", g.action, err)})
+		if !stored {
+			s.emitLocked(Event{Type: EventWarning, Tool: p.Tool, Text: fmt.Sprintf("approval of %q not remembered for the project: the store did not record it", g.key.action)})
 			return
 		}
-		s.eng.grantChanged(GrantAdded, Grant{Tool: g.tool, Key: g.action, Scope: RememberProject, Root: g.root, At: at})
+		s.eng.holdProjectGrant(g.key, g.at)
+		s.eng.grantChanged(GrantAdded, Grant{Tool: g.key.tool, Key: g.key.action, Scope: RememberProject, Root: g.key.root, At: g.at})
 	}
 }
 
@@ -449,7 +468,7 @@ func (e *Engine) RevokeGrant(ctx context.Context, g Grant) error {
 		// Stored first, as a project grant's: a revocation only a warning
 		// said was not stored would approve again after a restart.
 		if e.store != nil {
-			if err := e.store.Update(ctx, func(tx *store.Tx) { tx.RevokeSessionGrant(s.id, g.Tool, g.Key) }); err != nil {
+			if err := e.update(ctx, func(tx *store.Tx) { tx.RevokeSessionGrant(s.id, g.Tool, g.Key) }); err != nil {
 				return fmt.Errorf("session %s: revoke the grant %q: %w", s.id, g.Key, err)
 			}
 		}
@@ -466,7 +485,7 @@ func (e *Engine) RevokeGrant(ctx context.Context, g Grant) error {
 		return fmt.Errorf("project %s: %s %q: %w (list them with Grants)", g.Root, g.Tool, g.Key, ErrUnknownGrant)
 	}
 	if e.store != nil {
-		if err := e.store.Update(ctx, func(tx *store.Tx) { tx.RevokeProjectGrant(g.Tool, g.Root, g.Key) }); err != nil {
+		if err := e.update(ctx, func(tx *store.Tx) { tx.RevokeProjectGrant(g.Tool, g.Root, g.Key) }); err != nil {
 			return fmt.Errorf("store %s: revoke the project grant %q: %w", e.store.Path(), g.Key, err)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 
@@ -50,7 +51,10 @@ func effectScript(parallel bool) []engine.ScriptTurn {
 //   - "signal": a pause signal parked the run after a model turn, before
 //     its call of the effect tool;
 //   - "answered": a question was answered (Confirm returned); the run
-//     goes on to the effect tool while the kill comes.
+//     goes on to the effect tool while the kill comes;
+//   - "remember-session", "remember-project": the deploy tool's question
+//     is approved with that remember scope, killed at the first commit
+//     the answer makes.
 func killChild(scenario, path string) {
 	ctx := context.Background()
 	fail := func(err error) {
@@ -61,12 +65,23 @@ func killChild(scenario, path string) {
 		fmt.Println(revokeOnAFullDisk(path))
 		os.Exit(0)
 	}
-	e, err := engine.Open(ctx, engine.WithStore(path), engine.WithTool("effect", newGate()))
+	var armed atomic.Bool // "remember-*": the kill point is the first commit after Confirm began
+	afterCommit := func() {
+		if armed.Load() {
+			fmt.Println("ready")
+			select {} // killed here
+		}
+	}
+	e, err := engine.Open(ctx, engine.WithStore(path), engine.WithTool("effect", newGate()), engine.WithTool("deploy", deployTool),
+		engine.WithAfterCommit(afterCommit))
 	if err != nil {
 		fail(err)
 	}
 	var s *engine.Session
 	switch scenario {
+	case "remember-session", "remember-project":
+		s, err = e.NewSession(engine.SessionOptions{ID: "a", Dir: filepath.Dir(path),
+			Provider: engine.NewScriptedProvider(deployTurns(map[string]any{"env": "prod"}))})
 	case "resume":
 		s, err = e.Session("a")
 	case "answered":
@@ -132,10 +147,15 @@ func killChild(scenario, path string) {
 			n--
 		}
 	}
-	if scenario == "answered" {
+	switch scenario {
+	case "answered":
 		if err := s.Confirm("", true, engine.Remember(engine.RememberOnce), engine.AnsweredBy("tui")); err != nil {
 			fail(err)
 		}
+	case "remember-session", "remember-project":
+		armed.Store(true)
+		err = s.Confirm("", true, engine.Remember(strings.TrimPrefix(scenario, "remember-")), engine.AnsweredBy("tui"))
+		fail(fmt.Errorf("Confirm returned (%v) without a commit", err))
 	}
 	fmt.Println("ready")
 	select {} // killed here
@@ -392,6 +412,38 @@ func TestKillInATaskLoopAsksBeforeRepeating(t *testing.T) {
 			require.NoError(t, (<-done).Err)
 			assert.Empty(t, g.started, "the effect never ran again")
 			assert.True(t, s.TaskLoops()[0].State().Done, "the denied resumption ends the loop")
+		})
+	}
+}
+
+// Killed at the first commit of an approval remembered for the session or
+// the project: the grant and the audit entry of the answer that gave it
+// are both in the store, or neither is. The grant used to be committed on
+// its own first: the next owner approved deploys by a grant that no
+// answer in the audit log had given.
+func TestKillWhileRememberingAnApprovalKeepsItsAuditEntry(t *testing.T) {
+	t.Parallel()
+	for _, scope := range []string{engine.RememberSession, engine.RememberProject} {
+		t.Run(scope, func(t *testing.T) {
+			t.Parallel()
+			e, _, _ := restartAfter(t, "remember-"+scope)
+			grants, err := e.Grants(t.Context())
+			require.NoError(t, err)
+			audit, err := e.AuditLog(t.Context(), "a")
+			require.NoError(t, err)
+			var answered []string
+			for _, a := range audit {
+				if a.Event == "answered" {
+					answered = append(answered, a.Answer+" "+a.Remember)
+				}
+			}
+			if len(grants) == 0 {
+				assert.Empty(t, answered, "an answer remembered by no grant")
+				return
+			}
+			require.Len(t, grants, 1)
+			assert.Equal(t, [2]string{"deploy to prod", scope}, [2]string{grants[0].Key, grants[0].Scope})
+			assert.Equal(t, []string{"approved " + scope}, answered, "the grant's answer is in the audit log")
 		})
 	}
 }

@@ -60,6 +60,9 @@ type Session struct {
 	// grants are the approvals remembered for this session alone
 	// (PauseRequest.RememberKey answered with remember "session").
 	grants map[grantKey]time.Time
+	// remembering is the approval the answer being recorded remembers
+	// (set by answer for its pause_answered event alone).
+	remembering *remembering
 	// log is the session's own event stream, made at the first Subscribe:
 	// a session nobody subscribes to (most, under a UI that reads the
 	// engine's feed) does without.
@@ -527,11 +530,16 @@ func (s *Session) answer(pauseID string, a Answer, opts ...AnswerOption) error {
 		return fmt.Errorf("session %s: %s: %w: remember scope %q is not offered by this pause; %s", s.id, p.ID, ErrInvalidArgument, res.Remember, offered)
 	}
 	s.pauses = slices.Delete(s.pauses, i, i+1)
-	s.rememberLocked(p, res)
 	if p.answered != nil {
 		p.answered <- res // room for exactly one; only ever sent here, under the lock
 	}
+	g := rememberingOf(p, res)
+	s.remembering = g // written with the answer
 	s.emitLocked(Event{Type: EventPauseAnswered, Answered: &p.Pause, Answer: a, AnswerReason: res.Reason, Remember: res.Remember, By: res.By})
+	s.remembering = nil
+	if g != nil {
+		s.rememberedLocked(p, g)
+	}
 	if p.parked != nil { // the pause is off the list: nothing else can take the run
 		s.eng.runs.start(func() { p.parked.resume(s, res, nil) })
 	}
