@@ -9,7 +9,8 @@ type Sandbox struct {
 	// Filesystem is what limits writes: "landlock ABI 7 and read-only mounts"
 	// (in a PID namespace), "landlock ABI 7", "none (...)", "off".
 	Filesystem string `json:"filesystem"`
-	// Network is "allow", or how a deny is enforced ("deny (namespace)").
+	// Network is "allow", or how a deny is enforced ("deny (network
+	// namespace; unix sockets refused by seccomp)").
 	Network string `json:"network"`
 	// Signals is "scoped" when commands can signal only their own processes.
 	Signals string `json:"signals"`

@@ -23,6 +23,9 @@
  *     cover (chmod, chown, utime, xattrs);
  *   - the command loses the capabilities of a root host that step around
  *     Landlock (apply_ruleset);
+ *   - under network deny it also runs under the seccomp filter the tool
+ *     passes (--seccomp: unix sockets, io_uring and other ABIs refused,
+ *     which neither the network namespace nor Landlock covers);
  *   - it closes every descriptor the host passed but its control socket
  *     and output, so the command writes through none the sandbox did not
  *     check.
@@ -36,7 +39,7 @@
  * Usage (by the tool, never by hand):
  *   interlock-run --probe
  *   interlock-run [--ns] [--net-ns] [--grace-ms N] [--mode M] [--network N]
- *                 [--required] [--no-landlock] [--read P]... [--write P]...
+ *                 [--required] [--no-landlock] [--seccomp HEX] [--read P]... [--write P]...
  *                 -- SHELL COMMAND
  * and writes one JSON report line on fd 3 (see contain.Report).
  */
@@ -53,6 +56,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
@@ -120,6 +125,7 @@ struct request {
 	int nread;
 	const char *write[MAX_PATHS];
 	int nwrite;
+	const char *seccomp; /* hex of a BPF program (--seccomp), or NULL */
 	const char *shell, *command;
 };
 
@@ -133,6 +139,7 @@ struct report {
 	const char *mode;
 	int landlock_abi, filesystem, signals, read_only_mounts;
 	const char *network;
+	char network_buf[160];
 	char error[1024];
 };
 
@@ -328,6 +335,42 @@ static int sandbox_failed(const struct request *req, int err) {
 	fail("sandbox required (bash.sandbox.required) but Landlock failed: landlock_restrict_self: %s: the command was not run", strerror(err));
 	return -1;
 }
+
+/* The command's seccomp filter (--seccomp): under network deny it refuses
+ * the sockets a network namespace and Landlock leave open (named unix
+ * sockets, vsock: see contain.networkDenyFilter, which builds it). */
+static struct sock_filter filter[BPF_MAXINSNS];
+static struct sock_fprog filter_prog = {.filter = filter};
+
+/* decode_filter reads the hex of --seccomp into filter_prog (8 bytes an
+ * instruction, the host's byte order). */
+static int decode_filter(const char *hex) {
+	size_t n = strlen(hex);
+	if (n == 0 || n % 16 != 0 || n / 16 > BPF_MAXINSNS) return -1;
+	unsigned char *b = (unsigned char *)filter;
+	for (size_t i = 0; i < n / 2; i++) {
+		unsigned int v;
+		if (sscanf(hex + 2 * i, "%2x", &v) != 1) return -1;
+		b[i] = (unsigned char)v;
+	}
+	filter_prog.len = (unsigned short)(n / 16);
+	return 0;
+}
+
+/* unix_sockets says in the report's network whether the filter refused the
+ * sockets a deny leaves open (refused: 1) or not, and why. */
+static void unix_sockets(int refused, const char *why) {
+	if (strncmp(rep.network, "deny (", 6) != 0) return;
+	size_t n = strlen(rep.network) - 1; /* without its ')' */
+	if (refused)
+		snprintf(rep.network_buf, sizeof rep.network_buf, "%.*s, unix sockets)", (int)n, rep.network);
+	else
+		snprintf(rep.network_buf, sizeof rep.network_buf, "%.*s; unix sockets not refused: %s)", (int)n, rep.network, why);
+	rep.network = rep.network_buf;
+}
+
+/* A seccomp failure on the child's pipe, beside Landlock's errno. */
+#define SECCOMP_FAILED 0x10000
 
 /* write_file writes s to path (for the namespace's id maps). */
 static int write_file(const char *path, const char *s) {
@@ -604,6 +647,15 @@ static void supervise(const struct request *req) {
 		fail("interlock-run: exec: \"%s\": executable file not found in $PATH: install it or put it on the PATH of the host", req->shell);
 		return;
 	}
+	int deny = strcmp(req->mode, "off") != 0 && strcmp(req->network, "deny") == 0;
+	if (req->seccomp && decode_filter(req->seccomp) < 0) {
+		fail("interlock-run: --seccomp is not a BPF program in hex: the command was not run");
+		return;
+	}
+	if (deny && !req->seccomp && req->required) {
+		fail("sandbox required (bash.sandbox.required) but no seccomp filter refuses unix sockets on this architecture, so network deny is not in force: the command was not run");
+		return;
+	}
 	int ruleset;
 	if (make_ruleset(req, &ruleset) < 0) return;
 	if (pid_ns && ruleset >= 0) rep.read_only_mounts = read_only_mounts(req) == 0;
@@ -629,6 +681,11 @@ static void supervise(const struct request *req) {
 				if (req->required) _exit(127);
 			}
 		}
+		if (req->seccomp && (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &filter_prog) < 0)) {
+			int err = errno | SECCOMP_FAILED;
+			write_all(applied[1], (const char *)&err, sizeof err);
+			if (req->required) _exit(127);
+		}
 		dup2(dev_null, 0);
 		/* The command starts as from a terminal's shell: default signal
 		 * dispositions (Node ignores SIGPIPE, and ignored signals survive
@@ -644,15 +701,27 @@ static void supervise(const struct request *req) {
 	shell_pid = pid;
 	close(applied[1]);
 	if (ruleset >= 0) close(ruleset);
-	int err;
+	int err, filtered = req->seccomp != NULL;
 	ssize_t n;
-	while ((n = read(applied[0], &err, sizeof err)) < 0 && errno == EINTR) {
+	const char *why = "no filter for this architecture";
+	for (;;) {
+		while ((n = read(applied[0], &err, sizeof err)) < 0 && errno == EINTR) {
+		}
+		if (n != sizeof err) break;
+		if (err & SECCOMP_FAILED) {
+			filtered = 0;
+			why = strerror(err & ~SECCOMP_FAILED);
+			if (req->required) fail("sandbox required (bash.sandbox.required) but the seccomp filter failed: %s: the command was not run", why);
+		} else if (sandbox_failed(req, err) < 0) {
+			break;
+		}
 	}
 	close(applied[0]);
-	if (n == sizeof err && sandbox_failed(req, err) < 0) {
+	if (rep.error[0]) {
 		kill_tree(0); /* it did not exec */
 		return;
 	}
+	if (deny) unix_sockets(filtered, why);
 	/* The command's output pipe ends when its tree does, not when we exit. */
 	dup2(dev_null, 1);
 	dup2(dev_null, 2);
@@ -711,7 +780,7 @@ static void close_inherited(void) {
 }
 
 static int usage(void) {
-	fprintf(stderr, "usage: interlock-run [--ns] [--net-ns] [--grace-ms N] [--mode M] [--network N] [--required] [--no-landlock] [--read PATH]... [--write PATH]... -- SHELL COMMAND\n"
+	fprintf(stderr, "usage: interlock-run [--ns] [--net-ns] [--grace-ms N] [--mode M] [--network N] [--required] [--no-landlock] [--seccomp HEX] [--read PATH]... [--write PATH]... -- SHELL COMMAND\n"
 	                "  (started by the Interlock bash tool, with its control socket on fd 3) | interlock-run --probe\n");
 	return 2;
 }
@@ -740,6 +809,8 @@ int main(int argc, char **argv) {
 			req.mode = v, i++;
 		} else if (v && strcmp(a, "--network") == 0) {
 			req.network = v, i++;
+		} else if (v && strcmp(a, "--seccomp") == 0) {
+			req.seccomp = v, i++;
 		} else if (v && (strcmp(a, "--read") == 0 || strcmp(a, "--write") == 0)) {
 			int *n = a[2] == 'r' ? &req.nread : &req.nwrite;
 			if (*n == MAX_PATHS) {

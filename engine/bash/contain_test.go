@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -604,23 +605,36 @@ func TestCommandSignalsReset(t *testing.T) {
 }
 
 // TestNetworkDeny: with network "deny" a command cannot connect to a
-// server the host runs (a network namespace, or Landlock's TCP rules
-// without namespaces); with "allow" it can.
+// server the host runs, over TCP (a network namespace, or Landlock's TCP
+// rules without namespaces) or over a named unix socket (docker.sock-style:
+// the file system's sockets are in no network namespace and Landlock does
+// not cover connecting to them; a seccomp filter refuses the socket),
+// however it makes the socket (the family's upper half set, the i386 ABI,
+// a datagram pair, io_uring); with "allow" it can.
 func TestNetworkDeny(t *testing.T) {
 	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
+	unixLn, err := net.Listen("unix", filepath.Join(t.TempDir(), "host.sock"))
+	require.NoError(t, err)
+	t.Cleanup(func() { unixLn.Close() })
+	for _, l := range []net.Listener{ln, unixLn} {
+		go func() {
+			for {
+				c, err := l.Accept()
+				if err != nil {
+					return
+				}
+				c.Write([]byte("host secret\n"))
+				c.Close()
 			}
-			c.Close()
-		}
-	}()
-	connect := fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && echo connected", ln.Addr().(*net.TCPAddr).Port)
+		}()
+	}
+	sockets := filepath.Join(t.TempDir(), "sockets")
+	out, err := exec.Command("cc", "-O2", "-o", sockets, "testdata/escape/sockets.c").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	connect := fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && echo connected; %s %s", ln.Addr().(*net.TCPAddr).Port, sockets, unixLn.Addr())
 	for _, ns := range []bool{true, false} {
 		for _, network := range []contain.Network{contain.NetworkAllow, contain.NetworkDeny} {
 			t.Run(fmt.Sprintf("namespaces=%v/%s", ns, network), func(t *testing.T) {
@@ -634,13 +648,22 @@ func TestNetworkDeny(t *testing.T) {
 				if network == contain.NetworkAllow {
 					assert.Equal(t, 0, o.exitCode, o.output)
 					assert.Contains(t, o.output, "connected")
+					assert.Contains(t, o.output, "socket: host secret", "the attack connects when the network is allowed")
 					return
 				}
-				assert.NotEqual(t, 0, o.exitCode, o.output)
 				assert.NotContains(t, o.output, "connected")
-				want := "deny (namespace)"
+				assert.NotContains(t, o.output, "secret")
+				for _, way := range []string{"socket", "socket, family's upper half set", "int 0x80", "datagram socketpair"} {
+					if way == "int 0x80" && runtime.GOARCH != "amd64" {
+						continue
+					}
+					assert.Contains(t, o.output, way+": refused (", "%s", o.output)
+				}
+				assert.Contains(t, o.output, "stream socketpair: made", "pipes to child processes (Node's, libuv's) still work")
+				assert.Contains(t, o.output, "io_uring: Function not implemented")
+				want := "deny (namespace, unix sockets)"
 				if !ns {
-					want = "deny (tcp)"
+					want = "deny (tcp, unix sockets)"
 				}
 				assert.Equal(t, want, o.report.Sandbox.Network)
 			})

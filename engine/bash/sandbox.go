@@ -380,6 +380,11 @@ func (t *Tool) describe(p contain.Policy) engine.Sandbox {
 			sb.Network = "allow (deny not enforced)"
 			warn("network deny is not enforced: it needs user namespaces or Landlock ABI %d", abiNetwork)
 		}
+		if contain.UnixSocketsRefused() {
+			sb.Network = strings.TrimSuffix(sb.Network, ")") + "; unix sockets refused by seccomp)"
+		} else {
+			warn("network deny leaves named unix sockets (a docker.sock, the host's sockets) reachable: no seccomp filter for this architecture")
+		}
 	}
 	return sb
 }

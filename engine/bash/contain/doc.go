@@ -26,8 +26,9 @@
 //     the command, optional network deny. The tool resolves the policy to
 //     paths (Request.args); the supervisor only applies them. In a PID
 //     namespace every mount but the writable paths is read-only too
-//     (Landlock does not cover chmod, chown, utime). The command gets no
-//     descriptor of the host's but its output.
+//     (Landlock does not cover chmod, chown, utime). Under network deny a
+//     seccomp filter refuses unix sockets, which neither covers. The
+//     command gets no descriptor of the host's but its output.
 //
 // Probe says what the kernel offers; what a command actually ran with is
 // in its Report. This package does not link Landlock itself: only the

@@ -21,8 +21,10 @@ type Request struct {
 
 // args are interlock-run's arguments for r: the policy resolved to the
 // paths the command may read and write, so that the supervisor only
-// applies them. namespaces asks for new user and PID namespaces.
-func (r Request) args(namespaces bool) []string {
+// applies them. namespaces asks for new user and PID namespaces; deny is
+// the seccomp filter of a command whose network is denied (see
+// networkDenyFilter), "" for none.
+func (r Request) args(namespaces bool, deny string) []string {
 	p := r.Sandbox.Normalized()
 	args := []string{"--grace-ms", strconv.FormatInt(r.GraceMS, 10), "--mode", string(p.Mode), "--network", string(p.Network)}
 	if namespaces {
@@ -36,6 +38,9 @@ func (r Request) args(namespaces bool) []string {
 	}
 	if r.NoLandlock {
 		args = append(args, "--no-landlock")
+	}
+	if p.Network == NetworkDeny && p.Mode != ModeOff && deny != "" {
+		args = append(args, "--seccomp", deny)
 	}
 	readable := []string{"/"}
 	if len(p.Readable) > 0 {
@@ -85,7 +90,7 @@ type Enforced struct {
 	Mode        Mode   `json:"mode"`
 	LandlockABI int    `json:"landlock_abi"` // 0: none applied
 	Filesystem  bool   `json:"filesystem"`   // writes limited by Landlock
-	Network     string `json:"network"`      // "allow", "deny (namespace)", "deny (tcp)", "allow (deny not enforced)"
+	Network     string `json:"network"`      // "allow", "deny (namespace, unix sockets)", "deny (tcp, unix sockets)", "allow (deny not enforced)"
 	Signals     bool   `json:"signals"`      // signals and abstract sockets scoped to the command
 	// ReadOnlyMounts: the mode, owner, times and extended attributes of
 	// files outside the writable paths cannot change (read-only mounts in

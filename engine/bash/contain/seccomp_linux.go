@@ -1,0 +1,100 @@
+package contain
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"sync"
+
+	seccomp "github.com/elastic/go-seccomp-bpf"
+	"github.com/elastic/go-seccomp-bpf/arch"
+	"golang.org/x/net/bpf"
+	"golang.org/x/sys/unix"
+)
+
+// networkDenyFilter is the seccomp filter a command runs under when its
+// policy denies the network, as interlock-run's --seccomp argument (hex of
+// the BPF program, the host's byte order); "" when it cannot be built for
+// this machine's architecture (the supervisor then reports unix sockets
+// open). A network namespace and Landlock's TCP rules leave a named unix
+// socket reachable (connect(2) to /var/run/docker.sock, a host's control
+// socket: the file system's sockets are in no network namespace, and
+// Landlock, ABI 7, does not cover connecting to them), and vsock and other
+// families reach out of the machine past both. The filter refuses (EACCES):
+//
+//   - socket(2) of every family but AF_INET, AF_INET6 (kept by the namespace
+//     or Landlock) and AF_NETLINK (the local kernel): AF_UNIX, AF_VSOCK...;
+//   - socketpair(2) but of AF_UNIX stream or seqpacket sockets (what pipes
+//     to child processes use: they are connected for good); a datagram
+//     pair can send to any named socket;
+//   - io_uring (ENOSYS, so that programs fall back to plain calls): its
+//     socket operations are not seen by seccomp;
+//   - system calls of another ABI (ENOSYS): int 0x80 reaches the i386
+//     socket calls, which a filter of the native numbers does not see.
+//
+// The kernel truncates the int arguments it compares: a family of
+// 0x100000001 is AF_UNIX. The conditions below hold for any upper half:
+// NotEqual is true when the upper half is not 0, and the type's bit tests
+// look at the lower half only.
+var networkDenyFilter = sync.OnceValue(buildNetworkDenyFilter)
+
+// UnixSocketsRefused reports whether a command whose network is denied runs
+// under the seccomp filter that refuses unix sockets (this machine's
+// architecture has one).
+func UnixSocketsRefused() bool { return networkDenyFilter() != "" }
+
+func buildNetworkDenyFilter() string {
+	refused := seccomp.ActionErrno | seccomp.Action(unix.EACCES)
+	notFamily := func(families ...uint64) seccomp.ArgumentConditions {
+		var c seccomp.ArgumentConditions
+		for _, f := range families {
+			c = append(c, seccomp.Condition{Argument: 0, Operation: seccomp.NotEqual, Value: f})
+		}
+		return c
+	}
+	// The socket type's low four bits (the rest are SOCK_NONBLOCK and
+	// SOCK_CLOEXEC): anything but 1 (SOCK_STREAM) or 5 (SOCK_SEQPACKET),
+	// i.e. bit 0 clear, bit 1 set or bit 3 set. SOCK_RAW (3) is a datagram
+	// socket in AF_UNIX.
+	typeBits := func(op seccomp.Operation, bits uint64) seccomp.NameWithConditions {
+		return seccomp.NameWithConditions{Name: "socketpair", Conditions: seccomp.ArgumentConditions{{Argument: 1, Operation: op, Value: bits}}}
+	}
+	policy := seccomp.Policy{
+		DefaultAction: seccomp.ActionAllow,
+		Syscalls: []seccomp.SyscallGroup{
+			{Action: refused, NamesWithCondtions: []seccomp.NameWithConditions{
+				{Name: "socket", Conditions: notFamily(unix.AF_INET, unix.AF_INET6, unix.AF_NETLINK)},
+				{Name: "socketpair", Conditions: notFamily(unix.AF_UNIX)},
+				typeBits(seccomp.BitsNotSet, 1),
+				typeBits(seccomp.BitsSet, 2),
+				typeBits(seccomp.BitsSet, 8),
+			}},
+			{Action: seccomp.ActionErrno | seccomp.Action(unix.ENOSYS), Names: []string{"io_uring_setup", "io_uring_enter", "io_uring_register"}},
+		},
+	}
+	native, err := arch.GetInfo("")
+	if err != nil {
+		return ""
+	}
+	prog, err := policy.Assemble()
+	if err != nil {
+		return ""
+	}
+	// The library's program lets another ABI's calls through (its default
+	// action): refuse them first.
+	prog = append([]bpf.Instruction{
+		bpf.LoadAbsolute{Off: 4, Size: 4}, // seccomp_data.arch
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: uint32(native.ID), SkipTrue: 1},
+		bpf.RetConstant{Val: uint32(seccomp.ActionErrno) | uint32(unix.ENOSYS)},
+	}, prog...)
+	raw, err := bpf.Assemble(prog)
+	if err != nil {
+		return ""
+	}
+	b := make([]byte, 0, 8*len(raw))
+	for _, in := range raw {
+		b = binary.NativeEndian.AppendUint16(b, in.Op)
+		b = append(b, in.Jt, in.Jf)
+		b = binary.NativeEndian.AppendUint32(b, in.K)
+	}
+	return hex.EncodeToString(b)
+}

@@ -1,0 +1,55 @@
+/* sockets tries every way a command might reach a named unix socket (argv[1])
+ * under network deny, and prints what each got: "<way>: <reply>" when it
+ * connected and read the server's line, "<way>: refused (<error>)" else.
+ * Built and run by TestNetworkDeny. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+static void try(const char *way, long fd, const char *path) {
+	if (fd < 0) {
+		printf("%s: refused (%s)\n", way, strerror(errno));
+		return;
+	}
+	struct sockaddr_un addr = {.sun_family = AF_UNIX};
+	snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path);
+	char b[64] = {0};
+	if (connect((int)fd, (struct sockaddr *)&addr, sizeof addr) < 0) {
+		printf("%s: refused (connect: %s)\n", way, strerror(errno));
+	} else if (read((int)fd, b, sizeof b - 1) > 0) {
+		printf("%s: %s", way, b);
+	}
+	close((int)fd);
+}
+
+int main(int argc, char **argv) {
+	if (argc != 2) return 2;
+	try("socket", socket(AF_UNIX, SOCK_STREAM, 0), argv[1]);
+	/* The kernel reads the family as an int: the upper half is ignored. */
+	try("socket, family's upper half set", syscall(SYS_socket, 0x100000000L | AF_UNIX, SOCK_STREAM, 0), argv[1]);
+#ifdef __x86_64__
+	/* The i386 ABI's socket(2) (359) through int 0x80. */
+	long fd;
+	__asm__ volatile("int $0x80" : "=a"(fd) : "a"(359L), "b"((long)AF_UNIX), "c"((long)SOCK_STREAM), "d"(0L) : "memory");
+	if (fd < 0) errno = (int)-fd, fd = -1;
+	try("int 0x80", fd, argv[1]);
+#endif
+	/* A datagram pair sends to any named socket. */
+	int pair[2];
+	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, pair) < 0) {
+		printf("datagram socketpair: refused (%s)\n", strerror(errno));
+	} else {
+		printf("datagram socketpair: made\n");
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) == 0) printf("stream socketpair: made\n");
+	/* io_uring's socket and connect operations are not seen by seccomp. */
+	char params[120] = {0};
+	long ring = syscall(SYS_io_uring_setup, 8, params);
+	printf("io_uring: %s\n", ring < 0 ? strerror(errno) : "set up");
+	return 0;
+}
