@@ -134,16 +134,32 @@ func (e *Engine) EmergencyStop() StopReport {
 // is checked and the run begun in one step under the session's lock, so
 // concurrent or repeated calls never start two runs of one session. The
 // runs belong to the engine: they outlive ctx's cancellation but keep its
-// values.
-func (e *Engine) ResumeAll(ctx context.Context) ResumeReport {
+// values. Given ids (those a user was shown before confirming), it
+// considers only those: one that became eligible since is not resumed, one
+// that is gone is skipped as closed.
+func (e *Engine) ResumeAll(ctx context.Context, ids ...string) ResumeReport {
 	rep := ResumeReport{Resumed: []string{}, Skipped: map[string]string{}}
 	ctx = context.WithoutCancel(ctx)
+	var only map[string]bool
+	if len(ids) > 0 {
+		only = make(map[string]bool, len(ids))
+		for _, id := range ids {
+			only[id] = true
+		}
+	}
 	for _, s := range e.Sessions() {
+		if only != nil && !only[s.id] {
+			continue
+		}
+		delete(only, s.id)
 		if _, _, err := s.startContinue(ctx, true); err != nil {
 			rep.Skipped[s.id] = skipReason(err)
 			continue
 		}
 		rep.Resumed = append(rep.Resumed, s.id)
+	}
+	for id := range only { // named, and gone
+		rep.Skipped[id] = NotEligibleTerminal
 	}
 	return rep
 }

@@ -99,6 +99,36 @@ func TestResumeAllResumesEligibleOnceAndReportsSkipped(t *testing.T) {
 	assert.Equal(t, "Resumed", findMarker(a.History(), "Resumed"))
 }
 
+// Given ids (what a user confirmed), ResumeAll resumes those alone: an
+// eligible session not named stays interrupted, a named one that is gone
+// is skipped as closed.
+func TestResumeAllGivenIdsResumesThoseAlone(t *testing.T) {
+	t.Parallel()
+	turns := []engine.ScriptTurn{
+		{ToolCalls: []engine.ScriptCall{call("sleep", map[string]int{"ms": 600000})}},
+		{ToolCalls: []engine.ScriptCall{call("sleep", map[string]int{"ms": 600000})}},
+	}
+	e, a := newEngine(t, turns)
+	b, err := e.NewSession(engine.SessionOptions{Provider: engine.NewScriptedProvider(turns)})
+	require.NoError(t, err)
+	var outs []<-chan engine.Outcome
+	for _, s := range []*engine.Session{a, b} {
+		sub := s.Subscribe()
+		outs = append(outs, start(t, s, "go"))
+		waitEvent(t, sub, isType(engine.EventToolStarted))
+		sub.Close()
+	}
+	e.EmergencyStop()
+	for _, out := range outs {
+		<-out
+	}
+
+	rep := e.ResumeAll(t.Context(), b.ID(), "gone")
+	assert.Equal(t, []string{b.ID()}, rep.Resumed)
+	assert.Equal(t, map[string]string{"gone": engine.NotEligibleTerminal}, rep.Skipped)
+	assert.Equal(t, engine.RunInterrupted, a.RunState(), "not named, not resumed")
+}
+
 func findMarker(h []engine.Message, text string) string {
 	for _, m := range h {
 		if m.Role == engine.RoleMarker && m.Text == text {

@@ -66,14 +66,21 @@ func (s *Server) routes() http.Handler {
 		rep := s.eng.EmergencyStop()
 		writeJSON(w, http.StatusOK, map[string]any{"stopped": rep.Stopped, "counts": s.eng.Counts()})
 	})
+	// Resume all resumes the sessions the tab listed when the user confirmed,
+	// those still eligible: not one that became eligible since.
 	mux.HandleFunc("POST /api/resume-all", func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
-			Epoch string `json:"epoch"`
+			Epoch    string   `json:"epoch"`
+			Sessions []string `json:"sessions"`
 		}
 		if !s.decode(w, r, &req) || !s.sameEpoch(w, req.Epoch) {
 			return
 		}
-		rep := s.eng.ResumeAll(r.Context())
+		if len(req.Sessions) == 0 {
+			refuse(w, http.StatusBadRequest, CodeBadRequest, "resume all: sessions is required: the ids of the eligible sessions the user confirmed")
+			return
+		}
+		rep := s.eng.ResumeAll(r.Context(), req.Sessions...)
 		writeJSON(w, http.StatusOK, map[string]any{"resumed": rep.Resumed, "skipped": rep.Skipped, "counts": s.eng.Counts()})
 	})
 	noSuchAPI := func(w http.ResponseWriter, r *http.Request) {

@@ -231,17 +231,33 @@ func TestEmergencyStopAndResumeAllShowCountsBeforeAndAfter(t *testing.T) {
 	tb.waitFor(text("emergency-stop") + ` === 'Emergency stop (3 proceeding)' && ` + text("resume-all") + ` === 'Resume all (0 eligible)'`)
 	assert.Contains(t, tb.eval(`document.getElementById('emergency-stop').className`), "danger")
 
-	tb.click("#emergency-stop") // no confirmation
+	tb.click("#emergency-stop") // no confirmation; it says what it stopped
 	tb.waitFor(text("emergency-stop") + ` === 'Emergency stop (0 proceeding)' && ` + text("resume-all") + ` === 'Resume all (3 eligible)'`)
 	tb.waitFor(`[...document.querySelectorAll('.badge')].map(b => b.textContent).join() === 'Interrupted,Interrupted,Interrupted,Idle'`)
+	tb.waitFor(text("notice") + ` === 'Emergency stop: stopped busy0, busy1, busy2'`)
 	assert.Equal(t, engine.Counts{Eligible: 3}, e.Counts())
 
+	// One more session runs while the confirmation is shown, and is stopped
+	// from elsewhere (the TUI, code) before the user says yes: it was not
+	// in the list the user confirmed, so it is not resumed.
+	late := newSession(t, e, "late", engine.ScriptTurn{ToolCalls: []engine.ScriptCall{sleepFor(600000)}})
+	lateSub := late.Subscribe()
+	defer lateSub.Close()
+	_, _, err := late.Start(t.Context(), "go")
+	require.NoError(t, err)
+	waitEvent(t, lateSub, isType(engine.EventToolStarted))
+	tb.waitFor(text("emergency-stop") + ` === 'Emergency stop (1 proceeding)'`)
 	tb.click("#resume-all") // asks once, saying what it will resume
 	tb.waitFor(visible("resume-confirm") + ` && ` + text("resume-confirm-text") + ` === 'Resume all will continue 3 sessions: busy0, busy1, busy2'`)
-	assert.Equal(t, engine.Counts{Eligible: 3}, e.Counts(), "nothing resumed before the confirmation")
+	assert.Equal(t, engine.Counts{Eligible: 3, Proceeding: 1}, e.Counts(), "nothing resumed before the confirmation")
+	require.NoError(t, late.Interrupt(engine.ReasonUserStop))
+	waitEvent(t, lateSub, isType(engine.EventInterrupted))
+	tb.waitFor(text("resume-all") + ` === 'Resume all (4 eligible)'`)
 	tb.click("#resume-confirm-yes")
-	tb.waitFor(text("emergency-stop") + ` === 'Emergency stop (3 proceeding)' && ` + text("resume-all") + ` === 'Resume all (0 eligible)'`)
-	assert.Equal(t, engine.Counts{Proceeding: 3}, e.Counts())
+	tb.waitFor(text("emergency-stop") + ` === 'Emergency stop (3 proceeding)' && ` + text("resume-all") + ` === 'Resume all (1 eligible)'`)
+	tb.waitFor(text("notice") + ` === 'Resume all: resumed busy0, busy1, busy2'`)
+	assert.Equal(t, engine.Counts{Proceeding: 3, Eligible: 1}, e.Counts())
+	assert.Equal(t, engine.RunInterrupted, late.RunState(), "resumed without being listed")
 }
 
 func TestPageReconnectsAfterTheServerRestarts(t *testing.T) {

@@ -353,17 +353,30 @@ $('continue').addEventListener('click', async () => {
   if (ok) showNotice('');
 });
 
-$('emergency-stop').addEventListener('click', () => post('/api/emergency-stop')); // no confirmation: it only stops
+function list(ids, none) { return ids.length ? ids.join(', ') : none; }
 
+// Emergency stop asks nothing (it only stops) and says what it stopped.
+$('emergency-stop').addEventListener('click', async () => {
+  const { ok, data } = await post('/api/emergency-stop');
+  if (ok) showNotice(`Emergency stop: stopped ${list(data.stopped, 'nothing (none was proceeding)')}`);
+});
+
+// Resume all asks once, listing what it will resume, and resumes those
+// alone: a session that became eligible while the question was shown was
+// not confirmed. It says what it did.
+let resumeListed = [];
 $('resume-all').addEventListener('click', () => {
-  const ids = state.order.filter((id) => state.sessions.get(id).eligibility?.eligible);
-  $('resume-confirm-text').textContent = printable(`Resume all will continue ${ids.length} session${ids.length === 1 ? '' : 's'}: ${ids.join(', ')}`);
+  resumeListed = state.order.filter((id) => state.sessions.get(id).eligibility?.eligible);
+  $('resume-confirm-text').textContent = printable(`Resume all will continue ${resumeListed.length} session${resumeListed.length === 1 ? '' : 's'}: ${resumeListed.join(', ')}`);
   $('resume-confirm').hidden = false;
 });
 $('resume-confirm-no').addEventListener('click', () => { $('resume-confirm').hidden = true; });
 $('resume-confirm-yes').addEventListener('click', async () => {
   $('resume-confirm').hidden = true;
-  await post('/api/resume-all', { epoch: state.epoch });
+  const { ok, data } = await post('/api/resume-all', { epoch: state.epoch, sessions: resumeListed });
+  if (!ok) return;
+  const left = Object.entries(data.skipped).map(([id, why]) => `${id} (${why})`);
+  showNotice(`Resume all: resumed ${list(data.resumed, 'nothing')}${left.length ? `; left ${left.join(', ')}` : ''}`);
 });
 
 // A pause that came while the tab was hidden is shown only now.
