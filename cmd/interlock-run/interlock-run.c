@@ -28,7 +28,7 @@
  *     which neither the network namespace nor Landlock covers);
  *   - it closes every descriptor the host passed but its control socket
  *     and output, so the command writes through none the sandbox did not
- *     check.
+ *     check, and the command has no controlling terminal (drop_terminal).
  *
  * It is written in C, not Go, because it runs for every command and its
  * start-up is on the path of every command's latency: a Go runtime starts
@@ -58,6 +58,7 @@
 #include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
@@ -584,6 +585,21 @@ static void kill_tree(long grace_ms) {
 	}
 }
 
+/* drop_terminal gives up the controlling terminal of the host's session
+ * (the user's terminal, where the TUI runs) for the calling process and
+ * what it starts: through /dev/tty a command could type into it (TIOCSTI:
+ * keys the TUI reads as the user's), write escape sequences the TUI never
+ * sees, or wait there for a password. TIOCNOTTY in a process that does not
+ * lead its session drops the terminal for it alone, and leaves it in the
+ * supervisor's process group; a session it makes later cannot take the
+ * terminal, which belongs to the host's session. */
+static void drop_terminal(void) {
+	int tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (tty < 0) return; /* none (ENXIO) */
+	ioctl(tty, TIOCNOTTY);
+	close(tty);
+}
+
 /* find_shell resolves name on the PATH, as execvp would. */
 static int find_shell(const char *name, char *out, size_t cap) {
 	if (strchr(name, '/')) {
@@ -674,6 +690,7 @@ static void supervise(const struct request *req) {
 	}
 	if (pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+		drop_terminal();
 		if (ruleset >= 0) {
 			int err = apply_ruleset(ruleset);
 			if (err) {

@@ -1,6 +1,8 @@
 package bash
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,6 +23,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"github.com/interlock-dev/interlock/engine"
 	"github.com/interlock-dev/interlock/engine/bash/contain"
@@ -724,4 +727,112 @@ func TestLargestCommand(t *testing.T) {
 	o, err := testRunner(DefaultGrace, 0).run(t.Context(), cmd, "", os.Environ(), time.Minute, contain.Policy{}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, "ok\n", o.output)
+}
+
+// TestNoControllingTerminal: a command of a host that runs in a terminal
+// (the TUI) gets no controlling terminal, in a PID namespace and as a
+// subreaper: through /dev/tty it could type into the user's terminal with
+// TIOCSTI (keys the TUI then reads as the user's: an approval), write
+// escape sequences past the TUI's printable(), or wait for a password.
+func TestNoControllingTerminal(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []string{"ns", "subreaper"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			master, slave := openPTY(t)
+			// TIOCSTI is 0x5412 on every Linux architecture but alpha,
+			// mips, powerpc and sparc.
+			cmd := `exec 3<>/dev/tty && echo has a terminal; perl -e 'open(my $t, "+<", "/dev/tty") or die "tty: $!\n"; ioctl($t, 0x5412, $_) or die "TIOCSTI: $!\n" for split //, "typed by the command\n"'`
+			host := exec.Command(os.Args[0], "-test.run=^$")
+			host.Env = append(os.Environ(), hostModeVar+"=tty", "INTERLOCK_TEST_TREE="+mode, "INTERLOCK_TEST_COMMAND="+cmd)
+			host.Stdin, host.Stdout, host.Stderr = slave, slave, slave
+			host.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+			require.NoError(t, host.Start())
+			slave.Close()
+			defer host.Wait()
+			defer host.Process.Kill()
+			lines := make(chan string, 64)
+			go func() {
+				defer close(lines)
+				var pending []byte
+				b := make([]byte, 4096)
+				for {
+					n, err := master.Read(b)
+					pending = append(pending, b[:n]...)
+					for {
+						i := bytes.IndexByte(pending, '\n')
+						if i < 0 {
+							break
+						}
+						lines <- strings.TrimRight(string(pending[:i]), "\r")
+						pending = pending[i+1:]
+					}
+					if err != nil {
+						return
+					}
+				}
+			}()
+			var out []string
+			next := func(want string) {
+				t.Helper()
+				timeout := time.After(20 * time.Second)
+				for {
+					select {
+					case line, ok := <-lines:
+						require.True(t, ok, "the host ended before %q: %q", want, out)
+						out = append(out, line)
+						if line == want {
+							return
+						}
+					case <-timeout:
+						t.Fatalf("no %q from the host: %q", want, out)
+					}
+				}
+			}
+			next("command done")
+			// The user's next key, after what the command may have typed.
+			_, err := master.Write([]byte("end\n"))
+			require.NoError(t, err)
+			next("host end")
+			text := strings.Join(out, "\n")
+			assert.Contains(t, text, "/dev/tty: No such device or address", "the command has no controlling terminal")
+			assert.NotContains(t, text, "has a terminal")
+			assert.NotContains(t, text, "host read: typed by the command", "the command typed into the host's terminal")
+		})
+	}
+}
+
+// openPTY opens a pseudo-terminal pair, closed after the test.
+func openPTY(t *testing.T) (master, slave *os.File) {
+	t.Helper()
+	master, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
+	require.NoError(t, err)
+	t.Cleanup(func() { master.Close() })
+	fd := int(master.Fd())
+	require.NoError(t, unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0))
+	n, err := unix.IoctlGetInt(fd, unix.TIOCGPTN)
+	require.NoError(t, err)
+	slave, err = os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|syscall.O_NOCTTY, 0)
+	require.NoError(t, err)
+	t.Cleanup(func() { slave.Close() })
+	return master, slave
+}
+
+// runAsTerminalHost runs $INTERLOCK_TEST_COMMAND as a host in a terminal
+// does (its stdin, the terminal, is its controlling one), prints its output
+// and "command done", then prints every line it reads from the terminal
+// as "host read: LINE" up to "end", and "host end".
+func runAsTerminalHost() {
+	r := runner{shell: "bash", grace: DefaultGrace, supervisor: defaultSupervisor(), kernel: &kernel{}}
+	if os.Getenv("INTERLOCK_TEST_TREE") == "subreaper" {
+		r.kernel.refuseNamespaces()
+	}
+	o, err := r.run(context.Background(), os.Getenv("INTERLOCK_TEST_COMMAND"), "", os.Environ(), time.Minute, contain.Policy{}, nil)
+	fmt.Printf("%s\nerr %v\ncommand done\n", o.output, err)
+	sc := bufio.NewScanner(os.Stdin)
+	for sc.Scan() && sc.Text() != "end" {
+		fmt.Printf("host read: %s\n", sc.Text())
+	}
+	fmt.Println("host end")
+	os.Exit(0)
 }

@@ -26,6 +26,9 @@ const hostModeVar = "INTERLOCK_TEST_HOST"
 // runAsHost runs a command with a child and a grandchild that record their
 // host pids, prints "started" once they run, and waits to be killed.
 func runAsHost() {
+	if os.Getenv(hostModeVar) == "tty" {
+		runAsTerminalHost()
+	}
 	r := runner{shell: "bash", grace: DefaultGrace, supervisor: defaultSupervisor(), kernel: &kernel{}}
 	if os.Getenv(hostModeVar) == "subreaper" {
 		r.kernel.refuseNamespaces()

@@ -28,7 +28,8 @@
 //     namespace every mount but the writable paths is read-only too
 //     (Landlock does not cover chmod, chown, utime). Under network deny a
 //     seccomp filter refuses unix sockets, which neither covers. The
-//     command gets no descriptor of the host's but its output.
+//     command gets no descriptor of the host's but its output, and no
+//     controlling terminal.
 //
 // Probe says what the kernel offers; what a command actually ran with is
 // in its Report. This package does not link Landlock itself: only the
