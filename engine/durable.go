@@ -122,6 +122,8 @@ func (s *Session) persistEventLocked(ev *Event) {
 			tx.Audit(store.AuditEntry{At: time.Now(), Session: s.id, Run: run, Event: "granted", Kind: string(PauseConfirm), Tool: ev.Tool,
 				Message: ev.Text, Answer: string(AnswerApproved), By: ev.By, Remember: ev.Remember})
 		})
+	case EventStopping:
+		s.persistLocked("the stop", func(tx *store.Tx) { tx.RunStopping(s.id, string(ev.Reason), time.Now()) })
 	case EventInterrupted, EventRunFinished, EventRunFailed:
 		end := s.runEndLocked(ev.Run)
 		s.persistLocked("the run's end", func(tx *store.Tx) { tx.RunEnded(s.id, end) })
@@ -393,7 +395,13 @@ func (e *Engine) restoreSession(row store.Session) (*Session, error) {
 func (s *Session) recoverLocked(tx *store.Tx, row store.Session, cut loopCut, now time.Time) {
 	kind := row.RunKind
 	loopOK := kind == runKindLoop && s.cutLoop != nil
-	in := &Interruption{Reason: ReasonServerRestart, Label: ReasonLabel(ReasonServerRestart), At: now,
+	// A stop the user (or the system) requested while the run unwound
+	// is what ended it: its reason is kept.
+	reason, at := ReasonServerRestart, now
+	if r := Reason(row.StopReason); r.Valid() {
+		reason, at = r, row.StopAt
+	}
+	in := &Interruption{Reason: reason, Label: ReasonLabel(reason), At: at,
 		Resumable: kind == runKindPrompt || loopOK, HostOwned: kind == runKindHost, Run: row.Run}
 	if kind == runKindLoop {
 		in.Loop, in.NotResumable = cut.id, cut.why
@@ -443,7 +451,7 @@ func (s *Session) recoverLocked(tx *store.Tx, row store.Session, cut loopCut, no
 			in.SideEffectCut = true
 		}
 	}
-	msgs = append(msgs, Message{Role: RoleMarker, Text: in.Label, Reason: ReasonServerRestart})
+	msgs = append(msgs, Message{Role: RoleMarker, Text: in.Label, Reason: in.Reason})
 	from := len(s.history)
 	s.history = append(s.history, msgs...)
 	bodies := make([]json.RawMessage, len(msgs))

@@ -52,6 +52,8 @@ func effectScript(parallel bool) []engine.ScriptTurn {
 //     its call of the effect tool;
 //   - "answered": a question was answered (Confirm returned); the run
 //     goes on to the effect tool while the kill comes;
+//   - "stop-user", "stop-emergency": the effect tool runs and the run is
+//     stopping (Esc, emergency stop): the tool has not returned yet;
 //   - "remember-session", "remember-project": the deploy tool's question
 //     is approved with that remember scope, killed at the first commit
 //     the answer makes.
@@ -72,7 +74,9 @@ func killChild(scenario, path string) {
 			select {} // killed here
 		}
 	}
-	e, err := engine.Open(ctx, engine.WithStore(path), engine.WithTool("effect", newGate()), engine.WithTool("deploy", deployTool),
+	effect := newGate()
+	effect.holdAfterCancel = strings.HasPrefix(scenario, "stop-") // stopping until killed
+	e, err := engine.Open(ctx, engine.WithStore(path), engine.WithTool("effect", effect), engine.WithTool("deploy", deployTool),
 		engine.WithAfterCommit(afterCommit))
 	if err != nil {
 		fail(err)
@@ -129,8 +133,9 @@ func killChild(scenario, path string) {
 			fail(err)
 		}
 	}
-	want := map[engine.EventType]bool{engine.EventToolStarted: scenario == "effect" || scenario == "parallel" || scenario == "loop",
-		engine.EventPaused: scenario != "effect" && scenario != "loop"}
+	stop := strings.HasPrefix(scenario, "stop-")
+	want := map[engine.EventType]bool{engine.EventToolStarted: scenario == "effect" || scenario == "parallel" || scenario == "loop" || stop,
+		engine.EventPaused: scenario != "effect" && scenario != "loop" && !stop}
 	n := 0
 	for _, w := range want {
 		if w {
@@ -152,10 +157,26 @@ func killChild(scenario, path string) {
 		if err := s.Confirm("", true, engine.Remember(engine.RememberOnce), engine.AnsweredBy("tui")); err != nil {
 			fail(err)
 		}
+	case "stop-user":
+		err = s.Interrupt(engine.ReasonUserStop)
+	case "stop-emergency":
+		if rep := e.EmergencyStop(); len(rep.Stopped) != 1 {
+			err = fmt.Errorf("the emergency stop stopped %v", rep.Stopped)
+		}
 	case "remember-session", "remember-project":
 		armed.Store(true)
 		err = s.Confirm("", true, engine.Remember(strings.TrimPrefix(scenario, "remember-")), engine.AnsweredBy("tui"))
 		fail(fmt.Errorf("Confirm returned (%v) without a commit", err))
+	}
+	if err != nil {
+		fail(err)
+	}
+	if stop {
+		for ev, err := sub.Next(ctx); ev.Type != engine.EventStopping; ev, err = sub.Next(ctx) {
+			if err != nil {
+				fail(err)
+			}
+		}
 	}
 	fmt.Println("ready")
 	select {} // killed here
@@ -444,6 +465,34 @@ func TestKillWhileRememberingAnApprovalKeepsItsAuditEntry(t *testing.T) {
 			require.Len(t, grants, 1)
 			assert.Equal(t, [2]string{"deploy to prod", scope}, [2]string{grants[0].Key, grants[0].Scope})
 			assert.Equal(t, []string{"approved " + scope}, answered, "the grant's answer is in the audit log")
+		})
+	}
+}
+
+// Killed while a stop was unwinding (Esc or an emergency stop; the effect
+// tool not yet returned): the next owner says what the user did, not
+// "Interrupted by server restart", and resuming still asks about the cut
+// effect.
+func TestKillWhileStoppingKeepsTheStopsReason(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		scenario string
+		reason   engine.Reason
+	}{{"stop-user", engine.ReasonUserStop}, {"stop-emergency", engine.ReasonEmergencyStop}} {
+		t.Run(tt.scenario, func(t *testing.T) {
+			t.Parallel()
+			_, s, g := restartAfter(t, tt.scenario)
+			in := s.Snapshot().Interruption
+			require.NotNil(t, in)
+			assert.Equal(t, [2]string{string(tt.reason), engine.ReasonLabel(tt.reason)}, [2]string{string(in.Reason), in.Label})
+			h := s.History()
+			assert.Equal(t, engine.Message{Role: engine.RoleMarker, Text: engine.ReasonLabel(tt.reason), Reason: tt.reason}, h[len(h)-1])
+			assert.Equal(t, engine.Eligibility{Eligible: true, RepeatsSideEffect: true}, s.Eligibility())
+			p, done := continueUntilAsked(t, s)
+			require.Equal(t, resumeQuestion, p.Message)
+			require.NoError(t, s.Confirm(p.ID, false))
+			require.NoError(t, (<-done).Err)
+			assert.Empty(t, g.started, "the effect never ran again")
 		})
 	}
 }

@@ -23,6 +23,10 @@ type Session struct {
 	Proceeding bool
 	Run        uint64 // the run in flight, or the last one
 	RunKind    string // "prompt", "loop" or "host": who drives the run
+	// StopReason is why the run in flight was being stopped (RunStopping),
+	// and StopAt when: "" when no stop was requested.
+	StopReason string
+	StopAt     time.Time
 	// PauseSeq is the number of the last pause raised: written with the
 	// session's other counters (Counters, RunEnded), not by the raise
 	// itself; Load makes up for the raises since (see Load).
@@ -155,7 +159,8 @@ var statements = map[string]string{
 	"deletePauses":  `DELETE FROM pauses WHERE session = ?`,
 	"deleteLoops":   `DELETE FROM task_loops WHERE session = ?`,
 	"deleteTasks":   `DELETE FROM task_states WHERE session = ?`,
-	"runStarted":    `UPDATE sessions SET state = 'proceeding', run = ?, run_kind = ?, needs_input = NULL WHERE id = ?`,
+	"runStarted":    `UPDATE sessions SET state = 'proceeding', run = ?, run_kind = ?, needs_input = NULL, stop_reason = '' WHERE id = ?`,
+	"runStopping":   `UPDATE sessions SET stop_reason = ?, stop_at = ? WHERE id = ?`,
 	"runEnded": `UPDATE sessions SET state = 'ended', run = ?, last_end = ?, interruption = coalesce(?, interruption),
 		tokens_in = ?, tokens_out = ?, step = ?, last_error = ?, needs_input = ?, pause_seq = max(pause_seq, ?) WHERE id = ?`,
 	"interruption": `INSERT INTO interruptions (session, run, reason, label, at, detail) VALUES (?, ?, ?, ?, ?, ?)`,
@@ -321,6 +326,12 @@ func (tx *Tx) DeleteSession(id string) {
 // "loop" or "host".
 func (tx *Tx) RunStarted(session string, run uint64, kind string) {
 	tx.exec("runStarted", run, kind, session)
+}
+
+// RunStopping records that the run in flight is being stopped, why and
+// when: it ends when its tools have returned (RunEnded).
+func (tx *Tx) RunStopping(session, reason string, at time.Time) {
+	tx.exec("runStopping", reason, ms(at), session)
 }
 
 // RunEnded records how a run ended; pending pauses end with it.

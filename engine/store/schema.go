@@ -153,6 +153,13 @@ UPDATE sessions SET pause_seq = max(pause_seq, coalesce((SELECT max(CAST(substr(
 	WHERE a.session = sessions.id AND a.event = 'raised'), 0)) WHERE state = 'proceeding';
 DROP INDEX audit_session;
 `,
+	// 8: a stop requested while the run unwinds (a tool being killed):
+	// why and when, so that an owner killed then comes back with what the
+	// user did (Stopped by you), not a server restart. A new run clears it.
+	`
+ALTER TABLE sessions ADD COLUMN stop_reason TEXT NOT NULL DEFAULT '';
+ALTER TABLE sessions ADD COLUMN stop_at INTEGER NOT NULL DEFAULT 0;   -- unix ms
+`,
 }
 
 // SchemaVersion is the schema version this package writes.
