@@ -432,14 +432,16 @@ func (s *Session) recoverLocked(tx *store.Tx, row store.Session, cut loopCut, no
 	// Calls cut mid-run get their result, unless a question they wait on
 	// is asked again. One that may have had side effects makes resuming
 	// ask first: when there are more cut calls than questions, some call
-	// had started (which one is not known, so any of them counts), unless
-	// the run was held at a step boundary, before the calls.
+	// had started (which one is not known, so any of them counts), and a
+	// call waiting on its question may have acted before it asked (unless
+	// its tool asks first: AsksFirst); not when the run was held at
+	// a step boundary, before the calls.
 	calls := s.rerunCallsLocked()
 	for _, c := range calls {
 		if s.needsInput == nil {
 			msgs = append(msgs, interruptedResult(c))
 		}
-		if len(calls) > asking && !atBoundary && s.eng.mayHaveSideEffects(c) {
+		if !atBoundary && s.eng.mayHaveSideEffects(c) && (len(calls) > asking || !s.eng.asksBeforeActing(c)) {
 			in.SideEffectCut = true
 		}
 	}
@@ -474,6 +476,17 @@ func (e *Engine) mayHaveSideEffects(c ToolCall) bool {
 	}
 	se, ok := t.(SideEffecter)
 	return ok && se.HasSideEffects(c)
+}
+
+// asksBeforeActing reports whether c's tool raises its questions before it
+// acts (AsksFirst); false for a tool not registered (yet).
+func (e *Engine) asksBeforeActing(c ToolCall) bool {
+	t, err := e.tools.Lookup(c.Name)
+	if err != nil {
+		return false
+	}
+	ab, ok := t.(AsksFirst)
+	return ok && ab.AsksBeforeActing(c)
 }
 
 // AuditLog returns the store's audit log of pause decisions for session

@@ -89,6 +89,8 @@ func (gatedTool) Run(ctx context.Context, c engine.ToolCall, env *engine.Env) (e
 
 func (gatedTool) HasSideEffects(engine.ToolCall) bool { return true }
 
+func (gatedTool) AsksBeforeActing(engine.ToolCall) bool { return true }
+
 // resumeAsk is a session asked "Resuming may repeat an action that was cut
 // off" (askedToResume).
 type resumeAsk struct {

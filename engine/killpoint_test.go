@@ -3,6 +3,7 @@ package engine_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -52,6 +53,9 @@ func effectScript(parallel bool) []engine.ScriptTurn {
 //     its call of the effect tool;
 //   - "answered": a question was answered (Confirm returned); the run
 //     goes on to the effect tool while the kill comes;
+//   - "actor", "gated": the actor tool acted, then asks; the gated tool
+//     asks before it acts (both log their actions in the file "effects"
+//     beside the store);
 //   - "stop-user", "stop-emergency": the effect tool runs and the run is
 //     stopping (Esc, emergency stop): the tool has not returned yet;
 //   - "remember-session", "remember-project": the deploy tool's question
@@ -77,12 +81,17 @@ func killChild(scenario, path string) {
 	effect := newGate()
 	effect.holdAfterCancel = strings.HasPrefix(scenario, "stop-") // stopping until killed
 	e, err := engine.Open(ctx, engine.WithStore(path), engine.WithTool("effect", effect), engine.WithTool("deploy", deployTool),
+		engine.WithTool("actor", actor{}), engine.WithTool("gated", gatedTool{}),
 		engine.WithAfterCommit(afterCommit))
 	if err != nil {
 		fail(err)
 	}
 	var s *engine.Session
 	switch scenario {
+	case "actor", "gated":
+		s, err = e.NewSession(engine.SessionOptions{ID: "a", Provider: engine.NewScriptedProvider([]engine.ScriptTurn{
+			{ToolCalls: []engine.ScriptCall{call(scenario, map[string]string{"log": filepath.Join(filepath.Dir(path), "effects")})}}, {Text: "done"},
+		})})
 	case "remember-session", "remember-project":
 		s, err = e.NewSession(engine.SessionOptions{ID: "a", Dir: filepath.Dir(path),
 			Provider: engine.NewScriptedProvider(deployTurns(map[string]any{"env": "prod"}))})
@@ -493,6 +502,81 @@ func TestKillWhileStoppingKeepsTheStopsReason(t *testing.T) {
 			require.NoError(t, s.Confirm(p.ID, false))
 			require.NoError(t, (<-done).Err)
 			assert.Empty(t, g.started, "the effect never ran again")
+		})
+	}
+}
+
+// actor is a tool with side effects that acts before it asks: it appends a
+// line to the file its call's "log" names, then asks to confirm.
+type actor struct{}
+
+func (actor) Run(ctx context.Context, c engine.ToolCall, env *engine.Env) (engine.Result, error) {
+	if err := appendLine(c, "acted"); err != nil {
+		return engine.Result{}, err
+	}
+	res, err := env.Pause(ctx, engine.PauseRequest{Kind: engine.PauseConfirm, Tool: "Actor", Message: "acted: go on?"})
+	if err != nil || !res.Approved() {
+		return engine.Result{Output: "stopped", IsError: true}, err
+	}
+	return engine.Result{Output: "done"}, nil
+}
+
+func (actor) HasSideEffects(engine.ToolCall) bool { return true }
+
+// appendLine appends line to the file c's argument "log" names.
+func appendLine(c engine.ToolCall, line string) error {
+	var a struct{ Log string }
+	if err := json.Unmarshal(c.Args, &a); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(a.Log, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = fmt.Fprintln(f, line)
+	return err
+}
+
+// Killed while a tool that had acted (a side effect, then its question)
+// waited on its question: Continue asks whether to repeat the cut action
+// before the call runs again to ask its question anew. It used to re-run
+// the call straight away (the action repeated, then the question). A tool
+// that asks before it acts (engine.AsksFirst) is asked its question at
+// once, as before.
+func TestKillAtTheQuestionOfAToolThatActedAsksFirst(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		tool  string
+		first string // the first question Continue asks
+	}{{"actor", resumeQuestion}, {"gated", "sure?"}} {
+		t.Run(tt.tool, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "s.db")
+			killAt(t, path, tt.tool)
+			e, err := engine.Open(t.Context(), engine.WithStore(path), engine.WithTool("actor", actor{}), engine.WithTool("gated", gatedTool{}))
+			require.NoError(t, err)
+			defer e.Close()
+			s, err := e.Session("a")
+			require.NoError(t, err)
+			effects := filepath.Join(filepath.Dir(path), "effects")
+			logged := func() string { b, _ := os.ReadFile(effects); return string(b) }
+			acted := logged()
+			assert.Equal(t, engine.RunBlocked, s.RunState())
+			assert.Equal(t, engine.Eligibility{Reason: engine.NotEligibleAskAgain, RepeatsSideEffect: tt.tool == "actor"}, s.Eligibility())
+			sub := s.Subscribe()
+			defer sub.Close()
+			_, done, err := s.StartContinue(t.Context())
+			require.NoError(t, err)
+			ev := waitEvent(t, sub, func(ev engine.Event) bool { return ev.Type == engine.EventPaused || ev.Type.Terminal() })
+			require.Equal(t, engine.EventPaused, ev.Type)
+			assert.Equal(t, acted, logged(), "the call ran again before asking %q", ev.Pause.Message)
+			assert.Equal(t, tt.first, ev.Pause.Message)
+			require.NoError(t, s.Confirm(ev.Pause.ID, false))
+			require.NoError(t, (<-done).Err)
+			if tt.tool == "actor" {
+				assert.Equal(t, acted, logged(), "the denied resumption repeated nothing")
+			}
 		})
 	}
 }

@@ -205,8 +205,8 @@ func (s *Session) stateLocked() (RunState, Eligibility) {
 		return RunBlocked, Eligibility{Reason: NotEligibleNeedsInput}
 	case s.run != nil:
 		return RunProceeding, Eligibility{Reason: NotEligibleProceeding}
-	case s.needsInput != nil:
-		return RunBlocked, Eligibility{Reason: NotEligibleAskAgain}
+	case s.needsInput != nil: // Continue asks first when the cut call may have acted
+		return RunBlocked, Eligibility{Reason: NotEligibleAskAgain, RepeatsSideEffect: s.interruption != nil && s.interruption.SideEffectCut}
 	case s.lastEnd != endInterrupted:
 		return RunIdle, Eligibility{Reason: NotEligibleIdle}
 	}

@@ -73,10 +73,26 @@ func (d describedTool) HasSideEffects(call ToolCall) bool {
 	return ok && se.HasSideEffects(call)
 }
 
+// AsksBeforeActing passes the question on to the tool described.
+func (d describedTool) AsksBeforeActing(call ToolCall) bool {
+	ab, ok := d.Tool.(AsksFirst)
+	return ok && ab.AsksBeforeActing(call)
+}
+
 // SideEffecter is implemented by tools whose calls may change the outside
 // world. Cutting such a call off makes a later Continue ask for confirmation.
 type SideEffecter interface {
 	HasSideEffects(call ToolCall) bool
+}
+
+// AsksFirst is implemented by tools with side effects whose calls
+// raise their questions (Env.Pause, Env.Ask) before they change anything,
+// as a confirm gate does (the bash tool). After a restart, a call cut
+// while it waited on its question runs again to ask it anew: for a tool
+// that does not say so, the call may have acted before it asked, and
+// Continue first asks whether to repeat it.
+type AsksFirst interface {
+	AsksBeforeActing(call ToolCall) bool
 }
 
 // Registry maps tool names to tools. The zero value is empty and ready.

@@ -136,6 +136,11 @@ func newFileLogAny() any { return newFileLog() }
 // resuming after one was cut off asks first.
 func (t *Tool) HasSideEffects(engine.ToolCall) bool { return true }
 
+// AsksBeforeActing reports true: a command is judged, and asked about,
+// before it runs, so after a restart a command cut at its question is
+// asked again at once.
+func (t *Tool) AsksBeforeActing(engine.ToolCall) bool { return true }
+
 const maxTimeoutMS = 24 * 60 * 60 * 1000
 
 // Args are the arguments of a Bash call.
