@@ -68,7 +68,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		if err != nil {
 			return nil, fmt.Errorf("store %s: %w", path, err)
 		}
-		st.path = abs
+		st.path = realPath(abs)
 		if err := checkFile(st.path); err != nil {
 			return nil, err
 		}
@@ -83,7 +83,20 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	return st, nil
 }
 
-// Path returns the store's absolute path (or Memory).
+// realPath is abs with its symbolic links resolved (the file's, else its
+// directory's): a store reached through a link is locked, and named, as
+// the file the link leads to.
+func realPath(abs string) string {
+	if p, err := filepath.EvalSymlinks(abs); err == nil {
+		return p
+	}
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+		return filepath.Join(dir, filepath.Base(abs))
+	}
+	return abs
+}
+
+// Path returns the store's absolute path, links resolved (or Memory).
 func (st *Store) Path() string { return st.path }
 
 // checkFile rejects, from its header alone (before SQLite touches it), a
@@ -226,14 +239,14 @@ func takeLock(path string) (*os.File, error) {
 			f.Close()
 			return nil, fmt.Errorf("store %s: lock %s: %w", path, lockPath, err)
 		}
-		owner := lockOwner(f)
+		var fi unix.Stat_t
+		owner := 0
+		if unix.Fstat(int(f.Fd()), &fi) == nil {
+			owner = lockOwner(fi, "FLOCK")
+		}
 		if owner > 0 || time.Now().After(deadline) {
 			f.Close()
-			by := "another process"
-			if owner > 0 {
-				by = fmt.Sprintf("process %d", owner)
-			}
-			return nil, fmt.Errorf("store %s: %w (%s holds %s): close the other Interlock engine using it, or give this one another store path", path, ErrLocked, by, lockPath)
+			return nil, fmt.Errorf("store %s: %w (%s holds %s): close the other Interlock engine using it, or give this one another store path", path, ErrLocked, processName(owner), lockPath)
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
@@ -243,14 +256,19 @@ func takeLock(path string) (*os.File, error) {
 // dead to be let go by the owner's children.
 const orphanLockWait = 2 * time.Second
 
-// lockOwner returns the live process that took the flock on f, from
-// /proc/locks: 0 when that process is dead (the kernel shows pid 0 then)
-// or the lock is not listed.
-func lockOwner(f *os.File) int {
-	var st unix.Stat_t
-	if unix.Fstat(int(f.Fd()), &st) != nil {
-		return 0
+// processName names the process pid ("another process" for 0).
+func processName(pid int) string {
+	if pid > 0 {
+		return fmt.Sprintf("process %d", pid)
 	}
+	return "another process"
+}
+
+// lockOwner returns the live process that took a lock of kind ("FLOCK",
+// or "POSIX": SQLite's) on the file st describes, from /proc/locks: 0 when
+// that process is dead (the kernel shows pid 0 then) or the lock is not
+// listed.
+func lockOwner(st unix.Stat_t, kind string) int {
 	locks, err := os.ReadFile("/proc/locks")
 	if err != nil {
 		return 0
@@ -259,7 +277,7 @@ func lockOwner(f *os.File) int {
 	for _, line := range strings.Split(string(locks), "\n") {
 		// "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF"
 		fields := strings.Fields(line)
-		if len(fields) >= 6 && fields[1] == "FLOCK" && fields[5] == id {
+		if len(fields) >= 6 && fields[1] == kind && fields[5] == id {
 			pid, _ := strconv.Atoi(fields[4])
 			if pid > 0 && unix.Kill(pid, 0) == nil {
 				return pid
@@ -295,6 +313,16 @@ func (st *Store) open(ctx context.Context) error {
 		return st.fail("set up (PRAGMA locking_mode = EXCLUSIVE)", err)
 	}
 	version, err := st.userVersion(ctx)
+	if errors.Is(err, ErrLocked) {
+		// SQLite's own lock: another owner reached the file by another
+		// name (a hard link, another mount), so the lock file differed.
+		var fi unix.Stat_t // by its path: closing a descriptor of the file would drop this process's locks of it
+		owner := 0
+		if unix.Stat(st.path, &fi) == nil {
+			owner = lockOwner(fi, "POSIX")
+		}
+		return fmt.Errorf("store %s: %w (%s has the file open, by another name: a hard link or another mount of it): close the other Interlock engine using it, or give this one another store path", st.path, ErrLocked, processName(owner))
+	}
 	if err != nil {
 		return err
 	}

@@ -609,6 +609,48 @@ func TestSecondOpenerIsRefused(t *testing.T) {
 	open(t, path)
 }
 
+// The same store reached by another name, while its owner (another
+// process) has it open: through a symbolic link to the file or to its
+// directory, or a hard link. Each second opener is refused as the plain
+// path is, naming the file and the owner's pid, and leaves no lock file of
+// its own beside the link. A link to the file used to get "database is
+// locked" naming neither (a hard link still cannot name the file it
+// shares: it names the owner).
+func TestSecondOpenerThroughALinkIsRefused(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.db")
+	cmd := exec.Command(os.Args[0], "-test.run=^$", path)
+	cmd.Env = append(os.Environ(), childEnv+"=hold")
+	stdin, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	defer cmd.Wait()
+	defer stdin.Close()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	require.NoError(t, err)
+	require.Equal(t, "opened\n", line)
+
+	other := t.TempDir()
+	sym, hard, dirLink := filepath.Join(other, "sym.db"), filepath.Join(dir, "hard.db"), filepath.Join(other, "dir")
+	require.NoError(t, os.Symlink(path, sym))
+	require.NoError(t, os.Link(path, hard))
+	require.NoError(t, os.Symlink(dir, dirLink))
+	owner := fmt.Sprintf("process %d", cmd.Process.Pid)
+	for _, tt := range []struct{ name, path, names string }{
+		{"symlink", sym, path}, {"directory symlink", filepath.Join(dirLink, "s.db"), path}, {"hard link", hard, hard},
+	} {
+		_, err := store.Open(t.Context(), tt.path)
+		require.ErrorIs(t, err, store.ErrLocked, tt.name)
+		assert.Contains(t, err.Error(), "store "+tt.names+":", tt.name)
+		assert.Contains(t, err.Error(), owner, tt.name)
+		assert.Contains(t, err.Error(), "close the other Interlock engine", tt.name)
+	}
+	assert.NoFileExists(t, sym+".lock")
+}
+
 // An owner killed while a child it started still shares its lock (as a
 // child does between fork and exec): the next opener waits for the child
 // to let go instead of refusing a store nobody owns.
