@@ -7,7 +7,8 @@ type Sandbox struct {
 	// Mode is the policy's mode: "workspace-write", "read-only" or "off".
 	Mode string `json:"mode"`
 	// Filesystem is what limits writes: "landlock ABI 7 and read-only mounts"
-	// (in a PID namespace), "landlock ABI 7", "none (...)", "off".
+	// (in a PID namespace), "landlock ABI 7 and metadata checked by the
+	// supervisor" (without), "landlock ABI 7", "none (...)", "off".
 	Filesystem string `json:"filesystem"`
 	// Network is "allow", or how a deny is enforced ("deny (network
 	// namespace; unix sockets refused by seccomp)").

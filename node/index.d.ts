@@ -210,7 +210,7 @@ export interface WebUI {
 export interface SandboxInfo {
   tool: string;
   mode: SandboxMode;
-  /** "landlock ABI 7 and read-only mounts", "landlock ABI 7", "none (no Landlock)", "off". */
+  /** "landlock ABI 7 and read-only mounts", "landlock ABI 7 and metadata checked by the supervisor", "landlock ABI 7", "none (no Landlock)", "off". */
   filesystem: string;
   /** "allow", "deny (network namespace; unix sockets refused by seccomp)", "deny (TCP only, by Landlock; unix sockets refused by seccomp)", "allow (deny not enforced)". */
   network: string;

@@ -20,7 +20,9 @@
  *     and the supervisor stays outside it: the command can neither signal
  *     nor trace its supervisor. In a PID namespace it also makes every
  *     mount read-only but the --write paths, for what Landlock does not
- *     cover (chmod, chown, utime, xattrs);
+ *     cover (chmod, chown, utime, xattrs); without one, the --metadata
+ *     filter hands those to the supervisor, which makes them inside the
+ *     --write paths only (metadata_change);
  *   - the command loses the capabilities of a root host that step around
  *     Landlock (apply_ruleset);
  *   - under network deny it also runs under the seccomp filter the tool
@@ -39,7 +41,8 @@
  * Usage (by the tool, never by hand):
  *   interlock-run --probe
  *   interlock-run [--ns] [--net-ns] [--grace-ms N] [--mode M] [--network N]
- *                 [--required] [--no-landlock] [--seccomp HEX] [--read P]... [--write P]...
+ *                 [--required] [--no-landlock] [--seccomp HEX] [--metadata HEX]
+ *                 [--read P]... [--write P]...
  *                 -- SHELL COMMAND
  * and writes one JSON report line on fd 3 (see contain.Report).
  */
@@ -62,10 +65,13 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -88,6 +94,15 @@
 #define MOUNT_ATTR_RO 0x1
 #ifndef SYS_close_range
 #define SYS_close_range 436
+#endif
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_pidfd_getfd
+#define SYS_pidfd_getfd 438
+#endif
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452
 #endif
 #define LL_CREATE_RULESET_VERSION (1U << 0)
 #define LL_RULE_PATH_BENEATH 1
@@ -126,7 +141,8 @@ struct request {
 	int nread;
 	const char *write[MAX_PATHS];
 	int nwrite;
-	const char *seccomp; /* hex of a BPF program (--seccomp), or NULL */
+	const char *seccomp;  /* hex of a BPF program (--seccomp), or NULL */
+	const char *metadata; /* hex of the metadata filter (--metadata), or NULL */
 	const char *shell, *command;
 };
 
@@ -138,7 +154,7 @@ struct report {
 	const char *tree;
 	int namespaces_refused;
 	const char *mode;
-	int landlock_abi, filesystem, signals, read_only_mounts;
+	int landlock_abi, filesystem, signals, read_only_mounts, metadata_checked;
 	const char *network;
 	char network_buf[160];
 	char error[1024];
@@ -200,6 +216,7 @@ static void write_report(void) {
 	n = json_string(b, sizeof b, n, rep.network);
 	n += (size_t)snprintf(b + n, sizeof b - n, ",\"signals\":%s", rep.signals ? "true" : "false");
 	if (rep.read_only_mounts) n += (size_t)snprintf(b + n, sizeof b - n, ",\"read_only_mounts\":true");
+	if (rep.metadata_checked) n += (size_t)snprintf(b + n, sizeof b - n, ",\"metadata_checked\":true");
 	n += (size_t)snprintf(b + n, sizeof b - n, "}");
 	if (rep.error[0]) {
 		n += (size_t)snprintf(b + n, sizeof b - n, ",\"error\":");
@@ -284,6 +301,13 @@ out:;
 	return 0;
 }
 
+/* is_device reports whether path is a device file (writable for its data
+ * only: /dev/null, /dev/tty). */
+static int is_device(const char *path) {
+	struct stat st;
+	return stat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode));
+}
+
 /* read_only_mounts makes, in a mount namespace of its own, every mount
  * read-only but the writable paths: Landlock does not cover a file's mode,
  * owner, times and extended attributes (chmod, chown, touch -d, setfattr),
@@ -296,12 +320,17 @@ static int read_only_mounts(const struct request *req) {
 	char cwd[4096];
 	if (!getcwd(cwd, sizeof cwd) || unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) return -1;
 	/* Each writable path becomes a mount of its own, made writable again
-	 * once all are read-only. */
-	for (int i = 0; i < req->nwrite; i++)
-		if (mount(req->write[i], req->write[i], NULL, MS_BIND | MS_REC, NULL) < 0 && errno != ENOENT) return -1;
+	 * once all are read-only. The writable device files (/dev/null) stay
+	 * on the read-only mount, which refuses a change of their mode or owner
+	 * (chmod 600 /dev/null by a root host's command) but not writing them. */
+	int own[MAX_PATHS] = {0};
+	for (int i = 0; i < req->nwrite; i++) {
+		own[i] = !is_device(req->write[i]);
+		if (own[i] && mount(req->write[i], req->write[i], NULL, MS_BIND | MS_REC, NULL) < 0 && errno != ENOENT) return -1;
+	}
 	if (syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &ro, sizeof ro) < 0) return -1;
 	for (int i = 0; i < req->nwrite; i++)
-		if (syscall(SYS_mount_setattr, AT_FDCWD, req->write[i], AT_RECURSIVE, &rw, sizeof rw) < 0 && errno != ENOENT) return -1;
+		if (own[i] && syscall(SYS_mount_setattr, AT_FDCWD, req->write[i], AT_RECURSIVE, &rw, sizeof rw) < 0 && errno != ENOENT) return -1;
 	/* The working directory was looked up before its bind mount. */
 	return chdir(cwd);
 }
@@ -340,21 +369,22 @@ static int sandbox_failed(const struct request *req, int err) {
 /* The command's seccomp filter (--seccomp): under network deny it refuses
  * the sockets a network namespace and Landlock leave open (named unix
  * sockets, vsock: see contain.networkDenyFilter, which builds it). */
-static struct sock_filter filter[BPF_MAXINSNS];
-static struct sock_fprog filter_prog = {.filter = filter};
+static struct sock_filter filter[BPF_MAXINSNS], metadata_filter[BPF_MAXINSNS];
+static struct sock_fprog filter_prog = {.filter = filter}, metadata_prog = {.filter = metadata_filter};
 
-/* decode_filter reads the hex of --seccomp into filter_prog (8 bytes an
- * instruction, the host's byte order). */
-static int decode_filter(const char *hex) {
+/* decode_filter reads the hex of a --seccomp or --metadata program into
+ * prog (8 bytes an instruction, the host's byte order). */
+static int decode_filter(const char *hex, struct sock_fprog *prog) {
 	size_t n = strlen(hex);
 	if (n == 0 || n % 16 != 0 || n / 16 > BPF_MAXINSNS) return -1;
-	unsigned char *b = (unsigned char *)filter;
-	for (size_t i = 0; i < n / 2; i++) {
-		unsigned int v;
-		if (sscanf(hex + 2 * i, "%2x", &v) != 1) return -1;
-		b[i] = (unsigned char)v;
+	unsigned char *b = (unsigned char *)prog->filter;
+	for (size_t i = 0; i < n; i++) {
+		char c = hex[i];
+		int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+		if (v < 0) return -1;
+		b[i / 2] = (unsigned char)(i % 2 ? b[i / 2] | v : v << 4);
 	}
-	filter_prog.len = (unsigned short)(n / 16);
+	prog->len = (unsigned short)(n / 16);
 	return 0;
 }
 
@@ -370,8 +400,265 @@ static void unix_sockets(int refused, const char *why) {
 	rep.network = rep.network_buf;
 }
 
-/* A seccomp failure on the child's pipe, beside Landlock's errno. */
+/* What the child says on its socket to the supervisor, beside Landlock's
+ * errno: a filter failed (with errno), or the metadata filter's listener
+ * (the descriptor attached). */
 #define SECCOMP_FAILED 0x10000
+#define METADATA_FAILED 0x20000
+#define METADATA_LISTENER 0x40000
+
+/* tell sends code, and fd when it is not -1, to the supervisor. */
+static void tell(int sock, int code, int fd) {
+	struct iovec iov = {.iov_base = &code, .iov_len = sizeof code};
+	char cbuf[CMSG_SPACE(sizeof(int))] = {0};
+	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+	if (fd >= 0) {
+		m.msg_control = cbuf;
+		m.msg_controllen = sizeof cbuf;
+		struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof fd);
+	}
+	while (sendmsg(sock, &m, MSG_NOSIGNAL) < 0 && errno == EINTR) {
+	}
+}
+
+/* Without a mount namespace (a subreaper), the command's changes of a
+ * file's mode, owner, times, extended attributes and inode flags come to
+ * the supervisor (the metadata filter, SECCOMP_RET_USER_NOTIF), which makes
+ * them for it inside the writable directories and refuses them elsewhere:
+ * Landlock does not cover them. The file is resolved here, from the
+ * command's working directory or descriptor, to a descriptor of ours; its
+ * path is checked and the change made through that descriptor, so a
+ * symlink or a path in the command's memory changed meanwhile cannot
+ * redirect it. The change is made with our credentials, the command's
+ * (no user namespace, no set-id program under no_new_privs). */
+static int notify_fd = -1;
+static char *writable[MAX_PATHS];
+static int nwritable;
+
+/* note_writable keeps the writable paths, resolved, but the device files
+ * (writable for their data only): metadata changes are made in them. */
+static void note_writable(const struct request *req) {
+	for (int i = 0; i < req->nwrite; i++) {
+		char *p = is_device(req->write[i]) ? NULL : realpath(req->write[i], NULL);
+		if (p) writable[nwritable++] = p;
+	}
+}
+
+/* inside_writable reports whether the file fd is a writable path or
+ * beneath one. */
+static int inside_writable(int fd) {
+	char link[64], path[4096];
+	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(link, path, sizeof path - 1);
+	if (n <= 0 || path[0] != '/') return 0; /* a pipe, a socket, an anonymous inode */
+	path[n] = 0;
+	for (int i = 0; i < nwritable; i++) {
+		size_t l = strlen(writable[i]);
+		if (strncmp(path, writable[i], l) == 0 && (path[l] == 0 || path[l] == '/' || l == 1)) return 1;
+	}
+	return 0;
+}
+
+/* read_mem copies len bytes at addr of process pid. */
+static int read_mem(pid_t pid, uint64_t addr, void *buf, size_t len) {
+	struct iovec local = {.iov_base = buf, .iov_len = len}, remote = {.iov_base = (void *)(uintptr_t)addr, .iov_len = len};
+	if (len == 0) return 0;
+	if (process_vm_readv(pid, &local, 1, &remote, 1, 0) == (ssize_t)len) return 0;
+	errno = EFAULT;
+	return -1;
+}
+
+/* read_string copies the string at addr of process pid, a page at most at
+ * a time (the next page may not be mapped). */
+static int read_string(pid_t pid, uint64_t addr, char *buf, size_t cap) {
+	for (size_t n = 0; n < cap;) {
+		size_t chunk = 4096 - ((addr + n) & 4095);
+		if (chunk > cap - n) chunk = cap - n;
+		if (read_mem(pid, addr + n, buf + n, chunk) < 0) return -1;
+		if (memchr(buf + n, 0, chunk)) return 0;
+		n += chunk;
+	}
+	errno = ENAMETOOLONG;
+	return -1;
+}
+
+/* their_fd is a descriptor of ours for the command's descriptor fd. */
+static int their_fd(int pidfd, uint64_t fd) {
+	if ((int)fd < 0) {
+		errno = EBADF;
+		return -1;
+	}
+	return (int)syscall(SYS_pidfd_getfd, pidfd, (int)fd, 0);
+}
+
+/* resolve opens (O_PATH) what the command's path at addr names from its
+ * directory dirfd, following a last symlink when follow is set; an empty
+ * path (or none) names dirfd itself when empty is set. */
+static int resolve(pid_t pid, int pidfd, uint64_t dirfd, uint64_t addr, int follow, int empty) {
+	char path[4096];
+	if (addr == 0 && empty) return their_fd(pidfd, dirfd);
+	if (read_string(pid, addr, path, sizeof path) < 0) return -1;
+	if (path[0] == 0) {
+		if (empty) return their_fd(pidfd, dirfd);
+		errno = ENOENT;
+		return -1;
+	}
+	/* /proc/self is the process that looks it up: the command's own, for
+	 * it (the C library's fchmodat(AT_SYMLINK_NOFOLLOW) chmods
+	 * /proc/self/fd/N of an O_PATH descriptor). */
+	char own[4200];
+	for (int i = 0; i < 2; i++) {
+		const char *self = i ? "/proc/thread-self" : "/proc/self";
+		size_t l = strlen(self);
+		if (strncmp(path, self, l) == 0 && (path[l] == '/' || path[l] == 0)) {
+			if (i) snprintf(own, sizeof own, "/proc/%d/task/%d%s", pid, pid, path + l);
+			else snprintf(own, sizeof own, "/proc/%d%s", pid, path + l);
+			if (strlen(own) >= sizeof path) {
+				errno = ENAMETOOLONG;
+				return -1;
+			}
+			strcpy(path, own);
+			break;
+		}
+	}
+	int base;
+	if ((int)dirfd == AT_FDCWD) {
+		char cwd[64];
+		snprintf(cwd, sizeof cwd, "/proc/%d/cwd", pid);
+		base = open(cwd, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	} else {
+		base = their_fd(pidfd, dirfd);
+	}
+	if (base < 0) return -1;
+	int fd = openat(base, path, O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
+	int saved = errno;
+	close(base);
+	errno = saved;
+	return fd;
+}
+
+/* times_of reads the command's times at addr (struct utimbuf, timeval[2]
+ * or timespec[2], per kind; none: now) into ts; it returns ts or NULL. */
+static struct timespec *times_of(pid_t pid, uint64_t addr, char kind, struct timespec ts[2], int *err) {
+	*err = 0;
+	if (addr == 0) return NULL;
+	if (kind == 'n') {
+		if (read_mem(pid, addr, ts, 2 * sizeof *ts) < 0) *err = errno;
+	} else if (kind == 'b') {
+		time_t t[2];
+		if (read_mem(pid, addr, t, sizeof t) < 0) *err = errno;
+		ts[0] = (struct timespec){.tv_sec = t[0]}, ts[1] = (struct timespec){.tv_sec = t[1]};
+	} else {
+		struct timeval tv[2];
+		if (read_mem(pid, addr, tv, sizeof tv) < 0) *err = errno;
+		for (int i = 0; i < 2; i++) ts[i] = (struct timespec){.tv_sec = tv[i].tv_sec, .tv_nsec = tv[i].tv_usec * 1000};
+	}
+	return ts;
+}
+
+/* metadata_change makes the change the notification n asks for, or says
+ * why not; it returns 0 or an errno. */
+static int metadata_change(const struct seccomp_notif *n) {
+	const __u64 *a = n->data.args;
+	pid_t pid = (pid_t)n->pid;
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0) return ESRCH;
+	/* What: 'm' mode, 'o' owner, 't' times, 'x' set or 'r' remove an
+	 * attribute, 'f' inode flags; at the file obj. */
+	char what = 0, kind = 0;
+	int obj = -1;
+	uint64_t mode = 0, uid = 0, gid = 0, name = 0, value = 0, size = 0, flags = 0, times = 0;
+	switch (n->data.nr) {
+	case SYS_chmod: what = 'm', mode = a[1], obj = resolve(pid, pidfd, AT_FDCWD, a[0], 1, 0); break;
+	case SYS_fchmod: what = 'm', mode = a[1], obj = their_fd(pidfd, a[0]); break;
+	case SYS_fchmodat: what = 'm', mode = a[2], obj = resolve(pid, pidfd, a[0], a[1], 1, 0); break;
+	case SYS_fchmodat2: what = 'm', mode = a[2], obj = resolve(pid, pidfd, a[0], a[1], !(a[3] & AT_SYMLINK_NOFOLLOW), a[3] & AT_EMPTY_PATH); break;
+	case SYS_chown: what = 'o', uid = a[1], gid = a[2], obj = resolve(pid, pidfd, AT_FDCWD, a[0], 1, 0); break;
+	case SYS_lchown: what = 'o', uid = a[1], gid = a[2], obj = resolve(pid, pidfd, AT_FDCWD, a[0], 0, 0); break;
+	case SYS_fchown: what = 'o', uid = a[1], gid = a[2], obj = their_fd(pidfd, a[0]); break;
+	case SYS_fchownat: what = 'o', uid = a[2], gid = a[3], obj = resolve(pid, pidfd, a[0], a[1], !(a[4] & AT_SYMLINK_NOFOLLOW), a[4] & AT_EMPTY_PATH); break;
+	case SYS_utime: what = 't', kind = 'b', times = a[1], obj = resolve(pid, pidfd, AT_FDCWD, a[0], 1, 0); break;
+	case SYS_utimes: what = 't', kind = 'v', times = a[1], obj = resolve(pid, pidfd, AT_FDCWD, a[0], 1, 0); break;
+	case SYS_futimesat: what = 't', kind = 'v', times = a[2], obj = resolve(pid, pidfd, a[0], a[1], 1, 0); break;
+	case SYS_utimensat:
+		/* A null path names the descriptor (futimens). */
+		what = 't', kind = 'n', times = a[2], obj = resolve(pid, pidfd, a[0], a[1], !(a[3] & AT_SYMLINK_NOFOLLOW), a[1] == 0 || (a[3] & AT_EMPTY_PATH));
+		break;
+	case SYS_setxattr: what = 'x', name = a[1], value = a[2], size = a[3], flags = a[4], obj = resolve(pid, pidfd, AT_FDCWD, a[0], 1, 0); break;
+	case SYS_lsetxattr: what = 'x', name = a[1], value = a[2], size = a[3], flags = a[4], obj = resolve(pid, pidfd, AT_FDCWD, a[0], 0, 0); break;
+	case SYS_fsetxattr: what = 'x', name = a[1], value = a[2], size = a[3], flags = a[4], obj = their_fd(pidfd, a[0]); break;
+	case SYS_removexattr: what = 'r', name = a[1], obj = resolve(pid, pidfd, AT_FDCWD, a[0], 1, 0); break;
+	case SYS_lremovexattr: what = 'r', name = a[1], obj = resolve(pid, pidfd, AT_FDCWD, a[0], 0, 0); break;
+	case SYS_fremovexattr: what = 'r', name = a[1], obj = their_fd(pidfd, a[0]); break;
+	case SYS_ioctl: what = 'f', flags = a[1], value = a[2], obj = their_fd(pidfd, a[0]); break;
+	default: close(pidfd); return ENOSYS;
+	}
+	int err = obj < 0 ? errno : 0;
+	close(pidfd);
+	if (err) return err;
+	/* The notification is still the one we read the command's memory
+	 * for (its process may have died, and its pid been reused). */
+	if (ioctl(notify_fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &n->id) < 0) {
+		close(obj);
+		return ESRCH;
+	}
+	struct stat st;
+	if (fstat(obj, &st) < 0 || !inside_writable(obj)) {
+		close(obj);
+		return EPERM;
+	}
+	char self[64], attr[XATTR_NAME_MAX + 1];
+	snprintf(self, sizeof self, "/proc/self/fd/%d", obj);
+	static char buf[XATTR_SIZE_MAX];
+	struct timespec ts[2], *t;
+	int r = -1;
+	errno = 0;
+	switch (what) {
+	case 'm':
+		if (S_ISLNK(st.st_mode)) errno = EOPNOTSUPP;
+		else r = chmod(self, (mode_t)mode);
+		break;
+	case 'o': r = fchownat(obj, "", (uid_t)uid, (gid_t)gid, AT_EMPTY_PATH); break;
+	case 't':
+		t = times_of(pid, times, kind, ts, &err);
+		if (err) errno = err;
+		else r = utimensat(obj, "", t, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW);
+		break;
+	case 'x':
+	case 'r':
+		/* Only the kernel's own attributes go on a symlink. */
+		if (S_ISLNK(st.st_mode)) errno = EPERM;
+		else if (read_string(pid, name, attr, sizeof attr) < 0) errno = errno == ENAMETOOLONG ? ERANGE : errno;
+		else if (what == 'r') r = removexattr(self, attr);
+		else if (size > sizeof buf) errno = E2BIG;
+		else if (read_mem(pid, value, buf, (size_t)size) == 0) r = setxattr(self, attr, buf, (size_t)size, (int)flags);
+		break;
+	case 'f': {
+		/* FS_IOC_SETFLAGS reads an int, FS_IOC_FSSETXATTR a struct
+		 * fsxattr (28 bytes). */
+		size_t len = (uint32_t)flags == 0x401c5820 ? 28 : sizeof(int);
+		if (read_mem(pid, value, buf, len) == 0) r = ioctl(obj, (unsigned long)(uint32_t)flags, buf);
+		break;
+	}
+	}
+	err = r < 0 ? (errno ? errno : EPERM) : 0;
+	close(obj);
+	return err;
+}
+
+/* handle_metadata answers one notification of the metadata filter. */
+static void handle_metadata(void) {
+	struct seccomp_notif n;
+	memset(&n, 0, sizeof n);
+	if (ioctl(notify_fd, SECCOMP_IOCTL_NOTIF_RECV, &n) < 0) return; /* its process died */
+	struct seccomp_notif_resp resp = {.id = n.id};
+	resp.error = -metadata_change(&n);
+	ioctl(notify_fd, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+}
 
 /* write_file writes s to path (for the namespace's id maps). */
 static int write_file(const char *path, const char *s) {
@@ -443,9 +730,15 @@ static void reap(void) {
 /* wait_events waits up to timeout_ms (-1: no limit) for the control
  * socket or a signal and handles what came. */
 static void wait_events(int timeout_ms) {
-	struct pollfd fds[2] = {{.fd = sig_fd, .events = POLLIN}, {.fd = host_gone ? -1 : CONTROL_FD, .events = POLLIN}};
-	int n = poll(fds, 2, timeout_ms);
+	struct pollfd fds[3] = {{.fd = sig_fd, .events = POLLIN}, {.fd = host_gone ? -1 : CONTROL_FD, .events = POLLIN}, {.fd = notify_fd, .events = POLLIN}};
+	int n = poll(fds, 3, timeout_ms);
 	if (n <= 0) return;
+	if (fds[2].revents & POLLIN) {
+		handle_metadata();
+	} else if (fds[2].revents) { /* no process of the tree is left */
+		close(notify_fd);
+		notify_fd = -1;
+	}
 	if (fds[0].revents & POLLIN) {
 		struct signalfd_siginfo si;
 		while (read(sig_fd, &si, sizeof si) == sizeof si) {
@@ -664,8 +957,8 @@ static void supervise(const struct request *req) {
 		return;
 	}
 	int deny = strcmp(req->mode, "off") != 0 && strcmp(req->network, "deny") == 0;
-	if (req->seccomp && decode_filter(req->seccomp) < 0) {
-		fail("interlock-run: --seccomp is not a BPF program in hex: the command was not run");
+	if ((req->seccomp && decode_filter(req->seccomp, &filter_prog) < 0) || (req->metadata && decode_filter(req->metadata, &metadata_prog) < 0)) {
+		fail("interlock-run: --seccomp or --metadata is not a BPF program in hex: the command was not run");
 		return;
 	}
 	if (deny && !req->seccomp && req->required) {
@@ -675,12 +968,17 @@ static void supervise(const struct request *req) {
 	int ruleset;
 	if (make_ruleset(req, &ruleset) < 0) return;
 	if (pid_ns && ruleset >= 0) rep.read_only_mounts = read_only_mounts(req) == 0;
+	/* Without a PID namespace (and so no read-only mounts) the supervisor
+	 * checks metadata changes: it finds the command's processes in /proc,
+	 * which shows the host's. */
+	int check_metadata = ruleset >= 0 && !pid_ns && req->metadata;
+	if (check_metadata) note_writable(req);
 	int dev_null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	/* The child says on it why it could not apply the ruleset; its exec
-	 * closes it empty. */
+	/* The child says on it why it could not apply the ruleset and hands
+	 * over the metadata filter's listener; its exec closes it. */
 	int applied[2];
-	if (dev_null < 0 || pipe2(applied, O_CLOEXEC) < 0) {
-		fail("interlock-run: open /dev/null or a pipe: %s", strerror(errno));
+	if (dev_null < 0 || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, applied) < 0) {
+		fail("interlock-run: open /dev/null or a socket pair: %s", strerror(errno));
 		return;
 	}
 	pid_t pid = fork();
@@ -694,14 +992,20 @@ static void supervise(const struct request *req) {
 		if (ruleset >= 0) {
 			int err = apply_ruleset(ruleset);
 			if (err) {
-				write_all(applied[1], (const char *)&err, sizeof err);
+				tell(applied[1], err, -1);
 				if (req->required) _exit(127);
+				check_metadata = 0;
 			}
 		}
 		if (req->seccomp && (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &filter_prog) < 0)) {
-			int err = errno | SECCOMP_FAILED;
-			write_all(applied[1], (const char *)&err, sizeof err);
+			tell(applied[1], errno | SECCOMP_FAILED, -1);
 			if (req->required) _exit(127);
+		}
+		if (check_metadata) {
+			int listener = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &metadata_prog);
+			tell(applied[1], listener < 0 ? errno | METADATA_FAILED : METADATA_LISTENER, listener);
+			if (listener < 0 && req->required) _exit(127);
+			if (listener >= 0) close(listener);
 		}
 		dup2(dev_null, 0);
 		/* The command starts as from a terminal's shell: default signal
@@ -722,10 +1026,19 @@ static void supervise(const struct request *req) {
 	ssize_t n;
 	const char *why = "no filter for this architecture";
 	for (;;) {
-		while ((n = read(applied[0], &err, sizeof err)) < 0 && errno == EINTR) {
+		char cbuf[CMSG_SPACE(sizeof(int))];
+		struct iovec iov = {.iov_base = &err, .iov_len = sizeof err};
+		struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
+		while ((n = recvmsg(applied[0], &m, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {
 		}
 		if (n != sizeof err) break;
-		if (err & SECCOMP_FAILED) {
+		struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+		if (err == METADATA_LISTENER && c && c->cmsg_type == SCM_RIGHTS) {
+			memcpy(&notify_fd, CMSG_DATA(c), sizeof notify_fd);
+			rep.metadata_checked = 1;
+		} else if (err & METADATA_FAILED) {
+			if (req->required) fail("sandbox required (bash.sandbox.required) but the metadata filter failed: %s: the command was not run", strerror(err & ~METADATA_FAILED));
+		} else if (err & SECCOMP_FAILED) {
 			filtered = 0;
 			why = strerror(err & ~SECCOMP_FAILED);
 			if (req->required) fail("sandbox required (bash.sandbox.required) but the seccomp filter failed: %s: the command was not run", why);
@@ -797,7 +1110,7 @@ static void close_inherited(void) {
 }
 
 static int usage(void) {
-	fprintf(stderr, "usage: interlock-run [--ns] [--net-ns] [--grace-ms N] [--mode M] [--network N] [--required] [--no-landlock] [--seccomp HEX] [--read PATH]... [--write PATH]... -- SHELL COMMAND\n"
+	fprintf(stderr, "usage: interlock-run [--ns] [--net-ns] [--grace-ms N] [--mode M] [--network N] [--required] [--no-landlock] [--seccomp HEX] [--metadata HEX] [--read PATH]... [--write PATH]... -- SHELL COMMAND\n"
 	                "  (started by the Interlock bash tool, with its control socket on fd 3) | interlock-run --probe\n");
 	return 2;
 }
@@ -828,6 +1141,8 @@ int main(int argc, char **argv) {
 			req.network = v, i++;
 		} else if (v && strcmp(a, "--seccomp") == 0) {
 			req.seccomp = v, i++;
+		} else if (v && strcmp(a, "--metadata") == 0) {
+			req.metadata = v, i++;
 		} else if (v && (strcmp(a, "--read") == 0 || strcmp(a, "--write") == 0)) {
 			int *n = a[2] == 'r' ? &req.nread : &req.nwrite;
 			if (*n == MAX_PATHS) {

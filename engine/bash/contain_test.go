@@ -225,23 +225,72 @@ func TestHostDescriptorsNotInherited(t *testing.T) {
 
 // TestSandboxFileMetadata: Landlock does not cover a file's mode, owner,
 // times or extended attributes; in a PID namespace read-only mounts refuse
-// changing them outside the writable paths, and inside they work.
+// changing them outside the writable paths, and without one the supervisor
+// makes those changes for the command inside them only (a seccomp filter
+// hands them over). Outside, by path, by a read-only descriptor, through a
+// symlink in the workspace, by the i386 ABI, io_uring, or racing the check
+// (the path flipped in memory, a symlink swapped): refused, as is a root
+// host's chmod of /dev/null (writable for its data only). Inside: made.
 func TestSandboxFileMetadata(t *testing.T) {
 	t.Parallel()
-	file := filepath.Join(protectedDir(t), "file")
-	require.NoError(t, os.WriteFile(file, []byte("keep"), 0o644))
-	before, err := os.Stat(file)
-	require.NoError(t, err)
-	cmd := fmt.Sprintf("chmod 600 %[1]s; touch -d 2001-01-01 %[1]s; echo x > inside && chmod 700 inside && touch -d 2001-01-01 inside && echo inside ok", file)
-	o, err := testRunner(DefaultGrace, 0).run(t.Context(), cmd, t.TempDir(), os.Environ(), time.Minute, contain.Policy{}, nil)
-	require.NoError(t, err)
-	assert.True(t, o.report.Sandbox.ReadOnlyMounts, "%+v", o.report)
-	assert.Contains(t, o.output, "Read-only file system")
-	assert.Contains(t, o.output, "inside ok")
-	after, err := os.Stat(file)
-	require.NoError(t, err)
-	assert.Equal(t, before.Mode(), after.Mode(), "chmod outside the writable paths")
-	assert.Equal(t, before.ModTime(), after.ModTime(), "touch outside the writable paths")
+	attack := filepath.Join(t.TempDir(), "metadata")
+	out, err := exec.Command("cc", "-O2", "-static", "-no-pie", "-pthread", "-o", attack, "testdata/escape/metadata.c").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	for _, ns := range []bool{true, false} {
+		t.Run(fmt.Sprintf("namespaces=%v", ns), func(t *testing.T) {
+			t.Parallel()
+			file := filepath.Join(protectedDir(t), "file")
+			require.NoError(t, os.WriteFile(file, []byte("keep"), 0o644))
+			before, err := os.Stat(file)
+			require.NoError(t, err)
+			py := `import os, sys
+for name, change in [("setxattr", lambda f: os.setxattr(f, "user.x", b"1")), ("chown", lambda f: os.chown(f, os.getuid(), os.getgid())),
+        ("fchmod", lambda f: os.fchmod(os.open(f, os.O_RDONLY), 0o600)), ("futimens", lambda f: os.utime(os.open(f, os.O_RDONLY), (0, 0))),
+        ("chmod /proc/self/fd", lambda f: os.chmod("/proc/self/fd/%d" % os.open(f, os.O_PATH), 0o600))]:
+    try:
+        change(sys.argv[1]); print(name, "made")
+    except OSError as e:
+        print(name, "refused:", e.strerror)`
+			cmd := fmt.Sprintf(`chmod 600 %[1]s; touch -d 2001-01-01 %[1]s; ln -s %[1]s link && chmod 600 link; python3 -c '%[2]s' %[1]s; %[3]s %[1]s
+chmod 666 /dev/null && echo changed /dev/null
+echo x > inside && chmod 700 inside && touch -d 2001-01-01 inside && python3 -c '%[2]s' inside`, file, py, attack)
+			r := testRunner(DefaultGrace, 0)
+			if !ns {
+				r.kernel.refuseNamespaces()
+			}
+			o, err := r.run(t.Context(), cmd, t.TempDir(), os.Environ(), time.Minute, contain.Policy{}, nil)
+			require.NoError(t, err)
+			if ns {
+				assert.True(t, o.report.Sandbox.ReadOnlyMounts, "%+v", o.report)
+				assert.Contains(t, o.output, "Read-only file system")
+			} else {
+				assert.True(t, o.report.Sandbox.MetadataChecked, "%+v", o.report)
+				assert.Contains(t, o.output, "Operation not permitted")
+			}
+			for _, way := range []string{"int 0x80", "path flipped in memory", "symlink swapped"} {
+				if way == "int 0x80" && runtime.GOARCH != "amd64" {
+					continue
+				}
+				assert.Contains(t, o.output, way+": refused\n")
+			}
+			if !ns { // the mounts refuse io_uring's changes too
+				assert.Contains(t, o.output, "io_uring: Function not implemented")
+			}
+			assert.NotContains(t, o.output, "changed")
+			assert.Equal(t, 5, strings.Count(o.output, " refused: "), "setxattr, chown, fchmod, futimens and chmod of /proc/self/fd/N (the C library's lchmod) outside: %s", o.output)
+			assert.Equal(t, 5, strings.Count(o.output, " made\n"), "and inside: %s", o.output)
+			after, err := os.Stat(file)
+			require.NoError(t, err)
+			assert.Equal(t, before.Mode(), after.Mode(), "chmod outside the writable paths")
+			assert.Equal(t, before.ModTime(), after.ModTime(), "touch outside the writable paths")
+			_, err = unix.Getxattr(file, "user.x", nil)
+			assert.ErrorIs(t, err, unix.ENODATA, "an attribute set outside the writable paths")
+			inside, err := os.Stat(filepath.Join(o.workspace, "inside"))
+			require.NoError(t, err)
+			assert.Equal(t, os.FileMode(0o600), inside.Mode().Perm(), "fchmod inside (after chmod 700)")
+			assert.Equal(t, int64(0), inside.ModTime().Unix(), "futimens inside (after touch -d)")
+		})
+	}
 }
 
 // TestSandboxRootCapabilities: a command of a host run as root makes no
@@ -417,7 +466,8 @@ func TestSandboxReported(t *testing.T) {
 	}{
 		{"full", nil, false, "and read-only mounts", "scoped", contain.TreePIDNamespace, nil},
 		{"config off", []Option{WithSandbox(contain.Policy{Mode: contain.ModeOff})}, true, "off", "not scoped", contain.TreePIDNamespace, []string{`bash.sandbox.mode is "off"`}},
-		{"no landlock, no namespaces", []Option{withoutLandlock(), withoutNamespaces()}, true, "none (no Landlock)", "not scoped", contain.TreeSubreaper, []string{"no Landlock", "no unprivileged user namespaces", "chmod, chown, touch"}},
+		{"no namespaces", []Option{withoutNamespaces()}, true, "and metadata checked by the supervisor", "scoped", contain.TreeSubreaper, []string{"no unprivileged user namespaces"}},
+		{"no landlock, no namespaces", []Option{withoutLandlock(), withoutNamespaces()}, true, "none (no Landlock)", "not scoped", contain.TreeSubreaper, []string{"no Landlock", "can write anywhere", "no unprivileged user namespaces"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -348,8 +348,10 @@ func (t *Tool) describe(p contain.Policy) engine.Sandbox {
 	}
 	if f.PIDNamespace {
 		sb.Tree = contain.TreePIDNamespace
+	} else if err == nil && contain.MetadataChecked() {
+		warn("no unprivileged user namespaces: a command's processes are kept by a subreaper and killed by walking /proc, not by the kernel at once (allow them: sysctl kernel.unprivileged_userns_clone=1, or kernel.apparmor_restrict_unprivileged_userns=0)")
 	} else if err == nil {
-		warn("no unprivileged user namespaces: a command's processes are kept by a subreaper and killed by walking /proc, not by the kernel at once, and it can change the mode, owner and times of your files outside the writable paths (chmod, chown, touch: Landlock does not cover them; read-only mounts need a user namespace) (allow them: sysctl kernel.unprivileged_userns_clone=1, or kernel.apparmor_restrict_unprivileged_userns=0)")
+		warn("no unprivileged user namespaces: a command's processes are kept by a subreaper and killed by walking /proc, not by the kernel at once, and it can change the mode, owner and times of your files outside the writable paths (chmod, chown, touch: Landlock does not cover them; read-only mounts need a user namespace, and this architecture has no seccomp filter to check them) (allow them: sysctl kernel.unprivileged_userns_clone=1, or kernel.apparmor_restrict_unprivileged_userns=0)")
 	}
 	switch {
 	case p.Mode == contain.ModeOff:
@@ -360,8 +362,11 @@ func (t *Tool) describe(p contain.Policy) engine.Sandbox {
 		warn("this kernel has no Landlock (Linux 5.13+ with landlock in the lsm= boot list): commands can write anywhere you can and signal any of your processes")
 	default:
 		sb.Filesystem = fmt.Sprintf("landlock ABI %d", f.LandlockABI)
+		// chmod, chown, utime outside the writable paths
 		if f.PIDNamespace {
-			sb.Filesystem += " and read-only mounts" // chmod, chown, utime outside the writable paths
+			sb.Filesystem += " and read-only mounts"
+		} else if contain.MetadataChecked() {
+			sb.Filesystem += " and metadata checked by the supervisor"
 		}
 		sb.Signals = "scoped"
 		if f.LandlockABI < abiScopes {

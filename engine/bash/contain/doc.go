@@ -26,7 +26,9 @@
 //     the command, optional network deny. The tool resolves the policy to
 //     paths (Request.args); the supervisor only applies them. In a PID
 //     namespace every mount but the writable paths is read-only too
-//     (Landlock does not cover chmod, chown, utime). Under network deny a
+//     (Landlock does not cover chmod, chown, utime); without one the
+//     supervisor makes those changes for the command, inside the writable
+//     paths only. Under network deny a
 //     seccomp filter refuses unix sockets, which neither covers. The
 //     command gets no descriptor of the host's but its output, and no
 //     controlling terminal.

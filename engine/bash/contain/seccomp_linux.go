@@ -71,6 +71,14 @@ func buildNetworkDenyFilter() string {
 			{Action: seccomp.ActionErrno | seccomp.Action(unix.ENOSYS), Names: []string{"io_uring_setup", "io_uring_enter", "io_uring_register"}},
 		},
 	}
+	return assemble(policy)
+}
+
+// assemble is policy's program after the instructions first (which may
+// return; they start with the system call's number loaded), as the hex of
+// its instructions in the host's byte order; "" when the library has no
+// system call table for this architecture.
+func assemble(policy seccomp.Policy, first ...bpf.Instruction) string {
 	native, err := arch.GetInfo("")
 	if err != nil {
 		return ""
@@ -81,11 +89,11 @@ func buildNetworkDenyFilter() string {
 	}
 	// The library's program lets another ABI's calls through (its default
 	// action): refuse them first.
-	prog = append([]bpf.Instruction{
+	prog = append(append([]bpf.Instruction{
 		bpf.LoadAbsolute{Off: 4, Size: 4}, // seccomp_data.arch
 		bpf.JumpIf{Cond: bpf.JumpEqual, Val: uint32(native.ID), SkipTrue: 1},
 		bpf.RetConstant{Val: uint32(seccomp.ActionErrno) | uint32(unix.ENOSYS)},
-	}, prog...)
+	}, first...), prog...)
 	raw, err := bpf.Assemble(prog)
 	if err != nil {
 		return ""
@@ -97,4 +105,54 @@ func buildNetworkDenyFilter() string {
 		b = binary.NativeEndian.AppendUint32(b, in.K)
 	}
 	return hex.EncodeToString(b)
+}
+
+// metadataFilter is the seccomp filter (hex, as networkDenyFilter) that
+// hands a command's changes of a file's mode, owner, times, extended
+// attributes and inode flags to its supervisor (SECCOMP_RET_USER_NOTIF),
+// where no read-only mount refuses them outside the writable paths (no user
+// namespace: Landlock does not cover them). The supervisor resolves the
+// file itself, checks that it is inside a writable directory, and makes
+// the change there or refuses it (EPERM): the command's memory and paths
+// are read once, so nothing it changes afterwards reaches the change. It
+// also refuses, with ENOSYS, what the supervisor does not make for it:
+// setxattrat and removexattrat, file_setattr (468, newer than the
+// library's table), io_uring (its operations are not seen by seccomp) and
+// system calls of another ABI.
+var metadataFilter = sync.OnceValue(buildMetadataFilter)
+
+// MetadataChecked reports whether this machine's architecture has the
+// filter that hands metadata changes to the supervisor.
+func MetadataChecked() bool { return metadataFilter() != "" }
+
+// fileSetattr is file_setattr(2) (Linux 6.17), on every architecture.
+const fileSetattr = 468
+
+// Inode flag ioctls (chattr): FS_IOC_SETFLAGS, its 32-bit form and
+// FS_IOC_FSSETXATTR.
+var flagIoctls = []uint64{0x40086602, 0x40046602, 0x401c5820}
+
+func buildMetadataFilter() string {
+	enosys := seccomp.ActionErrno | seccomp.Action(unix.ENOSYS)
+	var ioctls []seccomp.NameWithConditions
+	for _, cmd := range flagIoctls {
+		// The lower half equals cmd, whatever the upper half (the kernel
+		// reads an unsigned int).
+		ioctls = append(ioctls, seccomp.NameWithConditions{Name: "ioctl", Conditions: seccomp.ArgumentConditions{
+			{Argument: 1, Operation: seccomp.BitsSet, Value: cmd},
+			{Argument: 1, Operation: seccomp.BitsNotSet, Value: ^cmd & 0xffffffff},
+		}})
+	}
+	policy := seccomp.Policy{
+		DefaultAction: seccomp.ActionAllow,
+		Syscalls: []seccomp.SyscallGroup{
+			{Action: seccomp.ActionUserNotify, Names: []string{
+				"chmod", "fchmod", "fchmodat", "fchmodat2", "chown", "fchown", "lchown", "fchownat",
+				"utime", "utimes", "futimesat", "utimensat",
+				"setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr",
+			}, NamesWithCondtions: ioctls},
+			{Action: enosys, Names: []string{"setxattrat", "removexattrat", "io_uring_setup", "io_uring_enter", "io_uring_register"}},
+		},
+	}
+	return assemble(policy, bpf.LoadAbsolute{Off: 0, Size: 4}, bpf.JumpIf{Cond: bpf.JumpEqual, Val: fileSetattr, SkipFalse: 1}, bpf.RetConstant{Val: uint32(enosys)})
 }

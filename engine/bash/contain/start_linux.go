@@ -63,7 +63,7 @@ func Start(req Request, p Process) (*Supervised, error) {
 	// Started plainly (vfork): the supervisor makes its namespaces itself.
 	// Go forks a whole copy of the host, page tables and all, to start a
 	// child in a new user namespace; the host here is Node.
-	cmd := exec.Command(p.Path, req.args(p.Namespaces, networkDenyFilter())...)
+	cmd := exec.Command(p.Path, req.args(p.Namespaces, networkDenyFilter(), metadataFilter())...)
 	cmd.Dir, cmd.Env = p.Dir, p.Env
 	cmd.Stdout, cmd.Stderr = p.Output, p.Output
 	cmd.ExtraFiles = []*os.File{theirs} // fd 3

@@ -23,8 +23,9 @@ type Request struct {
 // paths the command may read and write, so that the supervisor only
 // applies them. namespaces asks for new user and PID namespaces; deny is
 // the seccomp filter of a command whose network is denied (see
-// networkDenyFilter), "" for none.
-func (r Request) args(namespaces bool, deny string) []string {
+// networkDenyFilter), metadata the one that hands metadata changes to the
+// supervisor without a PID namespace (see metadataFilter), "" for none.
+func (r Request) args(namespaces bool, deny, metadata string) []string {
 	p := r.Sandbox.Normalized()
 	args := []string{"--grace-ms", strconv.FormatInt(r.GraceMS, 10), "--mode", string(p.Mode), "--network", string(p.Network)}
 	if namespaces {
@@ -41,6 +42,9 @@ func (r Request) args(namespaces bool, deny string) []string {
 	}
 	if p.Network == NetworkDeny && p.Mode != ModeOff && deny != "" {
 		args = append(args, "--seccomp", deny)
+	}
+	if p.Mode != ModeOff && metadata != "" {
+		args = append(args, "--metadata", metadata)
 	}
 	readable := []string{"/"}
 	if len(p.Readable) > 0 {
@@ -96,6 +100,10 @@ type Enforced struct {
 	// files outside the writable paths cannot change (read-only mounts in
 	// the command's mount namespace; Landlock does not cover them).
 	ReadOnlyMounts bool `json:"read_only_mounts,omitempty"`
+	// MetadataChecked: the same without a mount namespace: the supervisor
+	// makes those changes for the command, inside the writable
+	// directories only (a seccomp filter hands them to it).
+	MetadataChecked bool `json:"metadata_checked,omitempty"`
 }
 
 // Control messages, one byte each, from the tool to the supervisor.
