@@ -119,19 +119,30 @@ export class HostRouter {
         // the engine closed meanwhile: nobody waits for the result
       }
     };
-    const ok = (result) => finish({ output: result === undefined ? '' : typeof result === 'string' ? result : JSON.stringify(result) });
-    const failed = (err) => finish({ output: err instanceof Error ? err.message : String(err), is_error: true });
+    const failed = (err) => finish({ output: thrownText(err), is_error: true });
+    const ok = (result) => {
+      let output;
+      try {
+        output = result === undefined ? '' : typeof result === 'string' ? result : JSON.stringify(result);
+      } catch (err) {
+        failed(`tool ${tool} returned a value that cannot be sent as JSON (${thrownText(err)}): return a string or plain data`);
+        return;
+      }
+      finish({ output });
+    };
     // Called at once: a tool that returns a plain value answers within this
     // callback, without a trip through the microtask queue.
     let result;
+    let thenable;
     try {
       if (!run) throw new Error(`tool ${tool} is not registered in this process`);
       result = run(args ?? {}, ctx);
+      thenable = typeof result?.then === 'function';
     } catch (err) {
       failed(err);
       return;
     }
-    if (typeof result?.then === 'function') Promise.resolve(result).then(ok, failed);
+    if (thenable) Promise.resolve(result).then(ok, failed);
     else ok(result);
   }
 
@@ -153,5 +164,18 @@ export class HostRouter {
         return this.end(host, failure);
       },
     });
+  }
+}
+
+/**
+ * The text of what a tool threw, for the model. It never throws itself: a
+ * tool's mistake (a thrown null-prototype object, a message getter that
+ * throws) must not become an uncaught exception of the host.
+ */
+function thrownText(err) {
+  try {
+    return err instanceof Error ? String(err.message) : String(err);
+  } catch {
+    return 'the tool threw a value that cannot be shown as text';
   }
 }

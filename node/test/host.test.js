@@ -81,6 +81,39 @@ test('a throwing JS tool is a tool error the model sees', async () => {
   }
 });
 
+// A tool's mistake is the model's tool error, never an uncaught exception
+// of the host: each of these took the Node process down (JSON.stringify or
+// String() threw inside the call's settlement) and left the run waiting.
+test('a JS tool that returns what JSON cannot hold or throws what is not text: a tool error, the host lives', { timeout: 10_000 }, async () => {
+  const cyclic = {};
+  cyclic.self = cyclic;
+  const nullProto = Object.create(null);
+  const badMessage = new Error('x');
+  Object.defineProperty(badMessage, 'message', { get() { throw new Error('message getter'); } });
+  const cases = [
+    ['a cyclic object', () => cyclic, /returned a value that cannot be sent as JSON \(Converting circular/],
+    ['a cyclic object, async', async () => cyclic, /cannot be sent as JSON \(Converting circular/],
+    ['a BigInt', () => ({ id: 1n }), /cannot be sent as JSON \(Do not know how to serialize a BigInt/],
+    ['a toJSON that throws', () => ({ toJSON() { throw new Error('no JSON'); } }), /cannot be sent as JSON \(no JSON\)/],
+    ['a then getter that throws', () => ({ get then() { throw new Error('then getter'); } }), /^then getter$/],
+    ['a thrown null-prototype object', () => { throw nullProto; }, /cannot be shown as text/],
+    ['a rejected null-prototype object', async () => { throw nullProto; }, /cannot be shown as text/],
+    ['an Error whose message getter throws', () => { throw badMessage; }, /cannot be shown as text/],
+  ];
+  for (const [what, run, want] of cases) {
+    engine.registerTool('js_bad_result', { run });
+    const s = engine.createSession({ script: callTool('js_bad_result', {}) });
+    try {
+      const res = await s.prompt('go');
+      assert.equal(res.status, 'idle', `${what}: the run goes on`);
+      assert.equal(toolResult(s).isError, true, what);
+      assert.match(toolResult(s).text, want, what);
+    } finally {
+      s.close();
+    }
+  }
+});
+
 test('interrupt aborts the tool signal', async () => {
   let started;
   const running = new Promise((r) => (started = r));
