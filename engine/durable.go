@@ -90,8 +90,7 @@ func (s *Session) persistEventLocked(ev *Event) {
 	switch ev.Type {
 	case EventRunStarted:
 		r := s.run
-		r.storedKind = r.kind()
-		s.persistLocked("the run's start", func(tx *store.Tx) { tx.RunStarted(s.id, r.id, r.storedKind) })
+		s.persistLocked("the run's start", func(tx *store.Tx) { tx.RunStarted(s.id, r.id, r.kind()) })
 	case EventPaused:
 		p := s.pauses[len(s.pauses)-1].Pause // the one just raised
 		body, _ := json.Marshal(p)
@@ -137,16 +136,6 @@ func (s *Session) runID() uint64 {
 		return s.run.id
 	}
 	return 0
-}
-
-// syncRunKindLocked records the run's kind when it became a task loop's or
-// a host's after it started.
-func (s *Session) syncRunKindLocked(r *run) {
-	if s.eng.store == nil || r.kind() == r.storedKind {
-		return
-	}
-	r.storedKind = r.kind()
-	s.persistLocked("the run's kind", func(tx *store.Tx) { tx.RunStarted(s.id, r.id, r.storedKind) })
 }
 
 func auditOf(session string, run uint64, p *Pause, event string) store.AuditEntry {
@@ -405,6 +394,9 @@ func (s *Session) recoverLocked(tx *store.Tx, row store.Session, cut loopCut, no
 		Resumable: kind == runKindPrompt || loopOK, HostOwned: kind == runKindHost, Run: row.Run}
 	if kind == runKindLoop {
 		in.Loop, in.NotResumable = cut.id, cut.why
+		if cut.id == "" { // no loop to resume: not begun, or done
+			in.NotResumable = NotEligibleLoopNoTask
+		}
 	}
 	var msgs []Message
 	if len(row.Pauses) > 0 && (kind == runKindPrompt || loopOK) {

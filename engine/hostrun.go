@@ -36,11 +36,7 @@ func WithHostGrace(d time.Duration) HostRunOption { return func(h *HostRun) { h.
 // has passed. What prevents the run (closed, already running) is returned.
 func (s *Session) Begin(ctx context.Context, opts ...HostRunOption) (*HostRun, error) {
 	s.mu.Lock()
-	r, err := s.beginLocked(ctx)
-	if err == nil {
-		r.hostOwned = true
-		s.syncRunKindLocked(r)
-	}
+	r, err := s.beginLocked(ctx, func(r *run) { r.hostOwned = true })
 	s.mu.Unlock()
 	if err != nil {
 		return nil, err

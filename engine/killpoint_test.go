@@ -56,6 +56,8 @@ func effectScript(parallel bool) []engine.ScriptTurn {
 //   - "actor", "gated": the actor tool acted, then asks; the gated tool
 //     asks before it acts (both log their actions in the file "effects"
 //     beside the store);
+//   - "host-begin", "loop-start": killed at the first commit of a host's
+//     Begin, of a task loop's Start;
 //   - "stop-user", "stop-emergency": the effect tool runs and the run is
 //     stopping (Esc, emergency stop): the tool has not returned yet;
 //   - "remember-session", "remember-project": the deploy tool's question
@@ -101,7 +103,7 @@ func killChild(scenario, path string) {
 		s, err = e.NewSession(engine.SessionOptions{ID: "a", Provider: engine.NewScriptedProvider([]engine.ScriptTurn{
 			{ToolCalls: []engine.ScriptCall{ask(engine.PauseConfirm, "go?")}}, {ToolCalls: []engine.ScriptCall{call("effect", nil)}}, {Text: "done"},
 		})})
-	case "loop":
+	case "loop", "host-begin", "loop-start":
 		s, err = e.NewSession(engine.SessionOptions{ID: "a"})
 	case "signal":
 		s, err = e.NewSession(engine.SessionOptions{ID: "a", Provider: engine.NewScriptedProvider([]engine.ScriptTurn{
@@ -115,6 +117,17 @@ func killChild(scenario, path string) {
 	}
 	sub := s.Subscribe()
 	switch scenario {
+	case "host-begin":
+		armed.Store(true)
+		_, err = s.Begin(ctx)
+		fail(fmt.Errorf("Begin returned (%v) without a commit", err))
+	case "loop-start":
+		var tl *engine.TaskLoop
+		if tl, err = s.NewTaskLoop([]engine.Task{{Title: "deploy", Prompt: "deploy"}}); err == nil {
+			armed.Store(true)
+			_, _, err = tl.Start(ctx)
+		}
+		fail(fmt.Errorf("Start returned (%v) without a commit", err))
 	case "resume":
 		_, _, err = s.StartContinue(ctx)
 	case "loop":
@@ -577,6 +590,34 @@ func TestKillAtTheQuestionOfAToolThatActedAsksFirst(t *testing.T) {
 			if tt.tool == "actor" {
 				assert.Equal(t, acted, logged(), "the denied resumption repeated nothing")
 			}
+		})
+	}
+}
+
+// Killed at the first commit of a host's Begin (or a task loop's Start):
+// the next owner knows whose run it was. The run's start used to be
+// committed as the engine's own run, its kind in a second commit: a host's
+// run killed between the two came back resumable by the engine, and
+// Resume all drove the host's session with the engine's model.
+func TestKillAtTheStartOfAHostsOrALoopsRun(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		scenario string
+		why      string
+	}{{"host-begin", engine.NotEligibleHostRun}, {"loop-start", engine.NotEligibleLoopNoTask}} {
+		t.Run(tt.scenario, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "s.db")
+			killAt(t, path, tt.scenario)
+			e, err := engine.Open(t.Context(), engine.WithStore(path), engine.WithProvider(engine.NewScriptedProvider([]engine.ScriptTurn{{Text: "the engine's model"}})))
+			require.NoError(t, err)
+			defer e.Close()
+			s, err := e.Session("a")
+			require.NoError(t, err)
+			assert.Equal(t, engine.RunInterrupted, s.RunState())
+			assert.Equal(t, engine.Eligibility{Reason: tt.why}, s.Eligibility())
+			assert.Empty(t, e.ResumeAll(t.Context()).Resumed)
+			assert.Empty(t, texts(s.History(), engine.RoleAssistant), "no model ran")
 		})
 	}
 }

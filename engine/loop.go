@@ -30,7 +30,7 @@ func (s *Session) Prompt(ctx context.Context, text string) (RunResult, error) {
 func (s *Session) beginPrompt(ctx context.Context, text string, background bool) (*run, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r, err := s.beginLocked(ctx)
+	r, err := s.beginLocked(ctx, nil)
 	if err == nil {
 		r.parkable = background
 		if background {
@@ -160,17 +160,20 @@ func (s *Session) beginContinueLocked(ctx context.Context, eligibleOnly, backgro
 	if s.interruption != nil {
 		res.sideEffectCut = s.interruption.SideEffectCut // asked first, before a question asked again
 	}
-	r, err := s.beginLocked(ctx)
+	var bind func(*run)
+	if s.interruption != nil && s.interruption.Loop != "" {
+		bind = s.cutLoop.bindLocked // eligible or blocked: the loop is there (stateLocked, recoverLocked)
+	}
+	r, err := s.beginLocked(ctx, bind)
 	if err != nil {
 		return nil, resumption{}, err
 	}
 	r.resumed = true
-	r.parkable = background
+	r.parkable = background && r.loop == nil // a loop's goroutine drives every task (bindLocked)
 	if background {
 		r.outcome = make(chan Outcome, 1)
 	}
-	if s.interruption != nil && s.interruption.Loop != "" {
-		s.cutLoop.bindLocked(r) // eligible or blocked: the loop is there (stateLocked, recoverLocked)
+	if bind != nil {
 		s.cutLoop.resuming.Store(true)
 	}
 	s.needsInput = nil
@@ -294,10 +297,14 @@ func noArgs(raw json.RawMessage) bool {
 func (s *Session) begin(ctx context.Context) (*run, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.beginLocked(ctx)
+	return s.beginLocked(ctx, nil)
 }
 
-func (s *Session) beginLocked(ctx context.Context) (*run, error) {
+// beginLocked begins a run. bind, when given, makes it a task loop's or a
+// host's before its start is recorded: the store has whose run it is from
+// the start's own commit (a kill right after it must not find the
+// engine's own run).
+func (s *Session) beginLocked(ctx context.Context, bind func(*run)) (*run, error) {
 	if s.closing {
 		return nil, fmt.Errorf("session %s: %w", s.id, ErrClosed)
 	}
@@ -320,6 +327,9 @@ func (s *Session) beginLocked(ctx context.Context) (*run, error) {
 	s.run = r
 	s.lastEnd = endNone
 	s.lastError = ""
+	if bind != nil {
+		bind(r)
+	}
 	s.emitLocked(Event{Type: EventRunStarted})
 	return r, nil
 }

@@ -73,6 +73,7 @@ const (
 	NotEligibleTerminal   = "Session is closed"
 	NotEligibleTaskLoop   = "A task loop with Go function tasks cannot be resumed after a restart: start a new loop for the remaining tasks"
 	NotEligibleLoopClosed = "The interrupted task loop was closed: start a new loop for the remaining tasks"
+	NotEligibleLoopNoTask = "The task loop had no task in progress when the server restarted: start a new loop for the tasks still to do"
 	NotEligibleOldLoop    = "A task loop stored by an older version of Interlock cannot be resumed after a restart: start a new loop for the remaining tasks"
 	NotEligibleNoProvider = "No model provider is configured to finish the run"
 	NotEligibleHostRun    = "The host's own agent loop was interrupted: only the host can resume it"

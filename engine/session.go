@@ -94,7 +94,6 @@ type run struct {
 	stopOnDone    func() bool // unregisters the stop on the caller's ctx ending
 	stopReason    Reason      // set by Interrupt; the run is stopping
 	sideEffectCut bool        // a tool with side effects was cut off
-	storedKind    string      // the kind the store has for the run
 	// parkable: a lone tool call's Env.Ask parks the run instead of
 	// blocking its goroutine (a background run of the engine's own loop).
 	parkable bool

@@ -309,10 +309,7 @@ func (tl *TaskLoop) Start(ctx context.Context) (runID uint64, done <-chan error,
 		return 0, nil, fmt.Errorf("task loop %s: %w: a loop runs once (an interrupted one is resumed by Continue on its session)", tl.id, ErrRunning)
 	}
 	tl.s.mu.Lock()
-	r, err := tl.s.beginLocked(ctx)
-	if err == nil {
-		tl.bindLocked(r)
-	}
+	r, err := tl.s.beginLocked(ctx, tl.bindLocked)
 	tl.s.mu.Unlock()
 	if err != nil {
 		return 0, nil, err
@@ -326,8 +323,9 @@ func (tl *TaskLoop) Start(ctx context.Context) (runID uint64, done <-chan error,
 	return r.id, out, nil
 }
 
-// bindLocked makes r the loop's run (the session's mu held): its end is
-// reported after the previous run's (r.loopAfter).
+// bindLocked makes r the loop's run (the session's mu held; before r's
+// start is recorded, see beginLocked): its end is reported after the
+// previous run's (r.loopAfter).
 func (tl *TaskLoop) bindLocked(r *run) {
 	r.loop = tl
 	r.parkable = false // the loop's goroutine drives every task
@@ -337,7 +335,6 @@ func (tl *TaskLoop) bindLocked(r *run) {
 	}
 	tl.run, tl.finished = r, make(chan struct{})
 	r.loopEnded = tl.finished
-	tl.s.syncRunKindLocked(r)
 }
 
 // ended reports the end of the loop's run r (err: the run's end, after
