@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/http"
 	"time"
@@ -113,12 +114,18 @@ func labels() map[string]string {
 // leaves or the server closes. A slow tab is coalesced by
 // the engine's subscription (latest snapshot per session, terminal events
 // kept, the latest grants_changed kept).
+//
+// A client that stops reading is dropped once a write has waited
+// streamWriteTimeout (a tab that comes back reconnects and starts from the
+// state again); at most maxStreams (256) are open at once.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
-	flusher, ok := w.(http.Flusher)
-	if !ok {
-		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
+	if n := s.streams.Add(1); n > s.cfg.maxStreams {
+		s.streams.Add(-1)
+		refuse(w, http.StatusServiceUnavailable, CodeBadRequest, fmt.Sprintf("too many event streams open (%d): each tab and each script that watches holds one; close those not needed", s.cfg.maxStreams))
 		return
 	}
+	defer s.streams.Add(-1)
+	stream := &stream{w: w, rc: http.NewResponseController(w), timeout: s.cfg.streamWriteTimeout}
 	sub := s.eng.Subscribe()
 	defer sub.Close()
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -126,7 +133,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	st := s.state(ctx)
 	// retry: reconnect fast after a server restart.
-	if !sendEvent(w, flusher, "state", st, "retry: 500\n") {
+	if !stream.send("state", st, "retry: 500\n") {
 		return
 	}
 	grants := newGrantsFeed(s, st.Grants)
@@ -154,7 +161,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			if ev.Type == engine.EventGrantsChanged { // the engine's, no session's: the list is sent again
-				if g := grants.changed(ctx); g != nil && !sendEvent(w, flusher, "grants", g, "") {
+				if g := grants.changed(ctx); g != nil && !stream.send("grants", g, "") {
 					return
 				}
 				continue
@@ -166,30 +173,43 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 				ch.Session = SessionView{ID: ev.Session, Status: ev.Status, Version: ev.Version, RunState: engine.RunStateOf(ev.Status),
 					Eligibility: engine.Eligibility{Reason: engine.NotEligibleTerminal}}
 			}
-			if !sendEvent(w, flusher, "change", ch, "") {
+			if !stream.send("change", ch, "") {
 				return
 			}
 		case <-heartbeat.C:
-			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil {
+			if !stream.write(": keep-alive\n\n") {
 				return
 			}
-			flusher.Flush()
 		case <-ctx.Done():
 			return
 		}
 	}
 }
 
-func sendEvent(w http.ResponseWriter, f http.Flusher, name string, v any, prefix string) bool {
+// stream writes one event stream; a write that waits longer than timeout
+// for the client to read fails, and the stream ends.
+type stream struct {
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	timeout time.Duration
+}
+
+func (st *stream) send(name string, v any, prefix string) bool {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return false
 	}
-	if _, err := fmt.Fprintf(w, "%sevent: %s\ndata: %s\n\n", prefix, name, b); err != nil {
+	return st.write(fmt.Sprintf("%sevent: %s\ndata: %s\n\n", prefix, name, b))
+}
+
+func (st *stream) write(text string) bool {
+	if st.rc.SetWriteDeadline(time.Now().Add(st.timeout)) != nil {
 		return false
 	}
-	f.Flush()
-	return true
+	if _, err := io.WriteString(st.w, text); err != nil {
+		return false
+	}
+	return st.rc.Flush() == nil
 }
 
 // session is the session the request names in ?session=ID.

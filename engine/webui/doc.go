@@ -14,6 +14,8 @@
 // neither DNS rebinding nor another site can drive it. Answers name the
 // pause and the session version the tab saw, so a stale tab can't answer a
 // newer pause, and two clients answering at once are applied exactly once.
+// A client that is slow to send its headers or stops reading its event
+// stream is dropped, and connections and streams are limited.
 // A session's actions name it in the query, /api/answer?session=ID, so any
 // id ("." and ".." too, which a path would lose) reaches its own session.
 //

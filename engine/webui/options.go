@@ -1,5 +1,7 @@
 package webui
 
+import "time"
+
 // Option configures a Server.
 type Option func(*config)
 
@@ -8,6 +10,11 @@ type config struct {
 	allowRemote bool
 	token       string
 	logf        func(format string, args ...any)
+	// headerTimeout: how long a client may take over its request headers;
+	// streamWriteTimeout: how long an event stream's write may wait for a
+	// client that does not read.
+	headerTimeout, streamWriteTimeout time.Duration
+	maxStreams                        int32 // event streams open at once
 }
 
 // WithAddr sets the listen address (default "127.0.0.1:0", a free port on

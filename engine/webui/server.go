@@ -12,9 +12,17 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/net/netutil"
 
 	"github.com/interlock-dev/interlock/engine"
 )
+
+// maxConns bounds the connections served at once (a tab holds an event
+// stream and a few connections for its requests).
+const maxConns = 1024
 
 // Server is a running web UI. Close stops it; the engine and its runs are
 // not affected.
@@ -30,6 +38,8 @@ type Server struct {
 	// another instance (before a restart) are refused.
 	epoch string
 
+	streams atomic.Int32 // event streams open
+
 	ctx    context.Context // ends SSE streams on Close
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -40,7 +50,8 @@ type Server struct {
 // Serve starts the web UI for eng and returns once it listens. It stops
 // when ctx ends or Close is called.
 func Serve(ctx context.Context, eng *engine.Engine, opts ...Option) (*Server, error) {
-	cfg := config{addr: "127.0.0.1:0", logf: func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }}
+	cfg := config{addr: "127.0.0.1:0", headerTimeout: 10 * time.Second, streamWriteTimeout: 30 * time.Second, maxStreams: 256,
+		logf: func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -80,11 +91,17 @@ func Serve(ctx context.Context, eng *engine.Engine, opts ...Option) (*Server, er
 	}
 	s.url = "http://" + urlHost + ":" + strconv.Itoa(port) + "/?token=" + url.QueryEscape(cfg.token)
 	s.ctx, s.cancel = context.WithCancel(ctx)
-	s.http = &http.Server{Handler: s.guard(s.routes()), BaseContext: func(net.Listener) context.Context { return s.ctx }}
+	// Any local process can connect, token or not: one that never ends its
+	// headers, or leaves a connection idle, is dropped, and at most
+	// maxConns connections are served at once (the rest wait to be
+	// accepted), so none can pile up connections until the host process,
+	// the engine's own, has no descriptors left.
+	s.http = &http.Server{Handler: s.guard(s.routes()), BaseContext: func(net.Listener) context.Context { return s.ctx },
+		ReadHeaderTimeout: cfg.headerTimeout, IdleTimeout: 2 * time.Minute}
 	s.wg.Add(2)
 	go func() {
 		defer s.wg.Done()
-		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := s.http.Serve(netutil.LimitListener(ln, maxConns)); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			cfg.logf("webui: serve: %v", err)
 		}
 	}()

@@ -401,7 +401,7 @@ function connect() {
     // arrives nothing on screen is authoritative. A refusal (a wrong token)
     // closes the stream for good.
     state.authoritative = false;
-    if (es.readyState === EventSource.CLOSED) showNotice('The server refused this page (wrong token?): open the URL the engine printed');
+    if (es.readyState === EventSource.CLOSED) showNotice('The server refused the event stream (a wrong token, or too many tabs open): open the URL the engine printed, or close other tabs');
     render();
   };
 }
