@@ -90,7 +90,16 @@ func (s *Session) persistEventLocked(ev *Event) {
 	switch ev.Type {
 	case EventRunStarted:
 		r := s.run
-		s.persistLocked("the run's start", func(tx *store.Tx) { tx.RunStarted(s.id, r.id, r.kind()) })
+		var prompt json.RawMessage
+		if r.prompted {
+			prompt, _ = json.Marshal(s.history[len(s.history)-1])
+		}
+		s.persistLocked("the run's start", func(tx *store.Tx) {
+			tx.RunStarted(s.id, r.id, r.kind())
+			if prompt != nil {
+				tx.AppendHistory(s.id, len(s.history)-1, prompt)
+			}
+		})
 	case EventPaused:
 		p := s.pauses[len(s.pauses)-1].Pause // the one just raised
 		body, _ := json.Marshal(p)
@@ -169,13 +178,7 @@ func (s *Session) appendHistoryLocked(msgs ...Message) { s.appendLocked(false, m
 func (s *Session) appendResultsLocked(msgs ...Message) { s.appendLocked(true, msgs) }
 
 func (s *Session) appendLocked(beforeTurn bool, msgs []Message) {
-	from := len(s.history)
-	if s.history == nil && len(msgs) > 0 {
-		// Room for the prompt and the model's answer, a run's first two
-		// messages: one allocation less than growing from one to two.
-		s.history = make([]Message, 0, max(2, len(msgs)))
-	}
-	s.history = append(s.history, msgs...)
+	from := s.appendMemoryLocked(msgs)
 	if s.eng.store == nil {
 		return
 	}
@@ -190,6 +193,19 @@ func (s *Session) appendLocked(beforeTurn bool, msgs []Message) {
 			tx.MayCheckpoint()
 		}
 	})
+}
+
+// appendMemoryLocked appends msgs to the history, not to the store, and
+// returns the index of the first.
+func (s *Session) appendMemoryLocked(msgs []Message) int {
+	from := len(s.history)
+	if s.history == nil && len(msgs) > 0 {
+		// Room for the prompt and the model's answer, a run's first two
+		// messages: one allocation less than growing from one to two.
+		s.history = make([]Message, 0, max(2, len(msgs)))
+	}
+	s.history = append(s.history, msgs...)
+	return from
 }
 
 // persistNewSession writes a new session's row.

@@ -56,8 +56,8 @@ func effectScript(parallel bool) []engine.ScriptTurn {
 //   - "actor", "gated": the actor tool acted, then asks; the gated tool
 //     asks before it acts (both log their actions in the file "effects"
 //     beside the store);
-//   - "host-begin", "loop-start": killed at the first commit of a host's
-//     Begin, of a task loop's Start;
+//   - "host-begin", "loop-start", "prompt-start": killed at the first
+//     commit of a host's Begin, of a task loop's Start, of a prompt;
 //   - "stop-user", "stop-emergency": the effect tool runs and the run is
 //     stopping (Esc, emergency stop): the tool has not returned yet;
 //   - "remember-session", "remember-project": the deploy tool's question
@@ -117,6 +117,10 @@ func killChild(scenario, path string) {
 	}
 	sub := s.Subscribe()
 	switch scenario {
+	case "prompt-start":
+		armed.Store(true)
+		_, _, err = s.Start(ctx, "deploy it")
+		fail(fmt.Errorf("Start returned (%v) without a commit", err))
 	case "host-begin":
 		armed.Store(true)
 		_, err = s.Begin(ctx)
@@ -620,4 +624,16 @@ func TestKillAtTheStartOfAHostsOrALoopsRun(t *testing.T) {
 			assert.Empty(t, texts(s.History(), engine.RoleAssistant), "no model ran")
 		})
 	}
+}
+
+// Killed at the first commit of a prompt: the prompt is in the history the
+// next owner finds, before the restart's marker, so Continue answers it.
+// The run's start used to be committed before the prompt: the session came
+// back resumable without the prompt, and Continue ran the model on the
+// history before it.
+func TestKillAtTheStartOfAPromptKeepsThePrompt(t *testing.T) {
+	t.Parallel()
+	_, s, _ := restartAfter(t, "prompt-start")
+	assert.Equal(t, []engine.Message{{Role: engine.RoleUser, Text: "deploy it"},
+		{Role: engine.RoleMarker, Text: "Interrupted by server restart", Reason: engine.ReasonServerRestart}}, s.History())
 }

@@ -30,13 +30,17 @@ func (s *Session) Prompt(ctx context.Context, text string) (RunResult, error) {
 func (s *Session) beginPrompt(ctx context.Context, text string, background bool) (*run, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r, err := s.beginLocked(ctx, nil)
+	// The prompt is written with the run's start (persistEventLocked): a
+	// run that comes back after a crash has its prompt.
+	r, err := s.beginLocked(ctx, func(r *run) {
+		s.appendMemoryLocked([]Message{{Role: RoleUser, Text: text}})
+		r.prompted = true
+	})
 	if err == nil {
 		r.parkable = background
 		if background {
 			r.outcome = make(chan Outcome, 1)
 		}
-		s.appendHistoryLocked(Message{Role: RoleUser, Text: text})
 	}
 	return r, err
 }

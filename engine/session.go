@@ -87,6 +87,7 @@ type run struct {
 	loopAfter     <-chan struct{} // the loop's previous run has been reported (see TaskLoop.bindLocked)
 	loopEnded     chan struct{}   // closed once this run of the loop has been reported
 	hostOwned     bool            // the host's own loop (Begin): only the host can resume it
+	prompted      bool            // a Prompt's: the last message is its prompt, stored with its start
 	resumed       bool            // a Continue: "Resumed" is recorded once the model answers
 	ctx           context.Context
 	provider      Provider // the session's, or a task's own
