@@ -18,6 +18,9 @@ type Sandbox struct {
 	// Tree is how a command's processes are kept: "pid-namespace" (killed
 	// at once by the kernel) or "subreaper" (walked and killed).
 	Tree string `json:"tree"`
+	// Processes is the limit of a command's processes and threads: "at
+	// most 4096", or "not limited (...)" saying why.
+	Processes string `json:"processes"`
 	// Required refuses to run commands when the sandbox is degraded.
 	Required bool `json:"required"`
 	// Degraded is true when something of the policy is not in force;

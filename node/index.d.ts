@@ -218,6 +218,8 @@ export interface SandboxInfo {
   signals: string;
   /** "pid-namespace" (the kernel kills the tree at once) or "subreaper". */
   tree: 'pid-namespace' | 'subreaper';
+  /** "at most 4096" (processes and threads of a command's tree), or "not limited (...)" saying why. */
+  processes: string;
   required: boolean;
   degraded: boolean;
   warnings?: string[];
@@ -241,6 +243,8 @@ export interface SandboxPolicy {
   network?: 'allow' | 'deny';
   /** Refuse to run commands when the kernel cannot enforce the sandbox. */
   required?: boolean;
+  /** Most processes and threads a command's tree runs at once (default 4096): a fork bomb gets EAGAIN. In force with user namespaces and a host not run as root. */
+  maxProcesses?: number;
 }
 
 export interface HistoryMessage {

@@ -40,7 +40,7 @@
  *
  * Usage (by the tool, never by hand):
  *   interlock-run --probe
- *   interlock-run [--ns] [--net-ns] [--grace-ms N] [--mode M] [--network N]
+ *   interlock-run [--ns] [--net-ns] [--grace-ms N] [--max-procs N] [--mode M] [--network N]
  *                 [--required] [--no-landlock] [--seccomp HEX] [--metadata HEX]
  *                 [--read P]... [--write P]...
  *                 -- SHELL COMMAND
@@ -64,6 +64,7 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -134,7 +135,7 @@ struct ll_path_beneath_attr {
 /* request is what the tool asked for (argv). */
 struct request {
 	int ns, net_ns, required, no_landlock;
-	long grace_ms;
+	long grace_ms, max_procs;
 	const char *mode;    /* "workspace-write", "read-only", "off" */
 	const char *network; /* "allow", "deny" */
 	const char *read[MAX_PATHS];
@@ -155,6 +156,7 @@ struct report {
 	int namespaces_refused;
 	const char *mode;
 	int landlock_abi, filesystem, signals, read_only_mounts, metadata_checked;
+	long max_processes;
 	const char *network;
 	char network_buf[160];
 	char error[1024];
@@ -217,6 +219,7 @@ static void write_report(void) {
 	n += (size_t)snprintf(b + n, sizeof b - n, ",\"signals\":%s", rep.signals ? "true" : "false");
 	if (rep.read_only_mounts) n += (size_t)snprintf(b + n, sizeof b - n, ",\"read_only_mounts\":true");
 	if (rep.metadata_checked) n += (size_t)snprintf(b + n, sizeof b - n, ",\"metadata_checked\":true");
+	if (rep.max_processes) n += (size_t)snprintf(b + n, sizeof b - n, ",\"max_processes\":%ld", rep.max_processes);
 	n += (size_t)snprintf(b + n, sizeof b - n, "}");
 	if (rep.error[0]) {
 		n += (size_t)snprintf(b + n, sizeof b - n, ",\"error\":");
@@ -893,6 +896,23 @@ static void drop_terminal(void) {
 	close(tty);
 }
 
+/* processes_limited reports whether the command's tree is held to
+ * --max-procs processes and threads: RLIMIT_NPROC counts a user's processes
+ * per user namespace, so only in ours (without one it would count all of
+ * the user's); the kernel does not hold root to it. */
+static int processes_limited(const struct request *req) {
+	return req->max_procs > 0 && pid_ns && getuid() != 0;
+}
+
+/* limit_processes holds the command's tree (forked from the caller) to
+ * --max-procs processes and threads at once: a fork bomb gets EAGAIN
+ * instead of taking the machine. */
+static void limit_processes(const struct request *req) {
+	if (!processes_limited(req)) return;
+	struct rlimit rl = {.rlim_cur = (rlim_t)req->max_procs, .rlim_max = (rlim_t)req->max_procs};
+	setrlimit(RLIMIT_NPROC, &rl);
+}
+
 /* find_shell resolves name on the PATH, as execvp would. */
 static int find_shell(const char *name, char *out, size_t cap) {
 	if (strchr(name, '/')) {
@@ -989,6 +1009,7 @@ static void supervise(const struct request *req) {
 	if (pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 		drop_terminal();
+		limit_processes(req);
 		if (ruleset >= 0) {
 			int err = apply_ruleset(ruleset);
 			if (err) {
@@ -1052,6 +1073,7 @@ static void supervise(const struct request *req) {
 		return;
 	}
 	if (deny) unix_sockets(filtered, why);
+	if (processes_limited(req)) rep.max_processes = req->max_procs;
 	/* The command's output pipe ends when its tree does, not when we exit. */
 	dup2(dev_null, 1);
 	dup2(dev_null, 2);
@@ -1110,7 +1132,7 @@ static void close_inherited(void) {
 }
 
 static int usage(void) {
-	fprintf(stderr, "usage: interlock-run [--ns] [--net-ns] [--grace-ms N] [--mode M] [--network N] [--required] [--no-landlock] [--seccomp HEX] [--metadata HEX] [--read PATH]... [--write PATH]... -- SHELL COMMAND\n"
+	fprintf(stderr, "usage: interlock-run [--ns] [--net-ns] [--grace-ms N] [--max-procs N] [--mode M] [--network N] [--required] [--no-landlock] [--seccomp HEX] [--metadata HEX] [--read PATH]... [--write PATH]... -- SHELL COMMAND\n"
 	                "  (started by the Interlock bash tool, with its control socket on fd 3) | interlock-run --probe\n");
 	return 2;
 }
@@ -1135,6 +1157,8 @@ int main(int argc, char **argv) {
 			req.no_landlock = 1;
 		} else if (v && strcmp(a, "--grace-ms") == 0) {
 			req.grace_ms = atol(v), i++;
+		} else if (v && strcmp(a, "--max-procs") == 0) {
+			req.max_procs = atol(v), i++;
 		} else if (v && strcmp(a, "--mode") == 0) {
 			req.mode = v, i++;
 		} else if (v && strcmp(a, "--network") == 0) {

@@ -431,6 +431,7 @@ func TestPolicyValidate(t *testing.T) {
 		{"missing writable", contain.Policy{Writable: []string{"/nonexistent/x"}}, `bash.sandbox.writable[0] is "/nonexistent/x"`, true},
 		{"missing readable", contain.Policy{Readable: []string{"/", "/nonexistent/y"}}, `bash.sandbox.readable[1]`, true},
 		{"too many writable", contain.Policy{Writable: slices.Repeat([]string{"/tmp"}, contain.MaxPolicyPaths+1)}, `bash.sandbox.writable has 201 paths; at most 200`, true},
+		{"negative max processes", contain.Policy{MaxProcesses: -1}, `bash.sandbox.max_processes is -1: use 1 to 4194304 (0 means 4096)`, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -884,5 +885,64 @@ func runAsTerminalHost() {
 		fmt.Printf("host read: %s\n", sc.Text())
 	}
 	fmt.Println("host end")
+	os.Exit(0)
+}
+
+// TestProcessLimit: a fork bomb in a command gets EAGAIN past
+// bash.sandbox.max_processes (RLIMIT_NPROC in the command's user
+// namespace) instead of taking the machine, and the result names the
+// limit. The kernel does not hold root to it, so the host runs as nobody
+// (this test binary, re-run), and the report of a root host says that
+// processes are not limited.
+func TestProcessLimit(t *testing.T) {
+	t.Parallel()
+	if os.Getuid() != 0 {
+		t.Skip("runs its host as nobody, which needs root")
+	}
+	assert.Contains(t, New().Sandbox(nil).Processes, "not limited (the host runs as root")
+	dir := t.TempDir()
+	for _, d := range []string{filepath.Dir(dir), dir} {
+		require.NoError(t, os.Chmod(d, 0o755)) // for nobody
+	}
+	copyExec := func(src string) string {
+		b, err := os.ReadFile(src)
+		require.NoError(t, err)
+		dst := filepath.Join(dir, filepath.Base(src))
+		require.NoError(t, os.WriteFile(dst, b, 0o755))
+		return dst
+	}
+	self, sup := copyExec(os.Args[0]), copyExec(defaultSupervisor())
+	work := filepath.Join(dir, "work")
+	require.NoError(t, os.Mkdir(work, 0o777))
+	require.NoError(t, os.Chmod(work, 0o777))
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	host := exec.CommandContext(ctx, self, "-test.run=^$")
+	host.Dir = work
+	host.Env = append(os.Environ(), hostModeVar+"=nproc", "INTERLOCK_RUN="+sup, "HOME="+work)
+	host.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := host.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	i := bytes.Index(out, []byte("forked "))
+	require.GreaterOrEqual(t, i, 0, "every fork succeeded: %s", out)
+	var forked int
+	_, err = fmt.Sscanf(string(out[i:]), "forked %d", &forked)
+	require.NoError(t, err, "%s", out)
+	assert.Less(t, forked, 64, "%s", out)
+	assert.Greater(t, forked, 32, "%s", out)
+	assert.Contains(t, string(out), "Resource temporarily unavailable")
+	assert.Contains(t, string(out), "[blocked by the sandbox: starting processes: a command may run 64 processes and threads at once (bash.sandbox.max_processes); raise it to allow more]")
+	assert.Contains(t, string(out), "report max_processes 64")
+}
+
+// runAsProcessLimitedHost runs a fork bomb (500 children at most) under a
+// limit of 64 and prints its output, the result's hint and the limit the
+// report says was in force.
+func runAsProcessLimitedHost() {
+	r := runner{shell: "bash", grace: DefaultGrace, supervisor: defaultSupervisor(), kernel: &kernel{}}
+	policy := contain.Policy{MaxProcesses: 64}
+	cmd := `perl -e 'for my $n (0..500) { my $p = fork(); if (!defined $p) { print "forked $n: $!\n"; exit 1 } if (!$p) { sleep 30; exit } }'`
+	o, err := r.run(context.Background(), cmd, "", os.Environ(), time.Minute, policy, nil)
+	fmt.Printf("%s\nerr %v\n%s\nreport max_processes %d\n", o.output, err, sandboxHint(o, policy), o.report.Sandbox.MaxProcesses)
 	os.Exit(0)
 }

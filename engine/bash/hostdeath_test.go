@@ -26,8 +26,11 @@ const hostModeVar = "INTERLOCK_TEST_HOST"
 // runAsHost runs a command with a child and a grandchild that record their
 // host pids, prints "started" once they run, and waits to be killed.
 func runAsHost() {
-	if os.Getenv(hostModeVar) == "tty" {
+	switch os.Getenv(hostModeVar) {
+	case "tty":
 		runAsTerminalHost()
+	case "nproc":
+		runAsProcessLimitedHost()
 	}
 	r := runner{shell: "bash", grace: DefaultGrace, supervisor: defaultSupervisor(), kernel: &kernel{}}
 	if os.Getenv(hostModeVar) == "subreaper" {

@@ -88,6 +88,9 @@ func sandboxHint(o outcome, p contain.Policy) string {
 			hints = append(hints, fmt.Sprintf("signalling process %s: the sandbox scopes signals to the command's own processes (Landlock); set bash.sandbox.mode to \"off\" to signal other processes", strings.Join(pids, ", ")))
 		}
 	}
+	if e.MaxProcesses > 0 && containsAny(o.output, "Resource temporarily unavailable", "Cannot fork", "can't fork") {
+		hints = append(hints, fmt.Sprintf("starting processes: a command may run %d processes and threads at once (bash.sandbox.max_processes); raise it to allow more", e.MaxProcesses))
+	}
 	if p.Network == contain.NetworkDeny && strings.HasPrefix(e.Network, "deny") && containsAny(o.output, "Network is unreachable", "Could not resolve", "Temporary failure in name resolution", "Connection refused", "Cannot assign requested address") {
 		hints = append(hints, "network access: bash.sandbox.network is \"deny\" ("+e.Network+"); set it to \"allow\" to allow it")
 	}
@@ -346,12 +349,21 @@ func (t *Tool) describe(p contain.Policy) engine.Sandbox {
 	if err != nil {
 		warn("%v; no command runs without it", err)
 	}
+	switch {
+	case f.PIDNamespace && os.Getuid() != 0:
+		sb.Processes = fmt.Sprintf("at most %d", p.MaxProcesses)
+	case f.PIDNamespace:
+		// Said here, not warned: the policy is in force.
+		sb.Processes = "not limited (the host runs as root, which the kernel does not hold to RLIMIT_NPROC)"
+	default:
+		sb.Processes = "not limited (no user namespaces)"
+	}
 	if f.PIDNamespace {
 		sb.Tree = contain.TreePIDNamespace
 	} else if err == nil && contain.MetadataChecked() {
-		warn("no unprivileged user namespaces: a command's processes are kept by a subreaper and killed by walking /proc, not by the kernel at once (allow them: sysctl kernel.unprivileged_userns_clone=1, or kernel.apparmor_restrict_unprivileged_userns=0)")
+		warn("no unprivileged user namespaces: a command's processes are kept by a subreaper and killed by walking /proc, not by the kernel at once, and not limited in number (allow them: sysctl kernel.unprivileged_userns_clone=1, or kernel.apparmor_restrict_unprivileged_userns=0)")
 	} else if err == nil {
-		warn("no unprivileged user namespaces: a command's processes are kept by a subreaper and killed by walking /proc, not by the kernel at once, and it can change the mode, owner and times of your files outside the writable paths (chmod, chown, touch: Landlock does not cover them; read-only mounts need a user namespace, and this architecture has no seccomp filter to check them) (allow them: sysctl kernel.unprivileged_userns_clone=1, or kernel.apparmor_restrict_unprivileged_userns=0)")
+		warn("no unprivileged user namespaces: a command's processes are kept by a subreaper and killed by walking /proc, not by the kernel at once, and not limited in number, and it can change the mode, owner and times of your files outside the writable paths (chmod, chown, touch: Landlock does not cover them; read-only mounts need a user namespace, and this architecture has no seccomp filter to check them) (allow them: sysctl kernel.unprivileged_userns_clone=1, or kernel.apparmor_restrict_unprivileged_userns=0)")
 	}
 	switch {
 	case p.Mode == contain.ModeOff:

@@ -146,6 +146,7 @@ test('bad sandbox config is refused naming the field', async () => {
     [{ bash: { sandbox: { writable: ['build'] } } }, /bash\.sandbox\.writable\[0\] is "build": use an absolute path/],
     [{ bash: { sandbox: { writable: ['/nonexistent/x'] } } }, /bash\.sandbox\.writable\[0\] is "\/nonexistent\/x"/],
     [{ bash: { sandbox: { network: 'maybe' } } }, /bash\.sandbox\.network/],
+    [{ bash: { sandbox: { maxProcesses: -1 } } }, /bash\.sandbox\.max_processes is -1/],
   ];
   for (const [config, message] of cases) {
     assert.throws(() => new Engine(config), (err) => err.code === 'ERR_INVALID_ARGUMENT' && message.test(err.message), JSON.stringify(config));

@@ -48,7 +48,20 @@ type Policy struct {
 	// Required refuses to run a command when the kernel cannot enforce the
 	// policy (no Landlock, or an ABI without signal scoping).
 	Required bool `json:"required,omitempty"`
+	// MaxProcesses is the most processes and threads a command's tree may
+	// run at once (RLIMIT_NPROC in the command's user namespace: a fork
+	// bomb gets EAGAIN instead of taking the machine); 0 means
+	// DefaultMaxProcesses. Not in force without user namespaces (the limit
+	// would count all of the user's processes) nor for a host run as root
+	// (the kernel exempts it).
+	MaxProcesses int `json:"max_processes,omitempty"`
 }
+
+// DefaultMaxProcesses is a command tree's limit of processes and threads.
+const DefaultMaxProcesses = 4096
+
+// maxMaxProcesses is the kernel's PID_MAX_LIMIT.
+const maxMaxProcesses = 1 << 22
 
 // DefaultReadable are the paths that stay readable (and executable) when
 // Policy.Readable limits reads: what a shell, compilers and interpreters
@@ -71,6 +84,9 @@ func (p Policy) Normalized() Policy {
 	if p.Network == "" {
 		p.Network = NetworkAllow
 	}
+	if p.MaxProcesses == 0 {
+		p.MaxProcesses = DefaultMaxProcesses
+	}
 	return p
 }
 
@@ -86,6 +102,9 @@ func (p Policy) Validate(field string) error {
 	case "", NetworkAllow, NetworkDeny:
 	default:
 		return fmt.Errorf("%w: %s.network is %q: use %q or %q", ErrInvalidPolicy, field, p.Network, NetworkAllow, NetworkDeny)
+	}
+	if p.MaxProcesses < 0 || p.MaxProcesses > maxMaxProcesses {
+		return fmt.Errorf("%w: %s.max_processes is %d: use 1 to %d (0 means %d)", ErrInvalidPolicy, field, p.MaxProcesses, maxMaxProcesses, DefaultMaxProcesses)
 	}
 	if p.Required && p.Mode == ModeOff {
 		return fmt.Errorf("%w: %s.required is true but %s.mode is %q: a sandbox that is off cannot be required; drop one of them", ErrInvalidPolicy, field, field, p.Mode)

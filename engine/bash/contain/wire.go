@@ -27,7 +27,7 @@ type Request struct {
 // supervisor without a PID namespace (see metadataFilter), "" for none.
 func (r Request) args(namespaces bool, deny, metadata string) []string {
 	p := r.Sandbox.Normalized()
-	args := []string{"--grace-ms", strconv.FormatInt(r.GraceMS, 10), "--mode", string(p.Mode), "--network", string(p.Network)}
+	args := []string{"--grace-ms", strconv.FormatInt(r.GraceMS, 10), "--mode", string(p.Mode), "--network", string(p.Network), "--max-procs", strconv.Itoa(p.MaxProcesses)}
 	if namespaces {
 		args = append(args, "--ns")
 		if p.Network == NetworkDeny && p.Mode != ModeOff {
@@ -104,6 +104,9 @@ type Enforced struct {
 	// makes those changes for the command, inside the writable
 	// directories only (a seccomp filter hands them to it).
 	MetadataChecked bool `json:"metadata_checked,omitempty"`
+	// MaxProcesses is the limit of the tree's processes and threads in
+	// force; 0: none (no user namespace, or a host run as root).
+	MaxProcesses int `json:"max_processes,omitempty"`
 }
 
 // Control messages, one byte each, from the tool to the supervisor.
