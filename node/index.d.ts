@@ -374,13 +374,16 @@ export interface HostPauseRequest {
 
 /**
  * run.pause() and a JS tool's ctx.pause() also take the bash gate's confirm
- * of a command: message and details default to the bash tool's; the pause
- * names the JS tool (ctx.pause) or "Bash" (run.pause) unless `tool` is given.
+ * of a command: the message defaults to the bash tool's; the details are the
+ * command itself and the reasons the gate's (what is approved, and may be
+ * remembered, is what is shown); the pause names the JS tool (ctx.pause) or
+ * "Bash" (run.pause) unless `tool` is given.
  */
 export interface CommandPauseRequest {
   kind: 'confirm';
   command: string;
   message?: string;
+  /** The command only: other details reject the pause with ERR_INVALID_ARGUMENT. */
   details?: string;
   tool?: string;
   timeoutMs?: number;

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -84,6 +85,20 @@ func TestHostRunGateIsTheSessionsGate(t *testing.T) {
 		assert.Equal(t, ActionAllow, tool.Judge(run.Env(), "echo hi > "+projA+"/notes.txt").Decision)
 		out := tool.Judge(run.Env(), "echo hi > "+projB+"/notes.txt")
 		assert.Equal(t, ActionConfirm, out.Decision, "a write outside the session's directory asks")
+	})
+	t.Run("the confirm shows the command and the gate's reasons", func(t *testing.T) {
+		// Attack: a JS tool's ctx.pause({kind: 'confirm', command: 'rm -rf
+		// build', details: 'ls build'}) was shown as 'ls build'; approved
+		// with remember 'session', the bash tool then ran rm -rf build
+		// without asking.
+		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+		defer cancel()
+		for _, req := range []engine.PauseRequest{{Details: "ls build"}, {Reasons: []string{"lists a folder"}}} {
+			_, err := tool.Confirm(ctx, run.Env(), rm, req)
+			require.ErrorIs(t, err, engine.ErrInvalidArgument)
+			assert.Contains(t, err.Error(), `the confirm of command "rm -rf build" shows the command`)
+		}
+		assert.Equal(t, engine.StatusRunning, sh.s.Status(), "nothing was asked")
 	})
 	t.Run("once is not remembered", func(t *testing.T) {
 		p, res := hostConfirm(t, tool, sh, run, rm, true, ScopeOnce)

@@ -370,10 +370,16 @@ func (t *Tool) Judge(env *engine.Env, command string) Decision {
 // Confirm raises req, a confirm pause about command, in env's session, and
 // remembers an approval the way Run's confirm does: with the scope the
 // user chose (PauseResult.Remember "session" or "project"), covering the
-// findings Judge still asks about. Empty Message, Details and Reasons of
-// req are filled in as Run fills them. A command a deny rule refuses is
-// denied without asking (fail closed). It does not run the command.
+// findings Judge still asks about. An empty Message of req is filled in
+// as Run fills it; the pause shows the command as Details and the gate's
+// Reasons, so a req with others is refused (ErrInvalidArgument): what the
+// user approves, and may remember, is the command, not a description of
+// it. A command a deny rule refuses is denied without asking (fail
+// closed). It does not run the command.
 func (t *Tool) Confirm(ctx context.Context, env *engine.Env, command string, req engine.PauseRequest) (engine.PauseResult, error) {
+	if (req.Details != "" && req.Details != command) || len(req.Reasons) > 0 {
+		return engine.PauseResult{}, fmt.Errorf("%w: the confirm of command %q shows the command and the gate's reasons, not details %q or reasons %q: leave them out (describe it in the message)", engine.ErrInvalidArgument, command, req.Details, req.Reasons)
+	}
 	sc := t.sessionScope(env)
 	d := check(command, t.rules, sc)
 	if d.Decision == ActionDeny {
@@ -385,12 +391,7 @@ func (t *Tool) Confirm(ctx context.Context, env *engine.Env, command string, req
 	if req.Message == "" {
 		req.Message = "Potentially dangerous command"
 	}
-	if req.Details == "" {
-		req.Details = command
-	}
-	if len(req.Reasons) == 0 {
-		req.Reasons = reasons
-	}
+	req.Details, req.Reasons = command, reasons
 	offerRemember(&req, keys)
 	answer, err := env.Pause(ctx, req)
 	if err != nil || !answer.Approved() {
