@@ -33,10 +33,18 @@ export class HostRouter {
     return work;
   }
 
-  /** Ends host work in the library and forgets it. */
+  /** Ends host work in the library and forgets it. A result that cannot be sent, or that the library refuses, throws and ends nothing. */
   end(host, result) {
-    this.#work.delete(host);
-    return fromNative(native.hostEnd(host, toNativeJSON(result ?? {}, 'result', 'end(result?)')));
+    const json = toNativeJSON(result ?? {}, 'result', 'end(result?)');
+    let refused = false;
+    try {
+      return fromNative(native.hostEnd(host, json));
+    } catch (err) {
+      refused = err?.code === 'ERR_INVALID_ARGUMENT'; // the library read nothing: the work goes on
+      throw err;
+    } finally {
+      if (!refused) this.#work.delete(host);
+    }
   }
 
   /** A pause for host work: resolves with {answer, reason?, remember?, by?} (by 'grant': approved by a remembered grant, unasked). */
@@ -159,9 +167,12 @@ export class HostRouter {
       end: (result) => {
         if (ended) throw new InterlockError('end(): the run has already ended', 'ERR_NOT_RUNNING');
         ended = true;
-        onEnd();
-        const failure = result instanceof Error ? { error: result.message } : result;
-        return this.end(host, failure);
+        try {
+          return this.end(host, result instanceof Error ? { error: result.message } : result);
+        } finally {
+          if (this.#work.has(host)) ended = false; // a bad result ended nothing: end() it again
+          else onEnd();
+        }
       },
     });
   }

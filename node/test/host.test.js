@@ -216,6 +216,26 @@ test('a host-driven loop: proceeding, pause, progress, end', async () => {
   }
 });
 
+// Attack: end() with a result that cannot be sent threw, but the wrapper
+// had already marked the run ended: the session stayed running for good
+// and every later end() said 'the run has already ended'.
+test("a host loop's end() with a result it cannot send throws and ends nothing: end() again ends the run", () => {
+  const cyclic = {};
+  cyclic.self = cyclic;
+  const s = engine.createSession();
+  try {
+    for (const [bad, code] of [[cyclic, 'ERR_INVALID_ARG_VALUE'], [{ error: 1n }, 'ERR_INVALID_ARG_VALUE'], ['not JSON', 'ERR_INVALID_ARGUMENT'], [{ error: { code: 1 } }, 'ERR_INVALID_ARGUMENT']]) {
+      const run = s.begin();
+      assert.throws(() => run.end(bad), { code });
+      assert.equal(s.status, 'running', 'nothing ended');
+      assert.equal(run.end().status, 'idle');
+      assert.throws(() => run.end(), { code: 'ERR_NOT_RUNNING' });
+    }
+  } finally {
+    s.close();
+  }
+});
+
 test('interrupt and emergency stop abort a host-driven loop', async () => {
   for (const stop of ['interrupt', 'emergencyStop']) {
     const s = engine.createSession();
