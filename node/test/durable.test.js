@@ -7,7 +7,7 @@
 // a sound file.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 
@@ -225,16 +225,21 @@ test('a task loop of prompt tasks stopped in one host is resumed by the next', a
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** Runs js-tool-host.mjs over store (with mode) and kills it (SIGKILL) once it says ready. */
+async function killedJsToolHost(store, ...mode) {
+  const child = spawn(process.execPath, [fixture('js-tool-host.mjs'), store, ...mode], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise((resolve, reject) => {
+    child.stdout.once('data', () => resolve(child.kill('SIGKILL')));
+    child.once('exit', (code, signal) => reject(new Error(`host ended with ${code ?? signal} before its kill point`)));
+  });
+  await new Promise((resolve) => child.once('close', resolve));
+}
+
 test('a JS tool cut by the kill makes resuming ask first, though the next host registers it after opening the store', async () => {
   const dir = tempDir('interlock-durable-');
   const store = path.join(dir, 's.db');
   try {
-    const child = spawn(process.execPath, [fixture('js-tool-host.mjs'), store], { stdio: ['ignore', 'pipe', 'inherit'] });
-    await new Promise((resolve, reject) => {
-      child.stdout.once('data', () => resolve(child.kill('SIGKILL')));
-      child.once('exit', (code, signal) => reject(new Error(`host ended with ${code ?? signal} before the tool ran`)));
-    });
-    await new Promise((resolve) => child.once('close', resolve));
+    await killedJsToolHost(store);
     const engine = new Engine({ store });
     try {
       let runs = 0;
@@ -248,6 +253,36 @@ test('a JS tool cut by the kill makes resuming ask first, though the next host r
       s.confirm(false, undefined, pause.id);
       assert.equal((await res).status, 'idle');
       assert.equal(runs, 0, 'the deploy did not run again');
+    } finally {
+      engine.close();
+      await engine.closed;
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a JS tool that acted, then asked, killed at its question: continue() asks before the tool runs again', async () => {
+  const dir = tempDir('interlock-durable-');
+  const store = path.join(dir, 's.db');
+  try {
+    await killedJsToolHost(store, 'acts-first');
+    const engine = new Engine({ store });
+    try {
+      let runs = 0;
+      engine.registerTool('deploy', { run: () => `deployed ${++runs}` });
+      const s = engine.session('a');
+      assert.equal(s.runState, 'blocked');
+      assert.deepEqual(s.eligibility, { eligible: false, reason: 'Needs input: continue to be asked again', repeatsSideEffect: true });
+      const asked = nextEvent(s, 'paused');
+      const res = s.continue();
+      const { pause } = await asked;
+      assert.equal(pause.message, 'Resuming may repeat an action that was cut off');
+      assert.equal(runs, 0, 'asked before the tool ran again');
+      s.confirm(false, undefined, pause.id);
+      assert.equal((await res).status, 'idle');
+      assert.equal(runs, 0, 'the deploy did not run again');
+      assert.equal(readFileSync(`${store}.effects`, 'utf8'), 'deployed\n', 'acted once, before the kill');
     } finally {
       engine.close();
       await engine.closed;
