@@ -11,7 +11,7 @@ type Sandbox struct {
 	// supervisor" (without), "landlock ABI 7", "none (...)", "off".
 	Filesystem string `json:"filesystem"`
 	// Network is "allow", or how a deny is enforced ("deny (network
-	// namespace; unix sockets refused by seccomp)").
+	// namespace; other sockets refused by seccomp)").
 	Network string `json:"network"`
 	// Signals is "scoped" when commands can signal only their own processes.
 	Signals string `json:"signals"`

@@ -212,7 +212,7 @@ export interface SandboxInfo {
   mode: SandboxMode;
   /** "landlock ABI 7 and read-only mounts", "landlock ABI 7 and metadata checked by the supervisor", "landlock ABI 7", "none (no Landlock)", "off". */
   filesystem: string;
-  /** "allow", "deny (network namespace; unix sockets refused by seccomp)", "deny (TCP only, by Landlock; unix sockets refused by seccomp)", "allow (deny not enforced)". */
+  /** "allow", "deny (network namespace; other sockets refused by seccomp)", "deny (TCP by Landlock; other sockets refused by seccomp)", "allow (deny not enforced)". */
   network: string;
   /** "scoped": commands can signal only their own processes. */
   signals: string;

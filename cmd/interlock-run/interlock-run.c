@@ -26,7 +26,7 @@
  *   - the command loses the capabilities of a root host that step around
  *     Landlock (apply_ruleset);
  *   - under network deny it also runs under the seccomp filter the tool
- *     passes (--seccomp: unix sockets, io_uring and other ABIs refused,
+ *     passes (--seccomp: every socket but TCP, io_uring and other ABIs refused,
  *     which neither the network namespace nor Landlock covers);
  *   - it closes every descriptor the host passed but its control socket
  *     and output, so the command writes through none the sandbox did not
@@ -391,15 +391,15 @@ static int decode_filter(const char *hex, struct sock_fprog *prog) {
 	return 0;
 }
 
-/* unix_sockets says in the report's network whether the filter refused the
+/* other_sockets says in the report's network whether the filter refused the
  * sockets a deny leaves open (refused: 1) or not, and why. */
-static void unix_sockets(int refused, const char *why) {
+static void other_sockets(int refused, const char *why) {
 	if (strncmp(rep.network, "deny (", 6) != 0) return;
 	size_t n = strlen(rep.network) - 1; /* without its ')' */
 	if (refused)
-		snprintf(rep.network_buf, sizeof rep.network_buf, "%.*s, unix sockets)", (int)n, rep.network);
+		snprintf(rep.network_buf, sizeof rep.network_buf, "%.*s, other sockets refused)", (int)n, rep.network);
 	else
-		snprintf(rep.network_buf, sizeof rep.network_buf, "%.*s; unix sockets not refused: %s)", (int)n, rep.network, why);
+		snprintf(rep.network_buf, sizeof rep.network_buf, "%.*s; other sockets not refused: %s)", (int)n, rep.network, why);
 	rep.network = rep.network_buf;
 }
 
@@ -982,7 +982,7 @@ static void supervise(const struct request *req) {
 		return;
 	}
 	if (deny && !req->seccomp && req->required) {
-		fail("sandbox required (bash.sandbox.required) but no seccomp filter refuses unix sockets on this architecture, so network deny is not in force: the command was not run");
+		fail("sandbox required (bash.sandbox.required) but no seccomp filter refuses unix sockets and UDP on this architecture, so network deny is not in force: the command was not run");
 		return;
 	}
 	int ruleset;
@@ -1072,7 +1072,7 @@ static void supervise(const struct request *req) {
 		kill_tree(0); /* it did not exec */
 		return;
 	}
-	if (deny) unix_sockets(filtered, why);
+	if (deny) other_sockets(filtered, why);
 	if (processes_limited(req)) rep.max_processes = req->max_procs;
 	/* The command's output pipe ends when its tree does, not when we exit. */
 	dup2(dev_null, 1);

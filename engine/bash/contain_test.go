@@ -44,6 +44,10 @@ var escapes = []struct {
 	// sandbox must keep it out of the command's reach, or its death (no
 	// report, and as a subreaper the setsid child reparented away) or its
 	// SIGTERM (taken for the host's death) would end supervision.
+	// Stopped processes do not die of SIGTERM: every process of the tree
+	// but the shell (kill -1 spares its caller; the sandbox keeps it to
+	// the command's own processes) is stopped when the tree is ended.
+	{"stops its whole tree", `setsid sh -c 'cut -d" " -f4 /proc/self/stat >> $P; exec sleep 30' & until [ -s $P ]; do sleep 0.01; done; kill -STOP -1`},
 	{"kills its supervisor", `setsid sh -c 'cut -d" " -f4 /proc/self/stat >> $P; exec sleep 30' & until [ -s $P ]; do sleep 0.01; done; kill -KILL $PPID; kill -TERM $PPID`},
 }
 
@@ -664,7 +668,8 @@ func TestCommandSignalsReset(t *testing.T) {
 // the file system's sockets are in no network namespace and Landlock does
 // not cover connecting to them; a seccomp filter refuses the socket),
 // however it makes the socket (the family's upper half set, the i386 ABI,
-// a datagram pair, io_uring); with "allow" it can.
+// a datagram pair, io_uring), nor send UDP (which Landlock does not cover
+// without a namespace); with "allow" it can.
 func TestNetworkDeny(t *testing.T) {
 	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -685,20 +690,31 @@ func TestNetworkDeny(t *testing.T) {
 			}
 		}()
 	}
+	udp, err := net.ListenPacket("udp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { udp.Close() })
 	sockets := filepath.Join(t.TempDir(), "sockets")
 	out, err := exec.Command("cc", "-O2", "-o", sockets, "testdata/escape/sockets.c").CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	connect := fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && echo connected; %s %s", ln.Addr().(*net.TCPAddr).Port, sockets, unixLn.Addr())
+	connect := fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && echo connected; %s %s %d", ln.Addr().(*net.TCPAddr).Port, sockets, unixLn.Addr(), udp.LocalAddr().(*net.UDPAddr).Port)
 	for _, ns := range []bool{true, false} {
 		for _, network := range []contain.Network{contain.NetworkAllow, contain.NetworkDeny} {
 			t.Run(fmt.Sprintf("namespaces=%v/%s", ns, network), func(t *testing.T) {
-				t.Parallel()
 				r := testRunner(DefaultGrace, 0)
 				if !ns {
 					r.kernel.refuseNamespaces()
 				}
 				o, err := r.run(t.Context(), connect, "", os.Environ(), time.Minute, contain.Policy{Network: network}, nil)
 				require.NoError(t, err)
+				// A datagram sent on loopback is queued before sendto returns.
+				rc, err := udp.(*net.UDPConn).SyscallConn()
+				require.NoError(t, err)
+				n := 0
+				require.NoError(t, rc.Read(func(fd uintptr) bool {
+					n, _, _ = unix.Recvfrom(int(fd), make([]byte, 64), unix.MSG_DONTWAIT)
+					return true
+				}))
+				assert.Equal(t, network == contain.NetworkAllow, n > 0, "the host's UDP server got a datagram")
 				if network == contain.NetworkAllow {
 					assert.Equal(t, 0, o.exitCode, o.output)
 					assert.Contains(t, o.output, "connected")
@@ -714,10 +730,12 @@ func TestNetworkDeny(t *testing.T) {
 					assert.Contains(t, o.output, way+": refused (", "%s", o.output)
 				}
 				assert.Contains(t, o.output, "stream socketpair: made", "pipes to child processes (Node's, libuv's) still work")
+				assert.Contains(t, o.output, "udp: refused (")
+				assert.Contains(t, o.output, "sctp: refused")
 				assert.Contains(t, o.output, "io_uring: Function not implemented")
-				want := "deny (namespace, unix sockets)"
+				want := "deny (namespace, other sockets refused)"
 				if !ns {
-					want = "deny (tcp, unix sockets)"
+					want = "deny (tcp, other sockets refused)"
 				}
 				assert.Equal(t, want, o.report.Sandbox.Network)
 			})
@@ -893,7 +911,8 @@ func runAsTerminalHost() {
 // namespace) instead of taking the machine, and the result names the
 // limit. The kernel does not hold root to it, so the host runs as nobody
 // (this test binary, re-run), and the report of a root host says that
-// processes are not limited.
+// processes are not limited. The command, root of its user namespace,
+// cannot raise the limit (CAP_SYS_RESOURCE of the host's namespace).
 func TestProcessLimit(t *testing.T) {
 	t.Parallel()
 	if os.Getuid() != 0 {
@@ -933,15 +952,16 @@ func TestProcessLimit(t *testing.T) {
 	assert.Contains(t, string(out), "Resource temporarily unavailable")
 	assert.Contains(t, string(out), "[blocked by the sandbox: starting processes: a command may run 64 processes and threads at once (bash.sandbox.max_processes); raise it to allow more]")
 	assert.Contains(t, string(out), "report max_processes 64")
+	assert.NotContains(t, string(out), "raised the limit", "root of its user namespace, the command cannot raise the limit")
 }
 
-// runAsProcessLimitedHost runs a fork bomb (500 children at most) under a
-// limit of 64 and prints its output, the result's hint and the limit the
+// runAsProcessLimitedHost tries to raise the limit, then runs a fork bomb
+// (500 children at most) under a limit of 64 and prints its output, the result's hint and the limit the
 // report says was in force.
 func runAsProcessLimitedHost() {
 	r := runner{shell: "bash", grace: DefaultGrace, supervisor: defaultSupervisor(), kernel: &kernel{}}
 	policy := contain.Policy{MaxProcesses: 64}
-	cmd := `perl -e 'for my $n (0..500) { my $p = fork(); if (!defined $p) { print "forked $n: $!\n"; exit 1 } if (!$p) { sleep 30; exit } }'`
+	cmd := `ulimit -u 100000 2>/dev/null && echo raised the limit; perl -e 'for my $n (0..500) { my $p = fork(); if (!defined $p) { print "forked $n: $!\n"; exit 1 } if (!$p) { sleep 30; exit } }'`
 	o, err := r.run(context.Background(), cmd, "", os.Environ(), time.Minute, policy, nil)
 	fmt.Printf("%s\nerr %v\n%s\nreport max_processes %d\n", o.output, err, sandboxHint(o, policy), o.report.Sandbox.MaxProcesses)
 	os.Exit(0)

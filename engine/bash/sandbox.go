@@ -391,16 +391,18 @@ func (t *Tool) describe(p contain.Policy) engine.Sandbox {
 		case f.PIDNamespace:
 			sb.Network = "deny (network namespace)"
 		case f.LandlockABI >= abiNetwork:
-			sb.Network = "deny (TCP only, by Landlock)"
-			warn("network deny covers TCP only without user namespaces: UDP and other protocols still work")
+			sb.Network = "deny (TCP by Landlock)"
+			if !contain.UnixSocketsRefused() {
+				warn("network deny covers TCP only without user namespaces: UDP and other protocols still work")
+			}
 		default:
 			sb.Network = "allow (deny not enforced)"
 			warn("network deny is not enforced: it needs user namespaces or Landlock ABI %d", abiNetwork)
 		}
 		if contain.UnixSocketsRefused() {
-			sb.Network = strings.TrimSuffix(sb.Network, ")") + "; unix sockets refused by seccomp)"
+			sb.Network = strings.TrimSuffix(sb.Network, ")") + "; other sockets refused by seccomp)"
 		} else {
-			warn("network deny leaves named unix sockets (a docker.sock, the host's sockets) reachable: no seccomp filter for this architecture")
+			warn("network deny leaves named unix sockets (a docker.sock, the host's sockets) and vsock reachable: no seccomp filter for this architecture")
 		}
 	}
 	return sb

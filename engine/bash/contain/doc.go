@@ -29,7 +29,8 @@
 //     (Landlock does not cover chmod, chown, utime); without one the
 //     supervisor makes those changes for the command, inside the writable
 //     paths only. Under network deny a
-//     seccomp filter refuses unix sockets, which neither covers. The
+//     seccomp filter refuses every socket but TCP (unix sockets, vsock,
+//     UDP...), which they do not all cover. The
 //     command gets no descriptor of the host's but its output, and no
 //     controlling terminal.
 //

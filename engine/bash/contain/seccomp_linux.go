@@ -14,15 +14,18 @@ import (
 // networkDenyFilter is the seccomp filter a command runs under when its
 // policy denies the network, as interlock-run's --seccomp argument (hex of
 // the BPF program, the host's byte order); "" when it cannot be built for
-// this machine's architecture (the supervisor then reports unix sockets
+// this machine's architecture (the supervisor then reports other sockets
 // open). A network namespace and Landlock's TCP rules leave a named unix
 // socket reachable (connect(2) to /var/run/docker.sock, a host's control
 // socket: the file system's sockets are in no network namespace, and
-// Landlock, ABI 7, does not cover connecting to them), and vsock and other
-// families reach out of the machine past both. The filter refuses (EACCES):
+// Landlock, ABI 7, does not cover connecting to them), vsock and other
+// families reach out of the machine past both, and without a namespace
+// Landlock covers TCP only (UDP, SCTP, ICMP go out). The filter refuses
+// (EACCES):
 //
-//   - socket(2) of every family but AF_INET, AF_INET6 (kept by the namespace
-//     or Landlock) and AF_NETLINK (the local kernel): AF_UNIX, AF_VSOCK...;
+//   - socket(2) of every family but AF_INET and AF_INET6 TCP sockets (kept
+//     by the namespace and Landlock) and AF_NETLINK (the local kernel):
+//     AF_UNIX, AF_VSOCK, UDP, raw...;
 //   - socketpair(2) but of AF_UNIX stream or seqpacket sockets (what pipes
 //     to child processes use: they are connected for good); a datagram
 //     pair can send to any named socket;
@@ -38,7 +41,7 @@ import (
 var networkDenyFilter = sync.OnceValue(buildNetworkDenyFilter)
 
 // UnixSocketsRefused reports whether a command whose network is denied runs
-// under the seccomp filter that refuses unix sockets (this machine's
+// under the seccomp filter that refuses every socket but TCP (this machine's
 // architecture has one).
 func UnixSocketsRefused() bool { return networkDenyFilter() != "" }
 
@@ -58,16 +61,31 @@ func buildNetworkDenyFilter() string {
 	typeBits := func(op seccomp.Operation, bits uint64) seccomp.NameWithConditions {
 		return seccomp.NameWithConditions{Name: "socketpair", Conditions: seccomp.ArgumentConditions{{Argument: 1, Operation: op, Value: bits}}}
 	}
+	// An AF_INET or AF_INET6 socket but a TCP one: a type but SOCK_STREAM
+	// (as above), or a protocol but 0 and IPPROTO_TCP (SCTP and MPTCP are
+	// streams too). Equal fails when the family's upper half is set: then
+	// notFamily refuses it.
+	var notTCP []seccomp.NameWithConditions
+	for _, family := range []uint64{unix.AF_INET, unix.AF_INET6} {
+		is := seccomp.Condition{Argument: 0, Operation: seccomp.Equal, Value: family}
+		for _, c := range []seccomp.ArgumentConditions{
+			{is, {Argument: 1, Operation: seccomp.BitsNotSet, Value: 1}},
+			{is, {Argument: 1, Operation: seccomp.BitsSet, Value: 0xe}},
+			{is, {Argument: 2, Operation: seccomp.NotEqual, Value: 0}, {Argument: 2, Operation: seccomp.NotEqual, Value: unix.IPPROTO_TCP}},
+		} {
+			notTCP = append(notTCP, seccomp.NameWithConditions{Name: "socket", Conditions: c})
+		}
+	}
 	policy := seccomp.Policy{
 		DefaultAction: seccomp.ActionAllow,
 		Syscalls: []seccomp.SyscallGroup{
-			{Action: refused, NamesWithCondtions: []seccomp.NameWithConditions{
+			{Action: refused, NamesWithCondtions: append([]seccomp.NameWithConditions{
 				{Name: "socket", Conditions: notFamily(unix.AF_INET, unix.AF_INET6, unix.AF_NETLINK)},
 				{Name: "socketpair", Conditions: notFamily(unix.AF_UNIX)},
 				typeBits(seccomp.BitsNotSet, 1),
 				typeBits(seccomp.BitsSet, 2),
 				typeBits(seccomp.BitsSet, 8),
-			}},
+			}, notTCP...)},
 			{Action: seccomp.ActionErrno | seccomp.Action(unix.ENOSYS), Names: []string{"io_uring_setup", "io_uring_enter", "io_uring_register"}},
 		},
 	}

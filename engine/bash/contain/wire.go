@@ -94,7 +94,7 @@ type Enforced struct {
 	Mode        Mode   `json:"mode"`
 	LandlockABI int    `json:"landlock_abi"` // 0: none applied
 	Filesystem  bool   `json:"filesystem"`   // writes limited by Landlock
-	Network     string `json:"network"`      // "allow", "deny (namespace, unix sockets)", "deny (tcp, unix sockets)", "allow (deny not enforced)"
+	Network     string `json:"network"`      // "allow", "deny (namespace, other sockets refused)", "deny (tcp, other sockets refused)", "allow (deny not enforced)"
 	Signals     bool   `json:"signals"`      // signals and abstract sockets scoped to the command
 	// ReadOnlyMounts: the mode, owner, times and extended attributes of
 	// files outside the writable paths cannot change (read-only mounts in

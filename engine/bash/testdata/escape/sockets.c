@@ -1,13 +1,16 @@
 /* sockets tries every way a command might reach a named unix socket (argv[1])
  * under network deny, and prints what each got: "<way>: <reply>" when it
- * connected and read the server's line, "<way>: refused (<error>)" else.
- * Built and run by TestNetworkDeny. */
+ * connected and read the server's line, "<way>: refused (<error>)" else;
+ * then sends a UDP datagram to 127.0.0.1, port argv[2], and an SCTP stream
+ * socket. Built and run by TestNetworkDeny. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <netinet/in.h>
+#include <stdlib.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -28,7 +31,7 @@ static void try(const char *way, long fd, const char *path) {
 }
 
 int main(int argc, char **argv) {
-	if (argc != 2) return 2;
+	if (argc != 3) return 2;
 	try("socket", socket(AF_UNIX, SOCK_STREAM, 0), argv[1]);
 	/* The kernel reads the family as an int: the upper half is ignored. */
 	try("socket, family's upper half set", syscall(SYS_socket, 0x100000000L | AF_UNIX, SOCK_STREAM, 0), argv[1]);
@@ -51,5 +54,12 @@ int main(int argc, char **argv) {
 	char params[120] = {0};
 	long ring = syscall(SYS_io_uring_setup, 8, params);
 	printf("io_uring: %s\n", ring < 0 ? strerror(errno) : "set up");
+	int udp = socket(AF_INET, SOCK_DGRAM, 0);
+	struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons((unsigned short)atoi(argv[2])), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	if (udp < 0) printf("udp: refused (%s)\n", strerror(errno));
+	else if (sendto(udp, "host secret?", 12, 0, (struct sockaddr *)&to, sizeof to) < 0) printf("udp: refused (sendto: %s)\n", strerror(errno));
+	else printf("udp: sent\n");
+	int sctp = socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP);
+	printf("sctp: %s\n", sctp < 0 ? "refused" : "made");
 	return 0;
 }
