@@ -48,6 +48,8 @@ var escapes = []struct {
 	// but the shell (kill -1 spares its caller; the sandbox keeps it to
 	// the command's own processes) is stopped when the tree is ended.
 	{"stops its whole tree", `setsid sh -c 'cut -d" " -f4 /proc/self/stat >> $P; exec sleep 30' & until [ -s $P ]; do sleep 0.01; done; kill -STOP -1`},
+	// Without a PID namespace every chmod waits for the supervisor.
+	{"floods its supervisor with chmods", `touch f; for i in 1 2 3; do setsid sh -c 'cut -d" " -f4 /proc/self/stat >> $P; exec perl -e "chmod 0600, q(f) while 1"' & done`},
 	{"kills its supervisor", `setsid sh -c 'cut -d" " -f4 /proc/self/stat >> $P; exec sleep 30' & until [ -s $P ]; do sleep 0.01; done; kill -KILL $PPID; kill -TERM $PPID`},
 }
 
@@ -669,7 +671,8 @@ func TestCommandSignalsReset(t *testing.T) {
 // not cover connecting to them; a seccomp filter refuses the socket),
 // however it makes the socket (the family's upper half set, the i386 ABI,
 // a datagram pair, io_uring), nor send UDP (which Landlock does not cover
-// without a namespace); with "allow" it can.
+// without a namespace); with "allow" it can. An abstract unix socket of the
+// host's is out of reach either way (Landlock's scope).
 func TestNetworkDeny(t *testing.T) {
 	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -678,7 +681,12 @@ func TestNetworkDeny(t *testing.T) {
 	unixLn, err := net.Listen("unix", filepath.Join(t.TempDir(), "host.sock"))
 	require.NoError(t, err)
 	t.Cleanup(func() { unixLn.Close() })
-	for _, l := range []net.Listener{ln, unixLn} {
+	// Abstract sockets are scoped to the command by Landlock (ABI 6) even
+	// when the network is allowed.
+	abstractLn, err := net.Listen("unix", fmt.Sprintf("@interlock-test-%d-%d", os.Getpid(), time.Now().UnixNano()))
+	require.NoError(t, err)
+	t.Cleanup(func() { abstractLn.Close() })
+	for _, l := range []net.Listener{ln, unixLn, abstractLn} {
 		go func() {
 			for {
 				c, err := l.Accept()
@@ -696,7 +704,7 @@ func TestNetworkDeny(t *testing.T) {
 	sockets := filepath.Join(t.TempDir(), "sockets")
 	out, err := exec.Command("cc", "-O2", "-o", sockets, "testdata/escape/sockets.c").CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	connect := fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && echo connected; %s %s %d", ln.Addr().(*net.TCPAddr).Port, sockets, unixLn.Addr(), udp.LocalAddr().(*net.UDPAddr).Port)
+	connect := fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && echo connected; %s %s %d %s", ln.Addr().(*net.TCPAddr).Port, sockets, unixLn.Addr(), udp.LocalAddr().(*net.UDPAddr).Port, abstractLn.Addr())
 	for _, ns := range []bool{true, false} {
 		for _, network := range []contain.Network{contain.NetworkAllow, contain.NetworkDeny} {
 			t.Run(fmt.Sprintf("namespaces=%v/%s", ns, network), func(t *testing.T) {
@@ -719,6 +727,7 @@ func TestNetworkDeny(t *testing.T) {
 					assert.Equal(t, 0, o.exitCode, o.output)
 					assert.Contains(t, o.output, "connected")
 					assert.Contains(t, o.output, "socket: host secret", "the attack connects when the network is allowed")
+					assert.Contains(t, o.output, "abstract: refused (connect: ", "abstract sockets outside the command are scoped away")
 					return
 				}
 				assert.NotContains(t, o.output, "connected")

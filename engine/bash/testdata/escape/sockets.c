@@ -1,8 +1,9 @@
 /* sockets tries every way a command might reach a named unix socket (argv[1])
  * under network deny, and prints what each got: "<way>: <reply>" when it
  * connected and read the server's line, "<way>: refused (<error>)" else;
- * then sends a UDP datagram to 127.0.0.1, port argv[2], and an SCTP stream
- * socket. Built and run by TestNetworkDeny. */
+ * then sends a UDP datagram to 127.0.0.1, port argv[2], makes an SCTP stream
+ * socket and connects to the abstract unix socket argv[3] ("@name"). Built
+ * and run by TestNetworkDeny. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <netinet/in.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -21,8 +23,13 @@ static void try(const char *way, long fd, const char *path) {
 	}
 	struct sockaddr_un addr = {.sun_family = AF_UNIX};
 	snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path);
+	socklen_t len = sizeof addr;
+	if (path[0] == '@') { /* abstract: a NUL, then the name without one */
+		addr.sun_path[0] = 0;
+		len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(path));
+	}
 	char b[64] = {0};
-	if (connect((int)fd, (struct sockaddr *)&addr, sizeof addr) < 0) {
+	if (connect((int)fd, (struct sockaddr *)&addr, len) < 0) {
 		printf("%s: refused (connect: %s)\n", way, strerror(errno));
 	} else if (read((int)fd, b, sizeof b - 1) > 0) {
 		printf("%s: %s", way, b);
@@ -31,7 +38,7 @@ static void try(const char *way, long fd, const char *path) {
 }
 
 int main(int argc, char **argv) {
-	if (argc != 3) return 2;
+	if (argc != 4) return 2;
 	try("socket", socket(AF_UNIX, SOCK_STREAM, 0), argv[1]);
 	/* The kernel reads the family as an int: the upper half is ignored. */
 	try("socket, family's upper half set", syscall(SYS_socket, 0x100000000L | AF_UNIX, SOCK_STREAM, 0), argv[1]);
@@ -61,5 +68,6 @@ int main(int argc, char **argv) {
 	else printf("udp: sent\n");
 	int sctp = socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP);
 	printf("sctp: %s\n", sctp < 0 ? "refused" : "made");
+	try("abstract", socket(AF_UNIX, SOCK_STREAM, 0), argv[3]);
 	return 0;
 }
