@@ -49,7 +49,7 @@ var escapes = []struct {
 	// the command's own processes) is stopped when the tree is ended.
 	{"stops its whole tree", `setsid sh -c 'cut -d" " -f4 /proc/self/stat >> $P; exec sleep 30' & until [ -s $P ]; do sleep 0.01; done; kill -STOP -1`},
 	// Without a PID namespace every chmod waits for the supervisor.
-	{"floods its supervisor with chmods", `touch f; for i in 1 2 3; do setsid sh -c 'cut -d" " -f4 /proc/self/stat >> $P; exec perl -e "chmod 0600, q(f) while 1"' & done`},
+	{"floods its supervisor with chmods", `for i in 1 2 3; do setsid sh -c 'cut -d" " -f4 /proc/self/stat >> $P; exec perl -e "chmod 0644, \$ENV{P} while 1"' & done`},
 	{"kills its supervisor", `setsid sh -c 'cut -d" " -f4 /proc/self/stat >> $P; exec sleep 30' & until [ -s $P ]; do sleep 0.01; done; kill -KILL $PPID; kill -TERM $PPID`},
 }
 
