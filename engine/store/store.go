@@ -30,6 +30,7 @@ type Store struct {
 	db   *sql.DB
 	c    *sql.Conn // db's one connection, held from Open to Close
 	lock *os.File  // flock held for the Store's lifetime; nil in memory
+	file fileID    // the file's identity while this Store holds it (see held)
 
 	mu sync.Mutex // guards closed
 	// conn is held while the store's one connection is in use: by each
@@ -69,6 +70,9 @@ func Open(ctx context.Context, path string) (*Store, error) {
 			return nil, fmt.Errorf("store %s: %w", path, err)
 		}
 		st.path = realPath(abs)
+		if err := held.check(st.path); err != nil {
+			return nil, err
+		}
 		if err := checkFile(st.path); err != nil {
 			return nil, err
 		}
@@ -80,7 +84,63 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		st.release()
 		return nil, err
 	}
+	if st.path != Memory {
+		st.file = held.add(st.path)
+	}
 	return st, nil
+}
+
+// fileID is a file's identity: its device and inode.
+type fileID struct{ dev, ino uint64 }
+
+// heldFiles are the store files this process has open, whatever the name
+// they were opened by. They are the process's, not a Store's: POSIX locks,
+// SQLite's among them, belong to a process and a file, and closing any
+// descriptor of the file drops them all. So a second opener in the same
+// process must not open the file even to read its header: it is refused
+// from the file's identity alone.
+type heldFiles struct {
+	mu    sync.Mutex
+	files map[fileID]string // the path each was opened by
+}
+
+var held = heldFiles{files: map[fileID]string{}}
+
+// check refuses path when this process holds its file (by any name).
+func (h *heldFiles) check(path string) error {
+	var fi unix.Stat_t
+	if unix.Stat(path, &fi) != nil {
+		return nil // not there yet: the lock file decides
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if by, ok := h.files[fileID{fi.Dev, fi.Ino}]; ok {
+		return fmt.Errorf("store %s: %w (process %d holds it: this process, which opened it as %s): close the other Interlock engine using it, or give this one another store path", path, ErrLocked, os.Getpid(), by)
+	}
+	return nil
+}
+
+// add records that this process holds the file at path and returns its id.
+func (h *heldFiles) add(path string) fileID {
+	var fi unix.Stat_t
+	if unix.Stat(path, &fi) != nil {
+		return fileID{}
+	}
+	id := fileID{fi.Dev, fi.Ino}
+	h.mu.Lock()
+	h.files[id] = path
+	h.mu.Unlock()
+	return id
+}
+
+// remove forgets id, once its Store has closed the file.
+func (h *heldFiles) remove(id fileID) {
+	if id == (fileID{}) {
+		return
+	}
+	h.mu.Lock()
+	delete(h.files, id)
+	h.mu.Unlock()
 }
 
 // realPath is abs with its symbolic links resolved (the file's, else its
@@ -426,6 +486,7 @@ func (st *Store) release() error {
 	if st.db != nil {
 		errs = append(errs, st.db.Close())
 	}
+	held.remove(st.file)
 	if st.lock != nil {
 		// Unlock first: a child forked elsewhere in the process shares the
 		// open file until it execs, and closing alone would leave the lock

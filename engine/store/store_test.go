@@ -651,6 +651,31 @@ func TestSecondOpenerThroughALinkIsRefused(t *testing.T) {
 	assert.NoFileExists(t, sym+".lock")
 }
 
+// A second Open in the owner's own process, of the same name or a hard
+// link, is refused without opening the file: closing any descriptor of it
+// drops the process's POSIX locks, SQLite's among them. It used to read the
+// file's header first: the refused opener dropped the owner's SQLite lock,
+// and another process could then open the store through a hard link (its
+// lock file another) and write beside the owner.
+func TestSecondOpenerInTheOwnersProcessKeepsItsLock(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path, hard := filepath.Join(dir, "s.db"), filepath.Join(dir, "hard.db")
+	st := open(t, path)
+	require.NoError(t, os.Link(path, hard))
+	for _, again := range []string{path, hard} {
+		_, err := store.Open(t.Context(), again)
+		require.ErrorIs(t, err, store.ErrLocked)
+		assert.Contains(t, err.Error(), fmt.Sprintf("process %d", os.Getpid()))
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^$", hard)
+	cmd.Env = append(os.Environ(), childEnv+"=hold")
+	out, err := cmd.Output() // stdin is /dev/null: a child that opened it closes it at once
+	require.Error(t, err, "another process opened the store beside its owner: %s", out)
+	assert.Contains(t, string(out), "in use by another process")
+	require.NoError(t, st.Update(t.Context(), func(tx *store.Tx) {}), "the owner still writes")
+}
+
 // An owner killed while a child it started still shares its lock (as a
 // child does between fork and exec): the next opener waits for the child
 // to let go instead of refusing a store nobody owns.
