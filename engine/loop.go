@@ -745,10 +745,11 @@ func interruptedResult(c ToolCall) Message {
 	return Message{Role: RoleTool, ToolCallID: c.ID, Text: "interrupted before completion", IsError: true, Interrupted: true}
 }
 
-// runTools runs one turn's tool calls, in parallel when there are several,
-// and records their results in call order. A lone call of a parkable run
-// may park it at a question (Env.Ask): then it returns errParked and the
-// answer carries the run on (Env.resume).
+// runTools runs one turn's tool calls, in parallel when there are several
+// (at most maxParallelTools at once), and records their results in call
+// order. A lone call of a parkable run may park it at a question
+// (Env.Ask): then it returns errParked and the answer carries the run on
+// (Env.resume).
 func (s *Session) runTools(r *run, calls []ToolCall) error {
 	if len(calls) == 1 {
 		env, msg := s.runTool(r, calls[0], s.nextStep(), r.parkable)
@@ -758,14 +759,32 @@ func (s *Session) runTools(r *run, calls []ToolCall) error {
 		return s.recordResults(r, msg)
 	}
 	results := make([]Message, len(calls))
+	slots := make(chan struct{}, maxParallelTools)
 	var wg sync.WaitGroup
 	for i, c := range calls {
 		step := s.nextStep()
-		wg.Go(func() { _, results[i] = s.runTool(r, c, step, false) })
+		select {
+		case slots <- struct{}{}:
+		case <-r.ctx.Done():
+		}
+		if r.ctx.Err() != nil {
+			results[i] = interruptedResult(c) // never started
+			continue
+		}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			_, results[i] = s.runTool(r, c, step, false)
+		})
 	}
 	wg.Wait()
 	return s.recordResults(r, results...)
 }
+
+// maxParallelTools bounds how many of a turn's tool calls run at once: a
+// model (or a hostile server) asking for thousands in one turn must not
+// start thousands of commands together. The others start in order as
+// calls end.
+const maxParallelTools = 10
 
 // recordResults records a turn's tool results; the run goes on unless it
 // was interrupted.

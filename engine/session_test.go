@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -893,6 +894,56 @@ func TestTaskFuncPanicFailsTheTaskNotTheProcess(t *testing.T) {
 	assert.Equal(t, engine.TaskFailed, st.Tasks[0].Status)
 	assert.Contains(t, st.Tasks[0].Error, `task "bad" panicked: task boom`)
 	assert.Equal(t, engine.TaskCompleted, st.Tasks[1].Status)
+}
+
+// A turn's tool calls run at most MaxParallelTools at once, the others in
+// order as slots free. Attack: a server on 127.0.0.1 answering one turn
+// with 1,000 calls had all 1,000 tools running together (with the bash
+// tool: 1,000 commands and their supervisors at once). An interrupt ends
+// the calls still waiting without running them.
+func TestParallelToolCallsAreBounded(t *testing.T) {
+	t.Parallel()
+	for _, stop := range []bool{false, true} {
+		synctest.Test(t, func(t *testing.T) {
+			var running, started atomic.Int32
+			release := make(chan struct{})
+			probe := engine.ToolFunc(func(ctx context.Context, c engine.ToolCall, env *engine.Env) (engine.Result, error) {
+				running.Add(1)
+				started.Add(1)
+				defer running.Add(-1)
+				select {
+				case <-release:
+					return engine.Result{Output: "ok"}, nil
+				case <-ctx.Done():
+					return engine.Result{}, context.Cause(ctx)
+				}
+			})
+			calls := make([]engine.ScriptCall, 1000)
+			for i := range calls {
+				calls[i] = call("probe", nil)
+			}
+			_, s := newEngine(t, []engine.ScriptTurn{{ToolCalls: calls}}, engine.WithTool("probe", probe))
+			out := start(t, s, "go")
+			synctest.Wait()
+			require.Equal(t, int32(engine.MaxParallelTools), running.Load(), "calls running at once")
+			if !stop {
+				close(release)
+				require.NoError(t, (<-out).Err)
+				assert.Equal(t, int32(1000), started.Load())
+				return
+			}
+			require.NoError(t, s.Interrupt(engine.ReasonUserStop))
+			require.ErrorIs(t, (<-out).Err, engine.ErrInterrupted)
+			assert.Equal(t, int32(engine.MaxParallelTools), started.Load(), "the waiting calls never ran")
+			var cut int
+			for _, m := range s.History() {
+				if m.Role == engine.RoleTool && m.Interrupted {
+					cut++
+				}
+			}
+			assert.Equal(t, 1000, cut, "every call has its result")
+		})
+	}
 }
 
 // TestInterruptAnswersEveryPendingPauseInterrupted: an interrupt while two
