@@ -498,15 +498,24 @@ static int their_fd(int pidfd, uint64_t fd) {
 	return (int)syscall(SYS_pidfd_getfd, pidfd, (int)fd, 0);
 }
 
+/* their_dir is a descriptor of ours for the command's directory dirfd
+ * (AT_FDCWD: its working directory). */
+static int their_dir(pid_t pid, int pidfd, uint64_t dirfd) {
+	if ((int)dirfd != AT_FDCWD) return their_fd(pidfd, dirfd);
+	char cwd[64];
+	snprintf(cwd, sizeof cwd, "/proc/%d/cwd", pid);
+	return open(cwd, O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
 /* resolve opens (O_PATH) what the command's path at addr names from its
  * directory dirfd, following a last symlink when follow is set; an empty
  * path (or none) names dirfd itself when empty is set. */
 static int resolve(pid_t pid, int pidfd, uint64_t dirfd, uint64_t addr, int follow, int empty) {
 	char path[4096];
-	if (addr == 0 && empty) return their_fd(pidfd, dirfd);
+	if (addr == 0 && empty) return their_dir(pid, pidfd, dirfd);
 	if (read_string(pid, addr, path, sizeof path) < 0) return -1;
 	if (path[0] == 0) {
-		if (empty) return their_fd(pidfd, dirfd);
+		if (empty) return their_dir(pid, pidfd, dirfd);
 		errno = ENOENT;
 		return -1;
 	}
@@ -528,14 +537,7 @@ static int resolve(pid_t pid, int pidfd, uint64_t dirfd, uint64_t addr, int foll
 			break;
 		}
 	}
-	int base;
-	if ((int)dirfd == AT_FDCWD) {
-		char cwd[64];
-		snprintf(cwd, sizeof cwd, "/proc/%d/cwd", pid);
-		base = open(cwd, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	} else {
-		base = their_fd(pidfd, dirfd);
-	}
+	int base = their_dir(pid, pidfd, dirfd);
 	if (base < 0) return -1;
 	int fd = openat(base, path, O_PATH | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
 	int saved = errno;

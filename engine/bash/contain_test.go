@@ -207,6 +207,16 @@ func TestSandbox(t *testing.T) {
 			res = h.session(fmt.Sprintf("kill -KILL %d; echo exit=$?", pid)).run()
 			assert.NotContains(t, res.Text, "exit=0", "signalling another session's command must fail")
 			assert.True(t, alive(pid), "the other session's command was killed")
+			// Nor can it read the other's secrets or memory (ptrace's check).
+			// (Through the runner: the gate would ask first.)
+			r := testRunner(DefaultGrace, 0)
+			if !ns {
+				r.kernel.refuseNamespaces()
+			}
+			o, err := r.run(t.Context(), fmt.Sprintf("cat /proc/%[1]d/environ > /dev/null && echo read its environment; readlink /proc/%[1]d/fd/1 && echo read its descriptors", pid), "", os.Environ(), time.Minute, contain.Policy{}, nil)
+			require.NoError(t, err)
+			assert.NotContains(t, o.output, "read its", "another session's command is out of ptrace's reach")
+			assert.Contains(t, o.output, "Permission denied")
 			require.NoError(t, other.s.Interrupt(engine.ReasonUserStop))
 			other.finish(otherOut)
 		})
