@@ -118,13 +118,29 @@ func (e *Engine) Counts() Counts {
 // emergency_stop: runs in flight and task loops running a task (a loop
 // runs inside its session's run). Sessions waiting for the user, blocked
 // on a question (a task loop waiting between tasks included) or already
-// stopping are not touched, so a second call stops nothing more.
+// stopping are not touched, so a second call stops nothing more. Every
+// run is cancelled first, then each stop is stored and told (stopping):
+// the last session's work stops as soon as the first's, not after the
+// writes of all the others.
 func (e *Engine) EmergencyStop() StopReport {
 	rep := StopReport{Stopped: []string{}}
+	type stop struct {
+		s *Session
+		r *run
+	}
+	var stops []stop
 	for _, s := range e.Sessions() {
-		if s.stopIfProceeding(ReasonEmergencyStop) {
+		if r := s.cancelIfProceeding(ReasonEmergencyStop); r != nil {
+			stops = append(stops, stop{s, r})
 			rep.Stopped = append(rep.Stopped, s.id)
 		}
+	}
+	for _, st := range stops {
+		st.s.mu.Lock()
+		if st.s.run == st.r { // else it has ended already, interrupted with the reason
+			st.s.announceStopLocked(st.r, nil)
+		}
+		st.s.mu.Unlock()
 	}
 	return rep
 }
@@ -227,14 +243,17 @@ func (s *Session) stateLocked() (RunState, Eligibility) {
 	return RunInterrupted, Eligibility{Eligible: true, RepeatsSideEffect: in.SideEffectCut}
 }
 
-// stopIfProceeding interrupts the run in flight with reason when it is
-// proceeding (not blocked on a question, not already stopping).
-func (s *Session) stopIfProceeding(reason Reason) bool {
+// cancelIfProceeding cancels the run in flight with reason when it is
+// proceeding (not blocked on a question, not already stopping) and returns
+// it; announceStopLocked tells it. A proceeding run has no pending pause.
+func (s *Session) cancelIfProceeding(reason Reason) *run {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if st, _ := s.stateLocked(); st != RunProceeding || s.run.stopReason != "" {
-		return false
+		return nil
 	}
-	s.stopLocked(reason)
-	return true
+	r := s.run
+	s.cancelRunLocked(r, reason)
+	s.status.Store(int32(s.deriveLocked())) // stopping; the event follows
+	return r
 }

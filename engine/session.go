@@ -571,6 +571,13 @@ func (s *Session) stopLocked(reason Reason) {
 	if r.stopReason != "" {
 		return
 	}
+	s.announceStopLocked(r, s.cancelRunLocked(r, reason))
+}
+
+// cancelRunLocked stops run r at once (the facts: its reason, its context
+// cancelled) and returns the pauses the stop ended, for
+// announceStopLocked to tell.
+func (s *Session) cancelRunLocked(r *run, reason Reason) []*pending {
 	r.stopReason = reason
 	pending := s.pauses
 	s.pauses = nil // their waiters see the cancelled context
@@ -580,11 +587,17 @@ func (s *Session) stopLocked(reason Reason) {
 	if r.turnCancel != nil {
 		r.turnCancel(cause)
 	}
+	return pending
+}
+
+// announceStopLocked tells observers that run r is stopping (the stop's
+// reason stored first), after the pauses the stop ended.
+func (s *Session) announceStopLocked(r *run, pending []*pending) {
 	// Every pause the interrupt ends is answered "interrupted", oldest first.
 	for _, p := range pending {
 		s.emitLocked(Event{Type: EventPauseAnswered, Answered: &p.Pause, Answer: AnswerInterrupted})
 	}
-	s.emitLocked(Event{Type: EventStopping, Reason: reason})
+	s.emitLocked(Event{Type: EventStopping, Reason: r.stopReason})
 	// A parked run has no goroutine to see the cancelled context: it
 	// unwinds on a fresh one, as a waiter's would.
 	for _, p := range pending {
