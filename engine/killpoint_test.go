@@ -258,6 +258,17 @@ func continueUntilAsked(t *testing.T, s *engine.Session) (engine.Pause, <-chan e
 
 const resumeQuestion = "Resuming may repeat an action that was cut off"
 
+// denyTheRepeat continues s, which must first ask resumeQuestion, denies
+// it and checks that the effect tool g never ran again.
+func denyTheRepeat(t *testing.T, s *engine.Session, g *gate) {
+	t.Helper()
+	p, done := continueUntilAsked(t, s)
+	require.Equal(t, resumeQuestion, p.Message)
+	require.NoError(t, s.Confirm(p.ID, false))
+	require.NoError(t, (<-done).Err)
+	assert.Empty(t, g.started, "the effect never ran again")
+}
+
 // A host registers its own tools after it opened the store (a JS host's
 // engine.registerTool comes after new Engine({store})): a call of such a
 // tool cut by the kill still makes resuming ask first.
@@ -273,11 +284,7 @@ func TestToolRegisteredAfterTheRestartStillAsksFirst(t *testing.T) {
 	s, err := e.Session("a")
 	require.NoError(t, err)
 	assert.Equal(t, engine.Eligibility{Eligible: true, RepeatsSideEffect: true}, s.Eligibility())
-	p, done := continueUntilAsked(t, s)
-	require.Equal(t, resumeQuestion, p.Message)
-	require.NoError(t, s.Confirm(p.ID, false))
-	require.NoError(t, (<-done).Err)
-	assert.Empty(t, g.started, "the effect never ran again")
+	denyTheRepeat(t, s, g)
 }
 
 // Killed while the question "Resuming may repeat an action that was cut
@@ -302,11 +309,7 @@ func TestKillBesideAPendingQuestionAsksBeforeRepeating(t *testing.T) {
 	t.Parallel()
 	_, s, g := restartAfter(t, "parallel")
 	assert.Equal(t, engine.RunBlocked, s.RunState())
-	p, done := continueUntilAsked(t, s)
-	require.Equal(t, resumeQuestion, p.Message)
-	require.NoError(t, s.Confirm(p.ID, false))
-	require.NoError(t, (<-done).Err)
-	assert.Empty(t, g.started, "the effect never ran again")
+	denyTheRepeat(t, s, g)
 }
 
 func countRole(h []engine.Message, role engine.Role) int { return len(texts(h, role)) }
@@ -453,11 +456,7 @@ func TestKillInATaskLoopAsksBeforeRepeating(t *testing.T) {
 		t.Run(strings.Join(kills, "+"), func(t *testing.T) {
 			t.Parallel()
 			_, s, g := restartAfter(t, kills...)
-			p, done := continueUntilAsked(t, s)
-			require.Equal(t, resumeQuestion, p.Message)
-			require.NoError(t, s.Confirm(p.ID, false))
-			require.NoError(t, (<-done).Err)
-			assert.Empty(t, g.started, "the effect never ran again")
+			denyTheRepeat(t, s, g)
 			assert.True(t, s.TaskLoops()[0].State().Done, "the denied resumption ends the loop")
 		})
 	}
@@ -514,11 +513,7 @@ func TestKillWhileStoppingKeepsTheStopsReason(t *testing.T) {
 			h := s.History()
 			assert.Equal(t, engine.Message{Role: engine.RoleMarker, Text: engine.ReasonLabel(tt.reason), Reason: tt.reason}, h[len(h)-1])
 			assert.Equal(t, engine.Eligibility{Eligible: true, RepeatsSideEffect: true}, s.Eligibility())
-			p, done := continueUntilAsked(t, s)
-			require.Equal(t, resumeQuestion, p.Message)
-			require.NoError(t, s.Confirm(p.ID, false))
-			require.NoError(t, (<-done).Err)
-			assert.Empty(t, g.started, "the effect never ran again")
+			denyTheRepeat(t, s, g)
 		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -575,9 +576,10 @@ func TestBadFilesAreReportedAndLeftUntouched(t *testing.T) {
 // A second opener, in another process or in this one, gets ErrLocked while
 // the first holds the store; once the holder is gone (even killed), the
 // store opens.
-func TestSecondOpenerIsRefused(t *testing.T) {
-	t.Parallel()
-	path := filepath.Join(t.TempDir(), "s.db")
+// holder starts a process that opens the store at path and holds it until
+// its stdin closes; it returns once the store is open.
+func holder(t *testing.T, path string) (*exec.Cmd, io.WriteCloser) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$", path)
 	cmd.Env = append(os.Environ(), childEnv+"=hold")
 	stdin, err := cmd.StdinPipe()
@@ -588,9 +590,16 @@ func TestSecondOpenerIsRefused(t *testing.T) {
 	line, err := bufio.NewReader(stdout).ReadString('\n')
 	require.NoError(t, err)
 	require.Equal(t, "opened\n", line)
+	return cmd, stdin
+}
+
+func TestSecondOpenerIsRefused(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "s.db")
+	cmd, stdin := holder(t, path)
 	before := hash(t, path)
 
-	_, err = store.Open(t.Context(), path)
+	_, err := store.Open(t.Context(), path)
 	require.ErrorIs(t, err, store.ErrLocked)
 	assert.Contains(t, err.Error(), path)
 	assert.Contains(t, err.Error(), fmt.Sprintf("process %d holds", cmd.Process.Pid), "the owner is named")
@@ -620,18 +629,9 @@ func TestSecondOpenerThroughALinkIsRefused(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "s.db")
-	cmd := exec.Command(os.Args[0], "-test.run=^$", path)
-	cmd.Env = append(os.Environ(), childEnv+"=hold")
-	stdin, err := cmd.StdinPipe()
-	require.NoError(t, err)
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
+	cmd, stdin := holder(t, path)
 	defer cmd.Wait()
 	defer stdin.Close()
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	require.NoError(t, err)
-	require.Equal(t, "opened\n", line)
 
 	other := t.TempDir()
 	sym, hard, dirLink := filepath.Join(other, "sym.db"), filepath.Join(dir, "hard.db"), filepath.Join(other, "dir")
