@@ -114,6 +114,7 @@ bench: build node-versions
 	done
 	PATH=$(NODE_CACHE)/$(firstword $(NODE_VERSIONS))/bin:$$PATH INTERLOCK_METRICS_DIR=$(METRICS) INTERLOCK_REQUIRE_DEMO=1 \
 	  node --import tsx --test --test-concurrency=1 tui/test/idle-cpu.test.ts tui/test/esc-latency.test.ts
+	PATH=$(NODE_CACHE)/$(firstword $(NODE_VERSIONS))/bin:$$PATH INTERLOCK_METRICS_DIR=$(METRICS) node --import tsx tui/test/sessions-render.bench.tsx
 	$(NODE) bench/report.js $(NODE_VERSIONS)
 
 # A real model: make demo PROVIDER=openai BASE_URL=http://127.0.0.1:11434/v1 MODEL=qwen2.5

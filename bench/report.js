@@ -21,7 +21,7 @@ if (nodeVersions.length === 0) {
   process.exit(2);
 }
 const perNode = nodeVersions.flatMap((v) => [`js-node${v}.json`, `scale-node${v}.json`]);
-const expected = ['engine.json', 'bash.json', 'provider.json', 'web.json', 'webui.json', ...perNode, 'tui.json', 'tui-esc.json'];
+const expected = ['engine.json', 'bash.json', 'provider.json', 'web.json', 'webui.json', ...perNode, 'tui.json', 'tui-esc.json', 'tui-sessions.json'];
 
 // Targets from the issues: [comparison, value].
 const targets = {

@@ -88,6 +88,7 @@ export function SessionsApp({ engine, intro, settleMs }: SessionsAppProps) {
             setGrantsOpen(true);
           }}
           onQuit={exit}
+          reserveRows={intro.length + 1}
         />
       ) : (
         <SessionScreen

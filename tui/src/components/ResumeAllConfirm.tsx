@@ -50,7 +50,8 @@ export function ResumeAllConfirm({ sessions, onDecision, isActive = true, quiet 
   const n = sessions.length;
   return (
     <Box flexDirection="column" borderStyle="round" borderColor={theme.interrupted} paddingX={1}>
-      <Text>
+      {/* One line however many: the count says it all, the ids as many as fit. */}
+      <Text wrap="truncate-end">
         Resume all will continue {n} session{n === 1 ? '' : 's'}: {sessions.map(printable).join(', ')}
       </Text>
       <Text bold>[Y] Resume  [N] Cancel</Text>

@@ -79,6 +79,33 @@ describe('SessionsView', () => {
     ui.unmount();
   });
 
+  it('with more sessions than the terminal has rows, shows the ones around the cursor and how many more', async () => {
+    // 500 sessions in a 24-row terminal: the list fits, the cursor's row and the controls stay on screen.
+    const many: SessionRow[] = Array.from({ length: 500 }, (_, i) => ({ id: `s${i}`, runState: 'interrupted', reasonLabel: 'Stopped by emergency stop', eligible: true }));
+    const { calls, props } = recorder();
+    const clock = manualClock();
+    const ui = await render(<SessionsView sessions={many} counts={{ proceeding: 0, eligible: 500, needsInput: 0 }} quiet={{ now: clock.now, holdMs: 0 }} {...props} />);
+    Object.defineProperty(ui.stdout, 'rows', { value: 24 });
+    ui.rerender(<SessionsView sessions={many} counts={{ proceeding: 0, eligible: 500, needsInput: 0 }} quiet={{ now: clock.now, holdMs: 0 }} {...props} />);
+    await ui.press('j'.repeat(300)); // one read: each key counts
+    const lines = ui.frame().split('\n');
+    assert.ok(lines.length < 24, `${lines.length} lines in a 24-row terminal`);
+    assert.match(lines[0], /Emergency stop \(0 proceeding\)/);
+    assert.equal(lines.filter((l) => l.startsWith('› ')).length, 1);
+    assert.match(ui.frame(), /› s300 /);
+    assert.match(ui.frame(), /↑ \d+ more/);
+    assert.match(ui.frame(), /↓ \d+ more/);
+    await ui.press(KEY.enter);
+    assert.deepEqual(calls, ['open s300']);
+    // The confirmation of Resume all fits too: its list of 500 ids is cut to one line.
+    await ui.press('r');
+    const asking = ui.frame().split('\n');
+    assert.ok(asking.length < 24, `${asking.length} lines in a 24-row terminal`);
+    assert.match(ui.frame(), /Resume all will continue 500 sessions: s0, s1, /);
+    assert.match(ui.frame(), /› s300 /);
+    ui.unmount();
+  });
+
   it('E stops everything at once, with no confirmation', async () => {
     const { calls, props } = recorder();
     const ui = await render(<SessionsView sessions={rows} counts={counts} {...props} />);

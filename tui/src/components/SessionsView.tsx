@@ -1,6 +1,6 @@
 /** @jsxRuntime automatic */ // tsx runs this file without tui/tsconfig.json
-import { Box, Text } from 'ink';
-import { useState } from 'react';
+import { Box, Text, useStdout } from 'ink';
+import { useEffect, useReducer, useState } from 'react';
 import { useKeys } from '../hooks/useKeys.js';
 import { RUN_STATE_BADGES } from '../labels.js';
 import { printable } from '../printable.js';
@@ -27,6 +27,31 @@ export interface SessionsViewProps {
   isActive?: boolean;
   /** The quiet period of the Resume all confirmation (see useQuietGate). */
   quiet?: QuietGateOptions;
+  /**
+   * Terminal rows the app shows around the view (its own lines above and
+   * below). The list is cut to the rest of the terminal's height around the
+   * cursor, saying how many more are above and below. Default 0.
+   */
+  reserveRows?: number;
+}
+
+// Lines of the view besides the list: the controls, the gap, the hint
+// (and Ink's last newline); the Resume all confirmation's box.
+const VIEW_ROWS = 4;
+const CONFIRM_ROWS = 5;
+
+/**
+ * useTerminalRows is the terminal's height, again at every resize;
+ * undefined when the output is no terminal.
+ */
+function useTerminalRows(): number | undefined {
+  const { stdout } = useStdout();
+  const [, resized] = useReducer((n: number) => n + 1, 0);
+  useEffect(() => {
+    stdout.on('resize', resized);
+    return () => void stdout.off('resize', resized);
+  }, [stdout]);
+  return stdout.rows || undefined;
 }
 
 /** The key-hint line of the sessions view. */
@@ -57,8 +82,9 @@ function badgeColor(state: RunState, theme: Theme) {
  *     notes    Idle
  *   ↑/↓ move  Enter open  E emergency stop  R resume all  q quit
  */
-export function SessionsView({ sessions, counts, onOpen, onEmergencyStop, onResumeAll, onGrants, onQuit, isActive = true, quiet }: SessionsViewProps) {
+export function SessionsView({ sessions, counts, onOpen, onEmergencyStop, onResumeAll, onGrants, onQuit, isActive = true, quiet, reserveRows = 0 }: SessionsViewProps) {
   const theme = useTheme();
+  const rows = useTerminalRows();
   const [cursor, setCursor] = useState(0);
   const [confirming, setConfirming] = useState(false);
   const at = Math.min(cursor, Math.max(sessions.length - 1, 0));
@@ -83,8 +109,21 @@ export function SessionsView({ sessions, counts, onOpen, onEmergencyStop, onResu
     { isActive: isActive && !confirming },
   );
 
+  // A list taller than the terminal would scroll the controls and the
+  // cursor's row out of sight (and Ink redraws the whole screen at every
+  // change): it is cut around the cursor. Each row is one line.
+  const fit = rows === undefined ? Infinity : rows - reserveRows - VIEW_ROWS - (confirming ? CONFIRM_ROWS : 0);
+  let first = 0;
+  let shown = sessions.length;
+  if (sessions.length > fit) {
+    shown = Math.max(fit - 2, 1); // a line each for how many more above and below
+    first = Math.min(Math.max(at - Math.floor(shown / 2), 0), sessions.length - shown);
+  }
+  const windowed = shown < sessions.length;
+  const more = (n: number, arrow: string) => <Text color={theme.muted}>{n > 0 ? `  ${arrow} ${n} more` : ' '}</Text>;
+
   // Ids and what a session waits for are the host's and the tools' words: text only.
-  const width = Math.max(8, ...sessions.map((s) => printable(s.id).length)) + 2;
+  const width = Math.max(8, ...sessions.slice(first, first + shown).map((s) => printable(s.id).length)) + 2;
   return (
     <Box flexDirection="column">
       <GlobalControls counts={counts} />
@@ -101,14 +140,19 @@ export function SessionsView({ sessions, counts, onOpen, onEmergencyStop, onResu
       ) : null}
       <Box flexDirection="column" marginTop={1}>
         {sessions.length === 0 ? <Text color={theme.muted}>No sessions</Text> : null}
-        {sessions.map((s, i) => (
-          <Text key={s.id}>
-            <Text bold={i === at}>{i === at ? '› ' : '  '}{printable(s.id).padEnd(width)}</Text>
-            <Text color={badgeColor(s.runState, theme)}>{RUN_STATE_BADGES[s.runState] ?? s.runState}</Text>
-            {s.reasonLabel ? <Text> · {s.reasonLabel}</Text> : null}
-            {s.waitingFor ? <Text color={theme.paused}> · waiting for: {printable(s.waitingFor)}</Text> : null}
-          </Text>
-        ))}
+        {windowed ? more(first, '↑') : null}
+        {sessions.slice(first, first + shown).map((s, j) => {
+          const i = first + j;
+          return (
+            <Text key={s.id} wrap={windowed ? 'truncate-end' : 'wrap'}>
+              <Text bold={i === at}>{i === at ? '› ' : '  '}{printable(s.id).padEnd(width)}</Text>
+              <Text color={badgeColor(s.runState, theme)}>{RUN_STATE_BADGES[s.runState] ?? s.runState}</Text>
+              {s.reasonLabel ? <Text> · {s.reasonLabel}</Text> : null}
+              {s.waitingFor ? <Text color={theme.paused}> · waiting for: {printable(s.waitingFor)}</Text> : null}
+            </Text>
+          );
+        })}
+        {windowed ? more(sessions.length - first - shown, '↓') : null}
       </Box>
       <Text color={theme.muted}>{confirming ? 'Y resume  N or Esc cancel' : onGrants ? SESSIONS_HINT.replace('  q quit', '  G approvals  q quit') : SESSIONS_HINT}</Text>
     </Box>
