@@ -343,13 +343,16 @@ static int read_only_mounts(const struct request *req) {
  * no user namespace around the command) would also hand the command the
  * capabilities that step around Landlock: device nodes made in the
  * workspace (a disk's block device), the host's /proc/PID/environ read
- * with CAP_SYS_PTRACE, modules, reboot, raw I/O, file handles. They are
+ * with CAP_SYS_PTRACE, modules, reboot, raw I/O, file handles; and those
+ * that let it take the machine: real-time scheduling (a busy loop at
+ * SCHED_FIFO), limits raised, memory locked. They are
  * dropped from the bounding set, so that the shell's exec does not get
  * them; without CAP_SETPCAP (not root) there are none to drop. */
 static int apply_ruleset(int ruleset) {
 	static const int dropped[] = {CAP_MKNOD, CAP_SYS_PTRACE, CAP_SYS_MODULE, CAP_SYS_RAWIO, CAP_SYS_ADMIN, CAP_SYS_BOOT,
 	                              CAP_SYS_TIME, CAP_NET_ADMIN, CAP_DAC_READ_SEARCH, CAP_LINUX_IMMUTABLE, CAP_SYS_PACCT,
-	                              CAP_AUDIT_CONTROL, CAP_MAC_OVERRIDE, CAP_MAC_ADMIN, CAP_SYSLOG,
+	                              CAP_AUDIT_CONTROL, CAP_MAC_OVERRIDE, CAP_MAC_ADMIN, CAP_SYSLOG, CAP_SYS_NICE,
+	                              CAP_SYS_RESOURCE, CAP_IPC_LOCK, CAP_SYS_TTY_CONFIG, CAP_WAKE_ALARM, CAP_BLOCK_SUSPEND,
 #ifdef CAP_BPF
 	                              CAP_BPF, CAP_PERFMON,
 #endif

@@ -985,3 +985,43 @@ func runAsProcessLimitedHost() {
 	fmt.Printf("%s\nerr %v\n%s\nreport max_processes %d\n", o.output, err, sandboxHint(o, policy), o.report.Sandbox.MaxProcesses)
 	os.Exit(0)
 }
+
+// TestOtherProcessesOutOfReach: a command cannot change the resource
+// limits, priority, scheduling, CPUs or I/O priority of a process of the
+// user's outside its tree (the host's: prlimit --cpu=1 would kill it, chrt
+// -i starve it; Landlock does not cover them), in a PID namespace (the
+// host's pid is not in it) and as a subreaper (a seccomp filter refuses
+// them for another pid); it still can for itself, but, from a host run as
+// root, not take a CPU in real time (a busy loop at SCHED_FIFO starves the
+// machine) nor raise its hard limits (CAP_SYS_NICE and CAP_SYS_RESOURCE
+// dropped).
+func TestOtherProcessesOutOfReach(t *testing.T) {
+	t.Parallel()
+	for _, ns := range []bool{true, false} {
+		t.Run(fmt.Sprintf("namespaces=%v", ns), func(t *testing.T) {
+			t.Parallel()
+			target := exec.Command("sleep", "60")
+			require.NoError(t, target.Start())
+			defer target.Wait()
+			defer target.Process.Kill()
+			pid := target.Process.Pid
+			limits := readFile(t, fmt.Sprintf("/proc/%d/limits", pid))
+			cmd := fmt.Sprintf(`prlimit --pid %[1]d --nofile=5:5 && echo changed its limits; renice -n 19 -p %[1]d && echo changed its priority
+taskset -p 1 %[1]d && echo changed its CPUs; chrt -i -p 0 %[1]d && echo changed its scheduling; ionice -c 3 -p %[1]d && echo changed its I/O priority
+chrt -f 1 true && echo changed its own scheduling to real time; (ulimit -Hn $(( $(ulimit -Hn) + 1 )) && echo changed its own hard limit)
+nice -n 5 sh -c 'echo own nice $(cut -d" " -f19 /proc/self/stat)'`, pid)
+			r := testRunner(DefaultGrace, 0)
+			if !ns {
+				r.kernel.refuseNamespaces()
+			}
+			o, err := r.run(t.Context(), cmd, "", os.Environ(), time.Minute, contain.Policy{}, nil)
+			require.NoError(t, err)
+			assert.NotContains(t, o.output, "changed its")
+			assert.Contains(t, o.output, "own nice 5")
+			assert.Equal(t, limits, readFile(t, fmt.Sprintf("/proc/%d/limits", pid)))
+			stat := strings.Fields(readFile(t, fmt.Sprintf("/proc/%d/stat", pid)))
+			assert.Equal(t, "0", stat[18], "its nice")
+			assert.Equal(t, "0", stat[40], "its scheduling policy")
+		})
+	}
+}

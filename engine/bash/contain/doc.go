@@ -28,7 +28,8 @@
 //     namespace every mount but the writable paths is read-only too
 //     (Landlock does not cover chmod, chown, utime); without one the
 //     supervisor makes those changes for the command, inside the writable
-//     paths only. Under network deny a
+//     paths only, and another process's limits, priority and CPUs are
+//     out of its reach. Under network deny a
 //     seccomp filter refuses every socket but TCP (unix sockets, vsock,
 //     UDP...), which they do not all cover. The
 //     command gets no descriptor of the host's but its output, and no

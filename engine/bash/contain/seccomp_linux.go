@@ -136,7 +136,12 @@ func assemble(policy seccomp.Policy, first ...bpf.Instruction) string {
 // also refuses, with ENOSYS, what the supervisor does not make for it:
 // setxattrat and removexattrat, file_setattr (468, newer than the
 // library's table), io_uring (its operations are not seen by seccomp) and
-// system calls of another ABI.
+// system calls of another ABI. And, with EPERM, changing the resource
+// limits, priority, scheduling, CPUs or I/O priority of another process
+// (or of all the user's): without a PID namespace the host's pid is in the
+// command's reach, and Landlock does not cover them (prlimit --cpu=1 kills
+// the host, chrt -i starves it). A command sets them for itself (pid 0) and
+// what it starts inherits them.
 var metadataFilter = sync.OnceValue(buildMetadataFilter)
 
 // MetadataChecked reports whether this machine's architecture has the
@@ -145,6 +150,9 @@ func MetadataChecked() bool { return metadataFilter() != "" }
 
 // fileSetattr is file_setattr(2) (Linux 6.17), on every architecture.
 const fileSetattr = 468
+
+// ioprioWhoProcess is ioprio_set's IOPRIO_WHO_PROCESS.
+const ioprioWhoProcess = 1
 
 // Inode flag ioctls (chattr): FS_IOC_SETFLAGS, its 32-bit form and
 // FS_IOC_FSSETXATTR.
@@ -161,9 +169,21 @@ func buildMetadataFilter() string {
 			{Argument: 1, Operation: seccomp.BitsNotSet, Value: ^cmd & 0xffffffff},
 		}})
 	}
+	// Another process than the caller: a pid (or who) but 0. NotEqual holds
+	// when the upper half is set too.
+	other := func(name string, arg uint32, more ...seccomp.Condition) seccomp.NameWithConditions {
+		return seccomp.NameWithConditions{Name: name, Conditions: append(seccomp.ArgumentConditions{{Argument: arg, Operation: seccomp.NotEqual, Value: 0}}, more...)}
+	}
 	policy := seccomp.Policy{
 		DefaultAction: seccomp.ActionAllow,
 		Syscalls: []seccomp.SyscallGroup{
+			{Action: seccomp.ActionErrno | seccomp.Action(unix.EPERM), NamesWithCondtions: []seccomp.NameWithConditions{
+				other("prlimit64", 0, seccomp.Condition{Argument: 2, Operation: seccomp.NotEqual, Value: 0}), // a new limit
+				other("setpriority", 0), other("setpriority", 1), // PRIO_PROCESS (0) of itself (0) only
+				other("sched_setaffinity", 0), other("sched_setscheduler", 0), other("sched_setparam", 0), other("sched_setattr", 0),
+				{Name: "ioprio_set", Conditions: seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.NotEqual, Value: ioprioWhoProcess}}},
+				other("ioprio_set", 1),
+			}},
 			{Action: seccomp.ActionUserNotify, Names: []string{
 				"chmod", "fchmod", "fchmodat", "fchmodat2", "chown", "fchown", "lchown", "fchownat",
 				"utime", "utimes", "futimesat", "utimensat",
