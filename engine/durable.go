@@ -243,9 +243,19 @@ func (e *Engine) persistNewSession(s *Session, seq uint64, o SessionOptions) err
 // run is not resumable by the engine. What recovery changes is written in one
 // transaction before the engine is returned.
 func (e *Engine) recoverSessions(ctx context.Context) error {
-	rows, err := e.store.Load(ctx)
+	all, err := e.store.Load(ctx)
 	if err != nil {
 		return err
+	}
+	// A session its user was closing is forgotten, as its close would have.
+	rows := make([]store.Session, 0, len(all))
+	var closed []string
+	for _, row := range all {
+		if row.Closing {
+			closed = append(closed, row.ID)
+		} else {
+			rows = append(rows, row)
+		}
 	}
 	sessions := make([]*Session, 0, len(rows))
 	cuts := make([]loopCut, 0, len(rows))
@@ -259,6 +269,9 @@ func (e *Engine) recoverSessions(ctx context.Context) error {
 	}
 	now := time.Now()
 	err = e.update(ctx, func(tx *store.Tx) {
+		for _, id := range closed {
+			tx.DeleteSession(id)
+		}
 		for i, row := range rows {
 			if row.Proceeding {
 				sessions[i].recoverLocked(tx, row, cuts[i], now)

@@ -58,8 +58,9 @@ func effectScript(parallel bool) []engine.ScriptTurn {
 //     beside the store);
 //   - "host-begin", "loop-start", "prompt-start": killed at the first
 //     commit of a host's Begin, of a task loop's Start, of a prompt;
-//   - "stop-user", "stop-emergency": the effect tool runs and the run is
-//     stopping (Esc, emergency stop): the tool has not returned yet;
+//   - "stop-user", "stop-emergency", "stop-close": the effect tool runs
+//     and the run is stopping (Esc, emergency stop, the session's Close):
+//     the tool has not returned yet;
 //   - "remember-session", "remember-project": the deploy tool's question
 //     is approved with that remember scope, killed at the first commit
 //     the answer makes.
@@ -183,6 +184,8 @@ func killChild(scenario, path string) {
 		if err := s.Confirm("", true, engine.Remember(engine.RememberOnce), engine.AnsweredBy("tui")); err != nil {
 			fail(err)
 		}
+	case "stop-close":
+		go s.Close() // its user closes it: the run is stopping until the effect tool returns
 	case "stop-user":
 		err = s.Interrupt(engine.ReasonUserStop)
 	case "stop-emergency":
@@ -631,4 +634,20 @@ func TestKillAtTheStartOfAPromptKeepsThePrompt(t *testing.T) {
 	_, s, _ := restartAfter(t, "prompt-start")
 	assert.Equal(t, []engine.Message{{Role: engine.RoleUser, Text: "deploy it"},
 		{Role: engine.RoleMarker, Text: "Interrupted by server restart", Reason: engine.ReasonServerRestart}}, s.History())
+}
+
+// Killed while its user closed a session whose run was still stopping:
+// the next owner finishes the close (the session is gone, with its
+// grants) instead of bringing it back interrupted "by the system" for
+// Continue and Resume all to run again.
+func TestKillWhileClosingASessionFinishesTheClose(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "s.db")
+	killAt(t, path, "stop-close")
+	e, err := engine.Open(t.Context(), engine.WithStore(path), engine.WithTool("effect", newGate()))
+	require.NoError(t, err)
+	defer e.Close()
+	_, err = e.Session("a")
+	require.ErrorIs(t, err, engine.ErrUnknownSession)
+	assert.Empty(t, e.ResumeAll(t.Context()).Resumed)
 }

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/interlock-dev/interlock/engine/store"
 )
 
 // SessionOptions configure a new session. The zero value is usable.
@@ -625,6 +627,9 @@ func (s *Session) Close() error {
 	defer close(s.closeDone)
 	var runDone <-chan struct{}
 	if r := s.run; r != nil {
+		// Stored first: an owner killed while the run unwinds leaves the
+		// close for the next owner to finish, not a run to continue.
+		s.persistLocked("the session's close", func(tx *store.Tx) { tx.SessionClosing(s.id) })
 		s.stopLocked(ReasonSystemStop)
 		runDone = r.doneLocked()
 	}

@@ -12,7 +12,7 @@ func (st *Store) Load(ctx context.Context) ([]Session, error) {
 	st.conn.Lock()
 	defer st.conn.Unlock()
 	rows, err := st.c.QueryContext(ctx, `SELECT s.id, s.seq, s.created_at, o.options, s.state, s.run, s.run_kind, s.pause_seq, s.last_end, s.interruption,
-		s.tokens_in, s.tokens_out, s.step, s.last_error, s.needs_input, s.stop_reason, s.stop_at FROM sessions s LEFT JOIN session_options o ON o.session = s.id ORDER BY s.seq`)
+		s.tokens_in, s.tokens_out, s.step, s.last_error, s.needs_input, s.stop_reason, s.stop_at, s.closing FROM sessions s LEFT JOIN session_options o ON o.session = s.id ORDER BY s.seq`)
 	if err != nil {
 		return nil, st.fail("read sessions", err)
 	}
@@ -24,7 +24,7 @@ func (st *Store) Load(ctx context.Context) ([]Session, error) {
 		var state string
 		var options, in, needs sql.NullString
 		if err := rows.Scan(&s.ID, &s.Seq, &created, &options, &state, &s.Run, &s.RunKind, &s.PauseSeq, &s.LastEnd, &in,
-			&s.TokensIn, &s.TokensOut, &s.Step, &s.LastError, &needs, &s.StopReason, &stopAt); err != nil {
+			&s.TokensIn, &s.TokensOut, &s.Step, &s.LastError, &needs, &s.StopReason, &stopAt, &s.Closing); err != nil {
 			rows.Close()
 			return nil, st.fail("read sessions", err)
 		}

@@ -27,6 +27,9 @@ type Session struct {
 	// and StopAt when: "" when no stop was requested.
 	StopReason string
 	StopAt     time.Time
+	// Closing: its user was closing it (SessionClosing); the close is
+	// finished by the next owner.
+	Closing bool
 	// PauseSeq is the number of the last pause raised: written with the
 	// session's other counters (Counters, RunEnded), not by the raise
 	// itself; Load makes up for the raises since (see Load).
@@ -161,6 +164,7 @@ var statements = map[string]string{
 	"deleteTasks":   `DELETE FROM task_states WHERE session = ?`,
 	"runStarted":    `UPDATE sessions SET state = 'proceeding', run = ?, run_kind = ?, needs_input = NULL, stop_reason = '' WHERE id = ?`,
 	"runStopping":   `UPDATE sessions SET stop_reason = ?, stop_at = ? WHERE id = ?`,
+	"closing":       `UPDATE sessions SET closing = 1 WHERE id = ?`,
 	"runEnded": `UPDATE sessions SET state = 'ended', run = ?, last_end = ?, interruption = coalesce(?, interruption),
 		tokens_in = ?, tokens_out = ?, step = ?, last_error = ?, needs_input = ?, pause_seq = max(pause_seq, ?) WHERE id = ?`,
 	"interruption": `INSERT INTO interruptions (session, run, reason, label, at, detail) VALUES (?, ?, ?, ?, ?, ?)`,
@@ -333,6 +337,10 @@ func (tx *Tx) RunStarted(session string, run uint64, kind string) {
 func (tx *Tx) RunStopping(session, reason string, at time.Time) {
 	tx.exec("runStopping", reason, ms(at), session)
 }
+
+// SessionClosing records that the session's user is closing it while its
+// run unwinds: DeleteSession follows once it has.
+func (tx *Tx) SessionClosing(session string) { tx.exec("closing", session) }
 
 // RunEnded records how a run ended; pending pauses end with it.
 func (tx *Tx) RunEnded(session string, e RunEnd) {

@@ -160,6 +160,12 @@ DROP INDEX audit_session;
 ALTER TABLE sessions ADD COLUMN stop_reason TEXT NOT NULL DEFAULT '';
 ALTER TABLE sessions ADD COLUMN stop_at INTEGER NOT NULL DEFAULT 0;   -- unix ms
 `,
+	// 9: a session its user is closing while its run unwinds: an owner
+	// killed then finishes the close (the session is forgotten) instead of
+	// bringing it back to be continued.
+	`
+ALTER TABLE sessions ADD COLUMN closing INTEGER NOT NULL DEFAULT 0;
+`,
 }
 
 // SchemaVersion is the schema version this package writes.
