@@ -56,6 +56,8 @@ func effectScript(parallel bool) []engine.ScriptTurn {
 //   - "actor", "gated": the actor tool acted, then asks; the gated tool
 //     asks before it acts (both log their actions in the file "effects"
 //     beside the store);
+//   - "host-pause", "host-step": a host's own run (Begin) waits on its
+//     question, or is parked at its step boundary by a pause signal;
 //   - "host-begin", "loop-start", "prompt-start": killed at the first
 //     commit of a host's Begin, of a task loop's Start, of a prompt;
 //   - "stop-user", "stop-emergency", "stop-close": the effect tool runs
@@ -104,7 +106,7 @@ func killChild(scenario, path string) {
 		s, err = e.NewSession(engine.SessionOptions{ID: "a", Provider: engine.NewScriptedProvider([]engine.ScriptTurn{
 			{ToolCalls: []engine.ScriptCall{ask(engine.PauseConfirm, "go?")}}, {ToolCalls: []engine.ScriptCall{call("effect", nil)}}, {Text: "done"},
 		})})
-	case "loop", "host-begin", "loop-start":
+	case "loop", "host-begin", "loop-start", "host-pause", "host-step":
 		s, err = e.NewSession(engine.SessionOptions{ID: "a"})
 	case "signal":
 		s, err = e.NewSession(engine.SessionOptions{ID: "a", Provider: engine.NewScriptedProvider([]engine.ScriptTurn{
@@ -122,6 +124,17 @@ func killChild(scenario, path string) {
 		armed.Store(true)
 		_, _, err = s.Start(ctx, "deploy it")
 		fail(fmt.Errorf("Start returned (%v) without a commit", err))
+	case "host-pause", "host-step":
+		var h *engine.HostRun
+		if h, err = s.Begin(ctx); err == nil {
+			if scenario == "host-step" {
+				if err = s.Signal(engine.SignalPause); err == nil {
+					go h.Step(ctx) // parks at the boundary
+				}
+			} else {
+				go h.Pause(ctx, engine.PauseRequest{Kind: engine.PauseConfirm, Tool: "deploy", Message: "deploy?"})
+			}
+		}
 	case "host-begin":
 		armed.Store(true)
 		_, err = s.Begin(ctx)
@@ -650,4 +663,31 @@ func TestKillWhileClosingASessionFinishesTheClose(t *testing.T) {
 	_, err = e.Session("a")
 	require.ErrorIs(t, err, engine.ErrUnknownSession)
 	assert.Empty(t, e.ResumeAll(t.Context()).Resumed)
+}
+
+// Killed while a host's own run waited on its question or was parked at a
+// step boundary: the next owner has it interrupted, for the host alone to
+// resume (no question to be asked again by the engine, nothing Resume all
+// runs), and the question's audit entries say it was cut.
+func TestKillInAHostsRun(t *testing.T) {
+	t.Parallel()
+	for _, scenario := range []string{"host-pause", "host-step"} {
+		t.Run(scenario, func(t *testing.T) {
+			t.Parallel()
+			e, s, _ := restartAfter(t, scenario)
+			snap := s.Snapshot()
+			assert.Equal(t, engine.RunInterrupted, snap.RunState)
+			assert.Equal(t, engine.Eligibility{Reason: engine.NotEligibleHostRun}, snap.Eligibility)
+			assert.Nil(t, snap.NeedsInput)
+			assert.Empty(t, e.ResumeAll(t.Context()).Resumed)
+			audit, err := e.AuditLog(t.Context(), "a")
+			require.NoError(t, err)
+			require.Len(t, audit, 2)
+			assert.Equal(t, [2]string{"raised", "recovered"}, [2]string{audit[0].Event, audit[1].Event})
+			h, err := s.Begin(t.Context())
+			require.NoError(t, err, "the host begins its loop again")
+			_, err = h.End(nil)
+			require.NoError(t, err)
+		})
+	}
 }
