@@ -1120,6 +1120,19 @@ static int probe(void) {
 	return 0;
 }
 
+/* first_to_go makes the command's tree (which inherits it) the first the
+ * kernel's OOM killer takes, before the host and the user's programs: a
+ * runaway allocation ends the command, not the session. Set here, before
+ * the read-only mounts cover /proc. The command cannot lower it: /proc is
+ * not writable for it (Landlock, and the read-only mounts). Without
+ * Landlock (sandbox off) it can, down to the host's value. */
+static void first_to_go(void) {
+	int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+	if (fd < 0) return;
+	write_all(fd, "1000", 4);
+	close(fd);
+}
+
 /* close_inherited closes every descriptor above the control socket: the
  * host's descriptors without close-on-exec (a log file, a socket its own
  * parent passed down) would reach the command, whose writes through them
@@ -1200,6 +1213,7 @@ int main(int argc, char **argv) {
 	}
 	fcntl(CONTROL_FD, F_SETFD, fl | FD_CLOEXEC);
 	close_inherited();
+	first_to_go();
 
 	sigset_t mask;
 	sigemptyset(&mask);

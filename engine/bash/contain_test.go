@@ -1025,3 +1025,19 @@ nice -n 5 sh -c 'echo own nice $(cut -d" " -f19 /proc/self/stat)'`, pid)
 		})
 	}
 }
+
+// TestRunawayFirstToGo: the kernel's OOM killer takes a command's processes
+// first (oom_score_adj 1000), not the host or the user's programs, in both
+// trees; the command cannot lower it (/proc is not writable for it).
+func TestRunawayFirstToGo(t *testing.T) {
+	t.Parallel()
+	for _, ns := range []bool{true, false} {
+		r := testRunner(DefaultGrace, 0)
+		if !ns {
+			r.kernel.refuseNamespaces()
+		}
+		o, err := r.run(t.Context(), "sh -c 'cat /proc/self/oom_score_adj'; { echo 0 > /proc/self/oom_score_adj; } 2>/dev/null && echo lowered", "", os.Environ(), time.Minute, contain.Policy{}, nil)
+		require.NoError(t, err)
+		assert.Equal(t, "1000\n", o.output, "namespaces=%v", ns)
+	}
+}
