@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"mime"
 	"net/http"
 	"time"
 
@@ -353,14 +354,34 @@ func (s *Server) sameEpoch(w http.ResponseWriter, epoch string) bool {
 	return true
 }
 
+// decode reads the request's body, one JSON value of at most 1 MB said to
+// be JSON, into v. Anything else is refused before anything is applied: a
+// body that is JSON followed by more could be read as another request by
+// another parser.
 func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
-	r.Body = http.MaxBytesReader(w, r.Body, 1<<20)
-	if err := json.NewDecoder(r.Body).Decode(v); err != nil {
+	if ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); ct != "application/json" {
+		refuse(w, http.StatusUnsupportedMediaType, CodeBadRequest, fmt.Sprintf("%s %s: send the body as JSON, with Content-Type: application/json (not %q)", r.Method, r.URL.Path, r.Header.Get("Content-Type")))
+		return false
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+	dec := json.NewDecoder(r.Body)
+	err := dec.Decode(v)
+	if err == nil && dec.Decode(&json.RawMessage{}) != io.EOF {
+		err = errors.New("more after the JSON value")
+	}
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		refuse(w, http.StatusRequestEntityTooLarge, CodeBadRequest, fmt.Sprintf("%s %s: body larger than 1 MB", r.Method, r.URL.Path))
+		return false
+	case err != nil:
 		refuse(w, http.StatusBadRequest, CodeBadRequest, fmt.Sprintf("%s %s: body is not the expected JSON: %v", r.Method, r.URL.Path, err))
 		return false
 	}
 	return true
 }
+
+const maxBody = 1 << 20
 
 func codeOf(err error) string {
 	switch {

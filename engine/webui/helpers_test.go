@@ -84,6 +84,9 @@ func (c *client) do(method, path string, body any, headers map[string]string) re
 	if method == http.MethodPost {
 		req.Header.Set("Origin", c.base)
 	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
