@@ -39,7 +39,12 @@ func (t *HostTool) HasSideEffects(ToolCall) bool { return true }
 // Run hands the call to the host and waits for its answer, or for the
 // interrupt plus the grace.
 func (t *HostTool) Run(ctx context.Context, call ToolCall, env *Env) (Result, error) {
-	c := &HostCall{ctx: ctx, call: call, env: env, answer: make(chan Result, 1)}
+	// The call's pauses end with it: one the host asked for and did not
+	// wait for (an un-awaited ctx.pause) must not stay pending while the
+	// run goes on.
+	cctx, endCall := context.WithCancelCause(ctx)
+	defer endCall(errCallEnded)
+	c := &HostCall{ctx: cctx, call: call, env: env, answer: make(chan Result, 1)}
 	abort := t.Start(c)
 	select {
 	case res := <-c.answer:
@@ -65,6 +70,9 @@ func (t *HostTool) Run(ctx context.Context, call ToolCall, env *Env) (Result, er
 	return Result{}, interruptErr(ctx)
 }
 
+// errCallEnded ends a host call's context when the call has ended.
+var errCallEnded = fmt.Errorf("%w: the tool call has ended", ErrNotRunning)
+
 // HostCall is one call of a HostTool, in the hands of the host.
 type HostCall struct {
 	ctx    context.Context
@@ -77,7 +85,8 @@ type HostCall struct {
 	abandoned bool // the run stopped waiting: a late answer is only recorded
 }
 
-// Context is done when the run is interrupted: the host should abort.
+// Context is done when the run is interrupted (the host should abort) and
+// once the call has ended.
 func (c *HostCall) Context() context.Context { return c.ctx }
 
 // Call is the model's call.
@@ -93,7 +102,9 @@ func (c *HostCall) Step() int { return c.env.Step() }
 func (c *HostCall) Env() *Env { return c.env }
 
 // Pause raises a pause like any tool's and blocks until it is answered or
-// the run is interrupted (see Env.Pause).
+// the run is interrupted (see Env.Pause). With the call's Context, a pause
+// still pending when the call ends is withdrawn (answered interrupted), and
+// one asked after the end is refused (ErrNotRunning).
 func (c *HostCall) Pause(ctx context.Context, req PauseRequest) (PauseResult, error) {
 	if req.Tool == "" {
 		req.Tool = c.call.Name

@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -101,6 +102,48 @@ func TestHostToolInterrupt(t *testing.T) {
 			assert.NotEqual(t, "too late", m.Text, "the late result never reaches the model")
 		}
 	})
+}
+
+// A call's pauses end with it. Attack: a JS tool that did not await its
+// ctx.pause() ('run: (args, ctx) => { ctx.pause({...}); return "done" }')
+// left its confirm pending while the run went on: the session said paused
+// while the model's next turn streamed, and that pause stood first, before
+// any real one. Now the call's end withdraws it (pause_answered
+// interrupted) and a pause asked after the end is refused.
+func TestHostToolPausesEndWithTheCall(t *testing.T) {
+	t.Parallel()
+	tool, calls := hostTool(0)
+	_, s := newEngine(t, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("host", nil)}}, {Text: "thinking", Hang: true}},
+		engine.WithTool("host", tool))
+	sub := s.Subscribe()
+	defer sub.Close()
+	out := start(t, s, "go")
+	c := <-calls
+	withdrawn := make(chan error, 1)
+	go func() {
+		_, err := c.Pause(c.Context(), engine.PauseRequest{Kind: engine.PauseConfirm, Message: "Deploy?"})
+		withdrawn <- err
+	}()
+	p := waitEvent(t, sub, isType(engine.EventPaused)).Pause
+	require.NoError(t, c.End(engine.Result{Output: "done"}))
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	for {
+		ev, err := sub.Next(ctx)
+		require.NoError(t, err, "the pause of the ended call is still pending: %v", s.Pauses())
+		if ev.Type == engine.EventPauseAnswered {
+			assert.Equal(t, p.ID, ev.Answered.ID)
+			assert.Equal(t, engine.AnswerInterrupted, ev.Answer)
+			break
+		}
+	}
+	require.ErrorIs(t, <-withdrawn, engine.ErrNotRunning)
+	assert.Empty(t, s.Pauses())
+	_, err := c.Pause(c.Context(), engine.PauseRequest{Kind: engine.PauseConfirm, Message: "Again?"})
+	require.ErrorIs(t, err, engine.ErrNotRunning, "a pause after the call's end")
+	assert.Empty(t, s.Pauses())
+	require.NoError(t, s.Interrupt(engine.ReasonUserStop))
+	<-out
 }
 
 // Every model turn asks for the tools' descriptions: they are made once and
