@@ -64,20 +64,20 @@ func (s *Session) persistLocked(what string, fn func(*store.Tx)) bool {
 	if s.eng.store == nil || s.eng.shuttingDown.Load() {
 		return false
 	}
-	if err := s.eng.update(context.Background(), fn); err != nil {
+	if err := s.eng.update(context.Background(), what, fn); err != nil {
 		s.emitLocked(Event{Type: EventWarning, Tool: "store", Text: fmt.Sprintf("could not record %s: %v; after a crash this session would come back as it was before", what, err)})
 		return false
 	}
 	return true
 }
 
-// update runs fn's writes in one transaction of the store: every write of
-// the engine goes through it, so that a test can stop the process between
-// two commits (afterCommit).
-func (e *Engine) update(ctx context.Context, fn func(*store.Tx)) error {
+// update runs fn's writes (what: what they record) in one transaction of
+// the store: every write of the engine goes through it, so that a test can
+// stop the process between two commits (afterCommit).
+func (e *Engine) update(ctx context.Context, what string, fn func(*store.Tx)) error {
 	err := e.store.Update(ctx, fn)
 	if err == nil && e.afterCommit != nil {
-		e.afterCommit()
+		e.afterCommit(what)
 	}
 	return err
 }
@@ -222,7 +222,7 @@ func (e *Engine) persistNewSession(s *Session, seq uint64, o SessionOptions) err
 		opts.Provider, opts.ProviderLeft = sp.ProviderSpec()
 	}
 	body, _ := json.Marshal(opts)
-	err := e.update(context.Background(), func(tx *store.Tx) {
+	err := e.update(context.Background(), "the new session "+s.id, func(tx *store.Tx) {
 		tx.CreateSession(store.Session{ID: s.id, Seq: int64(seq), CreatedAt: time.Now(), Options: body})
 	})
 	if err == nil && len(opts.ProviderLeft) > 0 {
@@ -268,7 +268,7 @@ func (e *Engine) recoverSessions(ctx context.Context) error {
 		cuts = append(cuts, cut)
 	}
 	now := time.Now()
-	err = e.update(ctx, func(tx *store.Tx) {
+	err = e.update(ctx, "the recovery", func(tx *store.Tx) {
 		for _, id := range closed {
 			tx.DeleteSession(id)
 		}

@@ -29,8 +29,9 @@ type Engine struct {
 	store            *store.Store              // nil without WithStore
 	shuttingDown     atomic.Bool               // Close: sessions closing now are kept in the store
 	// afterCommit is called after each of the engine's writes to the store
-	// has committed (nil but in the kill-point tests: see update).
-	afterCommit func()
+	// has committed, with what it recorded (nil but in the kill-point
+	// tests: see update).
+	afterCommit func(what string)
 
 	runSeq atomic.Uint64 // run ids, unique in the engine
 	runs   runner        // the goroutines of background runs

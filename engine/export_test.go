@@ -9,8 +9,9 @@ func (e *Engine) CrashStore() error { return e.store.Close() }
 func (f *Feed) Publish(ev Event) { f.publish(&ev) }
 
 // WithAfterCommit calls fn after each of the engine's writes to its store
-// has committed: a kill-point test stops its process there.
-func WithAfterCommit(fn func()) Option { return func(e *Engine) { e.afterCommit = fn } }
+// has committed, with what it recorded: a kill-point test stops its
+// process there.
+func WithAfterCommit(fn func(what string)) Option { return func(e *Engine) { e.afterCommit = fn } }
 
 // MaxParallelTools is how many of a turn's tool calls run at once.
 const MaxParallelTools = maxParallelTools

@@ -67,13 +67,13 @@ func (g storeGrants) Grants(ctx context.Context) ([]ProjectGrant, error) {
 }
 
 func (g storeGrants) Add(ctx context.Context, pg ProjectGrant) error {
-	return g.e.update(ctx, func(tx *store.Tx) {
+	return g.e.update(ctx, "the project grant of "+pg.Action, func(tx *store.Tx) {
 		tx.Grant(store.Grant{Session: pg.Session, Tool: g.tool, Action: pg.Action, Dir: pg.Root, By: pg.By, At: pg.At})
 	})
 }
 
 func (g storeGrants) Revoke(ctx context.Context, action string) error {
-	return g.e.update(ctx, func(tx *store.Tx) { tx.RevokeGrant(g.tool, action) })
+	return g.e.update(ctx, "the revocation of "+action, func(tx *store.Tx) { tx.RevokeGrant(g.tool, action) })
 }
 
 // GrantHolder is a Tool that remembers approvals itself (the bash tool):
@@ -468,7 +468,7 @@ func (e *Engine) RevokeGrant(ctx context.Context, g Grant) error {
 		// Stored first, as a project grant's: a revocation only a warning
 		// said was not stored would approve again after a restart.
 		if e.store != nil {
-			if err := e.update(ctx, func(tx *store.Tx) { tx.RevokeSessionGrant(s.id, g.Tool, g.Key) }); err != nil {
+			if err := e.update(ctx, "the revocation of "+g.Key, func(tx *store.Tx) { tx.RevokeSessionGrant(s.id, g.Tool, g.Key) }); err != nil {
 				return fmt.Errorf("session %s: revoke the grant %q: %w", s.id, g.Key, err)
 			}
 		}
@@ -485,7 +485,7 @@ func (e *Engine) RevokeGrant(ctx context.Context, g Grant) error {
 		return fmt.Errorf("project %s: %s %q: %w (list them with Grants)", g.Root, g.Tool, g.Key, ErrUnknownGrant)
 	}
 	if e.store != nil {
-		if err := e.update(ctx, func(tx *store.Tx) { tx.RevokeProjectGrant(g.Tool, g.Root, g.Key) }); err != nil {
+		if err := e.update(ctx, "the revocation of "+g.Key, func(tx *store.Tx) { tx.RevokeProjectGrant(g.Tool, g.Root, g.Key) }); err != nil {
 			return fmt.Errorf("store %s: revoke the project grant %q: %w", e.store.Path(), g.Key, err)
 		}
 	}

@@ -56,6 +56,8 @@ func effectScript(parallel bool) []engine.ScriptTurn {
 //   - "actor", "gated": the actor tool acted, then asks; the gated tool
 //     asks before it acts (both log their actions in the file "effects"
 //     beside the store);
+//   - "loop-task-begin": killed at the commit of a task loop's task_begin
+//     (its first task's: the first task's prompt is "first");
 //   - "host-pause", "host-step": a host's own run (Begin) waits on its
 //     question, or is parked at its step boundary by a pause signal;
 //   - "host-begin", "loop-start", "prompt-start": killed at the first
@@ -76,9 +78,10 @@ func killChild(scenario, path string) {
 		fmt.Println(revokeOnAFullDisk(path))
 		os.Exit(0)
 	}
-	var armed atomic.Bool // "remember-*": the kill point is the first commit after Confirm began
-	afterCommit := func() {
-		if armed.Load() {
+	var armed atomic.Bool // the kill point is the first commit after armed...
+	killAt := ""          // ...or the first one that records killAt
+	afterCommit := func(what string) {
+		if armed.Load() || killAt != "" && strings.Contains(what, killAt) {
 			fmt.Println("ready")
 			select {} // killed here
 		}
@@ -106,7 +109,7 @@ func killChild(scenario, path string) {
 		s, err = e.NewSession(engine.SessionOptions{ID: "a", Provider: engine.NewScriptedProvider([]engine.ScriptTurn{
 			{ToolCalls: []engine.ScriptCall{ask(engine.PauseConfirm, "go?")}}, {ToolCalls: []engine.ScriptCall{call("effect", nil)}}, {Text: "done"},
 		})})
-	case "loop", "host-begin", "loop-start", "host-pause", "host-step":
+	case "loop", "host-begin", "loop-start", "host-pause", "host-step", "loop-task-begin":
 		s, err = e.NewSession(engine.SessionOptions{ID: "a"})
 	case "signal":
 		s, err = e.NewSession(engine.SessionOptions{ID: "a", Provider: engine.NewScriptedProvider([]engine.ScriptTurn{
@@ -139,6 +142,17 @@ func killChild(scenario, path string) {
 		armed.Store(true)
 		_, err = s.Begin(ctx)
 		fail(fmt.Errorf("Begin returned (%v) without a commit", err))
+	case "loop-task-begin":
+		killAt = "(task_begin)" // the first task's
+		var tl *engine.TaskLoop
+		tl, err = s.NewTaskLoop([]engine.Task{
+			{Title: "first", Prompt: "first", Provider: engine.NewScriptedProvider([]engine.ScriptTurn{{Text: "done"}})},
+			{Title: "deploy", Prompt: "deploy", Provider: engine.NewScriptedProvider(effectScript(false))},
+		})
+		if err == nil {
+			_, _, err = tl.Start(ctx)
+		}
+		select {} // killed at the kill point
 	case "loop-start":
 		var tl *engine.TaskLoop
 		if tl, err = s.NewTaskLoop([]engine.Task{{Title: "deploy", Prompt: "deploy"}}); err == nil {
@@ -690,4 +704,15 @@ func TestKillInAHostsRun(t *testing.T) {
 			require.NoError(t, err)
 		})
 	}
+}
+
+// Killed at the commit of a task loop's task_begin: the task's prompt is in
+// the history the next owner finds, so resuming the cut task goes on with
+// it. The prompt used to be a second commit: the resumed task "went on"
+// with the model's turns on the history before it (the task never given).
+func TestKillAtATasksBeginKeepsItsPrompt(t *testing.T) {
+	t.Parallel()
+	_, s, _ := restartAfter(t, "loop-task-begin")
+	assert.Equal(t, []string{"first"}, texts(s.History(), engine.RoleUser))
+	assert.Equal(t, engine.Eligibility{Eligible: true}, s.Eligibility())
 }

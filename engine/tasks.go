@@ -149,6 +149,8 @@ type TaskLoop struct {
 	run      *run
 	finished chan struct{}
 	closing  bool // Close was called: an interrupted run ends the loop
+
+	prompt string // the task prompt its task_begin writes (beginTask; tl.mu)
 }
 
 // NewTaskLoop returns a loop over tasks in session s.
@@ -400,12 +402,16 @@ func (tl *TaskLoop) loop(r *run, res *resumption) error {
 		if r.ctx.Err() != nil {
 			return interruptErr(r.ctx)
 		}
-		tl.setTask(i, TaskRunning, "", TaskEventTaskBegin)
 		t := tl.tasks[i]
 		goesOn := res != nil && i == from && cut && t.Func == nil
 		if !goesOn {
 			tl.s.markResumed(r) // a resumed run starts with this task (no-op otherwise)
 		}
+		prompt := ""
+		if t.Func == nil && !goesOn {
+			prompt = t.Prompt
+		}
+		tl.beginTask(i, prompt)
 		var rerun []ToolCall
 		if goesOn {
 			rerun = res.rerun
@@ -484,6 +490,18 @@ func (tl *TaskLoop) setTask(i int, st TaskStatus, errText string, ev TaskEventTy
 	tl.emitLocked(TaskEvent{Type: ev, Task: i, Error: errText})
 }
 
+// beginTask marks task i running; prompt (a prompt task begun anew, else
+// "") is appended to the session's history in the same write as the
+// task_begin, so that a cut task's prompt is there after a restart.
+func (tl *TaskLoop) beginTask(i int, prompt string) {
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	tl.current = i
+	tl.infos[i].Status, tl.infos[i].Error = TaskRunning, ""
+	tl.prompt = prompt
+	tl.emitLocked(TaskEvent{Type: TaskEventTaskBegin, Task: i})
+}
+
 // runTask runs one task. A prompt task fails when its run fails or when the
 // last tool result it produced is an error (e.g. a command exited non-zero).
 // goesOn: the prompt task was cut, and its agent run goes on as Continue
@@ -499,8 +517,7 @@ func (tl *TaskLoop) runTask(r *run, t Task, goesOn bool, rerun []ToolCall) error
 	}
 	var err error
 	switch {
-	case !goesOn:
-		tl.s.record(Message{Role: RoleUser, Text: t.Prompt})
+	case !goesOn: // its prompt was recorded with its begin (beginTask)
 		err = tl.s.turns(r)
 	case len(rerun) > 0:
 		tl.s.markResumed(r)
@@ -586,14 +603,34 @@ func (tl *TaskLoop) Close() {
 
 // persistLocked writes the loop's state and its tasks' states to the store
 // (before the event is published to the engine's observers).
+//
+// A task's prompt (beginTask) is appended to the session's history here,
+// and written with the loop's state.
 func (tl *TaskLoop) persistLocked(ev TaskEvent) {
+	prompt := tl.prompt
+	tl.prompt = ""
+	tl.s.mu.Lock()
+	defer tl.s.mu.Unlock()
+	var from int
+	var msgs []Message
+	if prompt != "" {
+		msgs = []Message{{Role: RoleUser, Text: prompt}}
+		from = tl.s.appendMemoryLocked(msgs)
+	}
 	if tl.s.eng.store == nil {
 		return
 	}
 	l := tl.storedLocked()
-	tl.s.mu.Lock()
-	defer tl.s.mu.Unlock()
-	tl.s.persistLocked("task loop "+tl.id+" ("+string(ev.Type)+")", func(tx *store.Tx) { tx.SaveLoop(tl.s.id, l) })
+	var body json.RawMessage
+	if msgs != nil {
+		body, _ = json.Marshal(msgs[0])
+	}
+	tl.s.persistLocked("task loop "+tl.id+" ("+string(ev.Type)+")", func(tx *store.Tx) {
+		tx.SaveLoop(tl.s.id, l)
+		if body != nil {
+			tx.AppendHistory(tl.s.id, from, body)
+		}
+	})
 }
 
 // storedLocked is the loop's state as the store keeps it.
