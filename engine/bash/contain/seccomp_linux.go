@@ -135,8 +135,8 @@ func assemble(policy seccomp.Policy, first ...bpf.Instruction) string {
 // are read once, so nothing it changes afterwards reaches the change. It
 // also refuses, with ENOSYS, what the supervisor does not make for it:
 // setxattrat and removexattrat, file_setattr (468, newer than the
-// library's table), io_uring (its operations are not seen by seccomp) and
-// system calls of another ABI. And, with EPERM, changing the resource
+// library's table), io_uring (its operations are not seen by seccomp),
+// userfaultfd and system calls of another ABI. And, with EPERM, changing the resource
 // limits, priority, scheduling, CPUs or I/O priority of another process
 // (or of all the user's): without a PID namespace the host's pid is in the
 // command's reach, and Landlock does not cover them (prlimit --cpu=1 kills
@@ -189,7 +189,11 @@ func buildMetadataFilter() string {
 				"utime", "utimes", "futimesat", "utimensat",
 				"setxattr", "lsetxattr", "fsetxattr", "removexattr", "lremovexattr", "fremovexattr",
 			}, NamesWithCondtions: ioctls},
-			{Action: enosys, Names: []string{"setxattrat", "removexattrat", "io_uring_setup", "io_uring_enter", "io_uring_register"}},
+			// userfaultfd: a path in a page whose faults the command
+			// handles would hold the supervisor in process_vm_readv (the
+			// kernel lets only user-mode faults be handled without
+			// CAP_SYS_PTRACE unless vm.unprivileged_userfaultfd is 1).
+			{Action: enosys, Names: []string{"setxattrat", "removexattrat", "io_uring_setup", "io_uring_enter", "io_uring_register", "userfaultfd"}},
 		},
 	}
 	return assemble(policy, bpf.LoadAbsolute{Off: 0, Size: 4}, bpf.JumpIf{Cond: bpf.JumpEqual, Val: fileSetattr, SkipFalse: 1}, bpf.RetConstant{Val: uint32(enosys)})
