@@ -161,6 +161,55 @@ func TestToolCallWithConfirmApproved(t *testing.T) {
 	assert.True(t, bashTool, "bash is described to the model")
 }
 
+// Arguments with a key twice, or in two spellings, are read once: the
+// confirm shows the command that would run (the last key, as
+// encoding/json reads it), and a denial runs nothing.
+func TestDuplicateArgumentKeysShowWhatRuns(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ args, shown string }{
+		{`{"command":"echo safe","command":"rm -rf ./build"}`, "rm -rf ./build"},
+		{`{"command":"echo safe","COMMAND":"rm -rf ./build"}`, "rm -rf ./build"},
+		{`{"command":"rm -rf ./build","Command":"echo safe"}`, ""}, // runs echo safe: nothing to ask
+	}
+	for _, tt := range tests {
+		t.Run(tt.args, func(t *testing.T) {
+			t.Parallel()
+			call, _ := json.Marshal(map[string]any{"choices": []any{map[string]any{"index": 0, "finish_reason": "tool_calls", "delta": map[string]any{
+				"tool_calls": []any{map[string]any{"index": 0, "id": "c1", "type": "function", "function": map[string]any{"name": "bash", "arguments": tt.args}}}}}}})
+			var turns sync.Map
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				chunk := `{"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}`
+				if _, again := turns.LoadOrStore("first", true); !again {
+					chunk = string(call)
+				}
+				fmt.Fprintf(w, "data: %s\n\ndata: [DONE]\n\n", chunk)
+			}))
+			defer srv.Close()
+			p, err := openai.New(openai.WithBaseURL(srv.URL+"/v1"), openai.WithModel("dup"))
+			require.NoError(t, err)
+			e := engine.New(engine.WithProvider(p), engine.WithTool("bash", bash.New()))
+			defer e.Close()
+			dir := t.TempDir()
+			require.NoError(t, os.Mkdir(filepath.Join(dir, "build"), 0o755))
+			s, err := e.NewSession(engine.SessionOptions{Dir: dir})
+			require.NoError(t, err)
+			sub := s.Subscribe()
+			defer sub.Close()
+			_, out, err := s.Start(t.Context(), "go")
+			require.NoError(t, err)
+			var shown string
+			collect(t, sub, func(ev engine.Event) {
+				shown = ev.Pause.Details
+				require.NoError(t, s.Confirm(ev.Pause.ID, false))
+			})
+			require.NoError(t, (<-out).Err)
+			assert.Equal(t, tt.shown, shown)
+			assert.DirExists(t, filepath.Join(dir, "build"), "nothing denied ran")
+		})
+	}
+}
+
 func TestSeveralToolCallsInOneTurn(t *testing.T) {
 	t.Parallel()
 	srv := server(t)
