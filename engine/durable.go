@@ -134,7 +134,17 @@ func (s *Session) persistEventLocked(ev *Event) {
 		s.persistLocked("the stop", func(tx *store.Tx) { tx.RunStopping(s.id, string(ev.Reason), time.Now()) })
 	case EventInterrupted, EventRunFinished, EventRunFailed:
 		end := s.runEndLocked(ev.Run)
-		s.persistLocked("the run's end", func(tx *store.Tx) { tx.RunEnded(s.id, end) })
+		var marker json.RawMessage
+		at := s.endMarker - 1
+		if at >= 0 {
+			marker, _ = json.Marshal(s.history[at])
+		}
+		s.persistLocked("the run's end", func(tx *store.Tx) {
+			if marker != nil {
+				tx.AppendHistory(s.id, at, marker)
+			}
+			tx.RunEnded(s.id, end)
+		})
 	case EventClosed: // closed by its user: forgotten (the engine's close writes nothing)
 		s.persistLocked("the session's close", func(tx *store.Tx) { tx.DeleteSession(s.id) })
 	}
@@ -186,7 +196,11 @@ func (s *Session) appendLocked(beforeTurn bool, msgs []Message) {
 	for i, m := range msgs {
 		bodies[i], _ = json.Marshal(m)
 	}
-	s.persistLocked("history", func(tx *store.Tx) {
+	what := "history"
+	if beforeTurn {
+		what = "the tool results"
+	}
+	s.persistLocked(what, func(tx *store.Tx) {
 		tx.AppendHistory(s.id, from, bodies...)
 		tx.Counters(s.id, s.tokens.Input, s.tokens.Output, s.step, s.pauseSeq)
 		if beforeTurn {
@@ -466,6 +480,13 @@ func (s *Session) recoverLocked(tx *store.Tx, row store.Session, cut loopCut, no
 			in.SideEffectCut = true
 		}
 	}
+	// A stop whose run's end was not written: its cut calls have their
+	// "interrupted before completion" results, and no marker yet.
+	for _, c := range s.stoppedCallsLocked() {
+		if s.eng.mayHaveSideEffects(c) {
+			in.SideEffectCut = true
+		}
+	}
 	// A resumption that had not yet started (nothing recorded since the
 	// last interruption: its "Resuming may repeat..." question was pending,
 	// or just answered) still has to ask it.
@@ -485,6 +506,32 @@ func (s *Session) recoverLocked(tx *store.Tx, row store.Session, cut loopCut, no
 	s.lastEnd = endInterrupted
 	s.interruption = in
 	tx.RunEnded(s.id, s.runEndLocked(row.Run))
+}
+
+// stoppedCallsLocked returns the calls of the last assistant turn whose
+// results say they were interrupted before completion, when no marker
+// follows them: a stop cut them and its run's end, which would say whether
+// a side effect was cut, was not written.
+func (s *Session) stoppedCallsLocked() []ToolCall {
+	var out []ToolCall
+	cut := map[string]bool{}
+	for i := len(s.history) - 1; i >= 0; i-- {
+		m := s.history[i]
+		switch {
+		case m.Role == RoleMarker:
+			return nil
+		case m.Role == RoleTool && m.Interrupted:
+			cut[m.ToolCallID] = true
+		case m.Role == RoleAssistant && len(m.ToolCalls) > 0:
+			for _, c := range m.ToolCalls {
+				if cut[c.ID] {
+					out = append(out, c)
+				}
+			}
+			return out
+		}
+	}
+	return nil
 }
 
 // mayHaveSideEffects reports whether call c may have changed the outside

@@ -62,6 +62,9 @@ func effectScript(parallel bool) []engine.ScriptTurn {
 //     question, or is parked at its step boundary by a pause signal;
 //   - "host-begin", "loop-start", "prompt-start": killed at the first
 //     commit of a host's Begin, of a task loop's Start, of a prompt;
+//   - "stop-results", "stop-after-results": Esc while the effect tool
+//     runs, killed at the commit of its "interrupted before completion"
+//     result, or at the next one (the run's end being written);
 //   - "stop-user", "stop-emergency", "stop-close": the effect tool runs
 //     and the run is stopping (Esc, emergency stop, the session's Close):
 //     the tool has not returned yet;
@@ -82,12 +85,16 @@ func killChild(scenario, path string) {
 	killAt := ""          // ...or the first one that records killAt
 	afterCommit := func(what string) {
 		if armed.Load() || killAt != "" && strings.Contains(what, killAt) {
+			if scenario == "stop-after-results" && !armed.Load() {
+				armed.Store(true) // the kill point is the commit after the results'
+				return
+			}
 			fmt.Println("ready")
 			select {} // killed here
 		}
 	}
 	effect := newGate()
-	effect.holdAfterCancel = strings.HasPrefix(scenario, "stop-") // stopping until killed
+	effect.holdAfterCancel = strings.HasPrefix(scenario, "stop-") && !strings.Contains(scenario, "results") // stopping until killed
 	e, err := engine.Open(ctx, engine.WithStore(path), engine.WithTool("effect", effect), engine.WithTool("deploy", deployTool),
 		engine.WithTool("actor", actor{}), engine.WithTool("gated", gatedTool{}),
 		engine.WithAfterCommit(afterCommit))
@@ -211,6 +218,10 @@ func killChild(scenario, path string) {
 		if err := s.Confirm("", true, engine.Remember(engine.RememberOnce), engine.AnsweredBy("tui")); err != nil {
 			fail(err)
 		}
+	case "stop-results", "stop-after-results":
+		killAt = "the tool results"
+		err = s.Interrupt(engine.ReasonUserStop)
+		select {} // killed at the kill point
 	case "stop-close":
 		go s.Close() // its user closes it: the run is stopping until the effect tool returns
 	case "stop-user":
@@ -715,4 +726,22 @@ func TestKillAtATasksBeginKeepsItsPrompt(t *testing.T) {
 	_, s, _ := restartAfter(t, "loop-task-begin")
 	assert.Equal(t, []string{"first"}, texts(s.History(), engine.RoleUser))
 	assert.Equal(t, engine.Eligibility{Eligible: true}, s.Eligibility())
+}
+
+// Killed while a run stopped by Esc was being written: at the commit of
+// the cut effect's "interrupted before completion" result, or at the next
+// commit. Resuming still asks about the cut effect. It used to go straight
+// on: the result made the call look finished to the next owner, and the
+// run's end (which says the effect was cut) was not yet written.
+func TestKillWhileAStoppedRunIsWrittenStillAsksFirst(t *testing.T) {
+	t.Parallel()
+	for _, scenario := range []string{"stop-results", "stop-after-results"} {
+		t.Run(scenario, func(t *testing.T) {
+			t.Parallel()
+			_, s, g := restartAfter(t, scenario)
+			assert.Equal(t, engine.ReasonUserStop, s.Snapshot().Interruption.Reason)
+			assert.Equal(t, engine.Eligibility{Eligible: true, RepeatsSideEffect: true}, s.Eligibility())
+			denyTheRepeat(t, s, g)
+		})
+	}
 }

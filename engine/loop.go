@@ -373,7 +373,10 @@ func (s *Session) end(r *run, err error) (RunResult, error) {
 	switch {
 	case interrupted:
 		label := ReasonLabel(reason)
-		s.appendHistoryLocked(Message{Role: RoleMarker, Text: label, Reason: reason})
+		// Written with the run's end (persistEventLocked): a restart between
+		// the two would find the marker with the run still proceeding.
+		s.endMarker = 1 + s.appendMemoryLocked([]Message{{Role: RoleMarker, Text: label, Reason: reason}})
+		defer func() { s.endMarker = 0 }()
 		s.lastEnd = endInterrupted
 		s.interruption = &Interruption{Reason: reason, Label: label, At: time.Now(), Resumable: !r.hostOwned, HostOwned: r.hostOwned, SideEffectCut: r.sideEffectCut, Run: r.id}
 		s.cutLoop = r.loop

@@ -65,6 +65,10 @@ type Session struct {
 	// remembering is the approval the answer being recorded remembers
 	// (set by answer for its pause_answered event alone).
 	remembering *remembering
+	// endMarker is 1 + the index in history of the marker of the run
+	// being ended as interrupted, written with its end (set by end for its
+	// interrupted event alone; 0: none).
+	endMarker int
 	// log is the session's own event stream, made at the first Subscribe:
 	// a session nobody subscribes to (most, under a UI that reads the
 	// engine's feed) does without.
