@@ -23,6 +23,7 @@ type config struct {
 	maxRetries  int
 	backoff     time.Duration // first retry wait, doubling per retry
 	httpClient  *http.Client
+	streamLimit int64 // bytes a response may send (maxStreamBytes)
 }
 
 // Option configures a Provider.
@@ -115,7 +116,7 @@ func (c Config) Options() []Option {
 }
 
 func defaultConfig() config {
-	return config{baseURL: DefaultBaseURL, maxRetries: 3, backoff: 500 * time.Millisecond}
+	return config{baseURL: DefaultBaseURL, maxRetries: 3, backoff: 500 * time.Millisecond, streamLimit: maxStreamBytes}
 }
 
 // validate reports the first setting that cannot work, saying how to fix it.

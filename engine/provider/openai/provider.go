@@ -63,7 +63,7 @@ func New(opts ...Option) (*Provider, error) {
 		option.WithBaseURL(strings.TrimSuffix(cfg.baseURL, "/") + "/"),
 		option.WithHTTPClient(hc),
 		option.WithMaxRetries(0),
-		option.WithMiddleware(capBody),
+		option.WithMiddleware(capBody(cfg.streamLimit)),
 	}
 	for k, v := range cfg.headers {
 		svcOpts = append(svcOpts, option.WithHeader(k, v))
@@ -110,36 +110,38 @@ func (p *Provider) Stream(ctx context.Context, req engine.ModelRequest) (engine.
 
 // capBody caps the body of every response: an error's is cut at
 // maxErrorBytes (its start says what failed), a stream's reads fail past
-// maxStreamBytes.
-func capBody(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-	res, err := next(req)
-	if err != nil || res.Body == nil {
+// limit bytes.
+func capBody(limit int64) option.Middleware {
+	return func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		res, err := next(req)
+		if err != nil || res.Body == nil {
+			return res, err
+		}
+		if res.StatusCode >= 400 {
+			res.Body = struct {
+				io.Reader
+				io.Closer
+			}{io.LimitReader(res.Body, maxErrorBytes), res.Body}
+		} else {
+			res.Body = &cappedBody{ReadCloser: res.Body, limit: limit, left: limit}
+		}
 		return res, err
 	}
-	if res.StatusCode >= 400 {
-		res.Body = struct {
-			io.Reader
-			io.Closer
-		}{io.LimitReader(res.Body, maxErrorBytes), res.Body}
-	} else {
-		res.Body = &cappedBody{ReadCloser: res.Body, left: maxStreamBytes}
-	}
-	return res, err
 }
 
-// errTooLarge ends a stream that sent more than maxStreamBytes.
-var errTooLarge = fmt.Errorf("the response is larger than %d MB, the most one model turn may send", maxStreamBytes>>20)
+// errTooLarge ends a stream that sent more than its limit.
+var errTooLarge = errors.New("the response is too large")
 
 // cappedBody is a response body whose reads fail with errTooLarge once it
-// has given maxStreamBytes.
+// has given limit bytes.
 type cappedBody struct {
 	io.ReadCloser
-	left int64
+	limit, left int64
 }
 
 func (b *cappedBody) Read(p []byte) (int, error) {
 	if b.left <= 0 {
-		return 0, errTooLarge
+		return 0, fmt.Errorf("%w: more than %d MB, the most one model turn may send", errTooLarge, b.limit>>20)
 	}
 	if int64(len(p)) > b.left {
 		p = p[:b.left]

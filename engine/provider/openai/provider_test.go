@@ -394,7 +394,8 @@ func TestInterruptCutsTheRetryWait(t *testing.T) {
 }
 
 // A server that sends without end cannot grow the host's memory without
-// bound: a stream is cut after 64 MB, an error's body after its start.
+// bound: a stream is cut after 64 MB (here 1 MB), an error's body after
+// its start.
 // Before, one SSE event that never ended (data lines without the blank
 // line) took the heap past 1 GB in 3 s, and an error body was read whole.
 func TestEndlessResponsesAreCut(t *testing.T) {
@@ -407,7 +408,7 @@ func TestEndlessResponsesAreCut(t *testing.T) {
 		code   string
 		want   string
 	}{
-		{"an event that never ends", 200, "data: " + strings.Repeat("x", mb) + "\n", openai.CodeMalformedStream, "larger than 64 MB"},
+		{"an event that never ends", 200, "data: " + strings.Repeat("x", mb) + "\n", openai.CodeMalformedStream, "the response is too large: more than 1 MB"},
 		{"an error body without end", 500, strings.Repeat("x", mb), openai.CodeServerError, "xxx"},
 	}
 	for _, tt := range tests {
@@ -431,7 +432,7 @@ func TestEndlessResponsesAreCut(t *testing.T) {
 				mu.Unlock()
 			}))
 			defer srv.Close()
-			p, err := openai.New(openai.WithBaseURL(srv.URL+"/v1"), openai.WithModel("endless"), openai.WithRetries(1, 0))
+			p, err := openai.New(openai.WithBaseURL(srv.URL+"/v1"), openai.WithModel("endless"), openai.WithRetries(1, 0), openai.WithStreamLimit(mb))
 			require.NoError(t, err)
 			e := engine.New(engine.WithProvider(p))
 			defer e.Close()
@@ -443,7 +444,7 @@ func TestEndlessResponsesAreCut(t *testing.T) {
 			assert.Equal(t, tt.code, engine.ErrorCode(err), "%v", err)
 			assert.Contains(t, err.Error(), tt.want)
 			srv.Close() // the handlers have returned
-			assert.Less(t, most, 128*mb, "the client left after the cap")
+			assert.Less(t, most, 64*mb, "the client left after the cap")
 		})
 	}
 }
