@@ -1041,3 +1041,38 @@ func TestRunawayFirstToGo(t *testing.T) {
 		assert.Equal(t, "1000\n", o.output, "namespaces=%v", ns)
 	}
 }
+
+// TestIoUring: io_uring's operations, which seccomp does not see, do not
+// step around the sandbox: in a PID namespace (no filter) Landlock and the
+// read-only mounts refuse creating a file and setting an attribute outside
+// the writable paths through the ring; without one the filter refuses the
+// ring itself (its metadata would not reach the supervisor).
+func TestIoUring(t *testing.T) {
+	t.Parallel()
+	attack := filepath.Join(t.TempDir(), "iouring")
+	out, err := exec.Command("cc", "-O2", "-o", attack, "testdata/escape/iouring.c").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	for _, ns := range []bool{true, false} {
+		t.Run(fmt.Sprintf("namespaces=%v", ns), func(t *testing.T) {
+			t.Parallel()
+			dir := protectedDir(t)
+			file := filepath.Join(dir, "file")
+			require.NoError(t, os.WriteFile(file, nil, 0o644))
+			r := testRunner(DefaultGrace, 0)
+			if !ns {
+				r.kernel.refuseNamespaces()
+			}
+			o, err := r.run(t.Context(), fmt.Sprintf("%s %s %s", attack, filepath.Join(dir, "new"), file), t.TempDir(), os.Environ(), time.Minute, contain.Policy{}, nil)
+			require.NoError(t, err)
+			if ns {
+				assert.Contains(t, o.output, "openat: refused (")
+				assert.Contains(t, o.output, "setxattr: refused (")
+			} else {
+				assert.Equal(t, "io_uring: Function not implemented\n", o.output)
+			}
+			assert.NoFileExists(t, filepath.Join(dir, "new"))
+			_, err = unix.Getxattr(file, "user.interlock", nil)
+			assert.ErrorIs(t, err, unix.ENODATA)
+		})
+	}
+}
