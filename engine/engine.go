@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/interlock-dev/interlock/engine/store"
 )
@@ -114,6 +116,9 @@ func (e *Engine) NewSession(o SessionOptions) (*Session, error) {
 	defer e.mu.Unlock()
 	if e.closed {
 		return nil, fmt.Errorf("engine: %w", ErrClosed)
+	}
+	if !utf8.ValidString(o.ID) { // every observer reads ids as UTF-8 text (JSON, the web UI, JS): two could read as one
+		return nil, fmt.Errorf("session id %q: %w: not valid UTF-8; it would be read as %q, perhaps another session's id", o.ID, ErrInvalidArgument, strings.ToValidUTF8(o.ID, "\uFFFD"))
 	}
 	e.seq++
 	id := o.ID

@@ -560,6 +560,8 @@ func TestBadInputReturnsErrorsAndChangesNothing(t *testing.T) {
 	}{
 		{"unknown session", engine.ErrUnknownSession, func() error { _, err := e.Session("nope"); return err }},
 		{"duplicate session id", engine.ErrDuplicateSession, func() error { _, err := e.NewSession(engine.SessionOptions{ID: s.ID()}); return err }},
+		// Read as UTF-8 text (JSON, the web UI), "a\xff" would be "a\uFFFD": another session's id, whose pause an answer would reach.
+		{"session id not UTF-8", engine.ErrInvalidArgument, func() error { _, err := e.NewSession(engine.SessionOptions{ID: "a\xff"}); return err }},
 		{"answer when nothing is paused", engine.ErrNotPaused, func() error { return s.Resume("") }},
 		{"confirm when nothing is paused", engine.ErrNotPaused, func() error { return s.Confirm("", true) }},
 		{"interrupt an idle session", engine.ErrNotRunning, func() error { return s.Interrupt(engine.ReasonUserStop) }},
