@@ -338,17 +338,19 @@ func TestIdleTimeoutCoversTheWaitForAnAnswer(t *testing.T) {
 	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	defer ln.Close()
-	left := make(chan struct{})
-	go func() {
-		c, err := ln.Accept()
-		if err != nil {
-			return
+	var conns sync.WaitGroup // each ends when the client leaves
+	conns.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns.Go(func() {
+				defer c.Close()
+				_, _ = io.Copy(io.Discard, c) // the request, then nothing until the client leaves
+			})
 		}
-		defer c.Close()
-		_, _ = io.Copy(io.Discard, c) // the request, then nothing until the client leaves
-		close(left)
-	}()
+	})
 	p, err := openai.New(openai.WithBaseURL("http://"+ln.Addr().String()+"/v1"), openai.WithModel("mute"))
 	require.NoError(t, err)
 	e := engine.New(engine.WithProvider(p), engine.WithStreamIdleTimeout(100*time.Millisecond))
@@ -362,10 +364,16 @@ func TestIdleTimeoutCoversTheWaitForAnAnswer(t *testing.T) {
 	require.ErrorIs(t, err, engine.ErrIdleTimeout)
 	require.NotNil(t, res.Interruption)
 	assert.Equal(t, engine.ReasonTimeout, res.Interruption.Reason)
+	ln.Close()
+	left := make(chan struct{})
+	go func() {
+		conns.Wait()
+		close(left)
+	}()
 	select {
 	case <-left:
 	case <-ctx.Done():
-		t.Fatal("the connection is still open")
+		t.Fatal("a connection is still open")
 	}
 }
 
