@@ -26,11 +26,14 @@ export interface ResumeAllConfirmProps {
  * Y or Enter resumes; N or Esc cancels. A read holding an Esc cancels at
  * once; Y, Enter and N count only after the input has been quiet (the
  * quiet-period rule of pauses), so "r" then "y" typed into the wrong window
- * resumes nothing.
+ * resumes nothing. When the list changes (a session became eligible or
+ * stopped being so), the quiet period starts again.
  */
 export function ResumeAllConfirm({ sessions, onDecision, isActive = true, quiet }: ResumeAllConfirmProps) {
   const theme = useTheme();
-  const gate = useQuietGate(useId(), quiet);
+  // A new list is a new question: a session that became eligible while it
+  // asks starts the quiet period again (and drops a Y held for the old list).
+  const gate = useQuietGate(`${useId()} ${sessions.join('\n')}`, quiet);
   const decided = useRef(false);
   const decide = (resume: boolean) => {
     if (decided.current) return;

@@ -149,6 +149,23 @@ describe('SessionsView', () => {
     });
   }
 
+  it('a session that becomes eligible while Resume all asks starts its quiet period again: a Y at that moment resumes nothing', async () => {
+    const { calls, props } = recorder();
+    const clock = manualClock();
+    const ui = await render(<SessionsView sessions={rows} counts={counts} quiet={{ now: clock.now, holdMs: 0 }} {...props} />);
+    await ui.press('r');
+    clock.advance(250); // the user has read "2 sessions: tests, lint"
+    const more = [...rows, { id: 'deploy-prod', runState: 'interrupted', reasonLabel: 'Stopped by you', eligible: true } as const];
+    ui.rerender(<SessionsView sessions={more} counts={{ ...counts, eligible: 3 }} quiet={{ now: clock.now, holdMs: 0 }} {...props} />);
+    await ui.press('y'); // meant for the two it said
+    assert.deepEqual(calls, [], 'resumed a list the user had no time to read');
+    assert.match(ui.frame(), /Resume all will continue 3 sessions: tests, lint, deploy-prod/);
+    clock.advance(250);
+    await ui.press('y');
+    assert.deepEqual(calls, ['resume-all']);
+    ui.unmount();
+  });
+
   it('"r" then "y" typed on (into the wrong window) resume nothing', async () => {
     const { calls, props } = recorder();
     const clock = manualClock();
