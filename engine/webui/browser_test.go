@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -335,4 +336,32 @@ func TestAClickMeantForAnAnsweredPauseNeverAnswersTheNext(t *testing.T) {
 
 	tb.answer(`#pause [data-answer=approved]`)
 	require.NoError(t, (<-out).Err)
+}
+
+// A command longer than the page is wide is shown whole: its dangerous
+// tail wraps onto the next lines instead of running off the right edge
+// (found by the agents hardening round: the dialog did not wrap).
+func TestALongCommandIsShownWhole(t *testing.T) {
+	cmd := "make build" + strings.Repeat(" ARGS=ok", 40) + " X=" + strings.Repeat("a", 400) + "; rm -rf ~" // words, and a word wider than the page
+	e := newEngine(t)
+	s := newSession(t, e, "agent",
+		engine.ScriptTurn{ToolCalls: []engine.ScriptCall{ask(engine.PauseConfirm, "Potentially dangerous command", cmd)}},
+		engine.ScriptTurn{Text: "done"})
+	_, out, err := s.Start(t.Context(), "go")
+	require.NoError(t, err)
+	srv := serve(t, e)
+	tb := openTab(t, startBrowser(t), srv.URL())
+	tb.waitFor(fmt.Sprintf(`document.querySelector('#pause .pause-details')?.textContent === %q`, cmd))
+	// The end of the text lies inside the box and the window.
+	fits := tb.eval(`(() => {
+  const pre = document.querySelector('#pause .pause-details');
+  const r = document.createRange();
+  r.setStart(pre.firstChild, pre.firstChild.length - 1);
+  r.setEnd(pre.firstChild, pre.firstChild.length);
+  const end = r.getBoundingClientRect().right, box = pre.getBoundingClientRect().right;
+  return [pre.scrollWidth <= pre.clientWidth, end <= box, end <= window.innerWidth].join(' ');
+})()`)
+	assert.Equal(t, "true true true", fits, "the command's tail is off screen")
+	require.NoError(t, s.Confirm("", false))
+	<-out
 }
