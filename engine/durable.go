@@ -426,6 +426,13 @@ func (e *Engine) restoreSession(row store.Session) (*Session, error) {
 // task loop that was not done, if any.
 func (s *Session) recoverLocked(tx *store.Tx, row store.Session, cut loopCut, now time.Time) {
 	kind := row.RunKind
+	if kind == runKindPrompt && row.StopReason == "" && len(row.Pauses) == 0 && s.answeredLocked() {
+		// The model had given its final answer: the run had ended but for
+		// the write of its end. Continue would ask the model again.
+		s.lastEnd = endFinished
+		tx.RunEnded(s.id, s.runEndLocked(row.Run))
+		return
+	}
 	loopOK := kind == runKindLoop && s.cutLoop != nil
 	// A stop the user (or the system) requested while the run unwound
 	// is what ended it: its reason is kept.
@@ -506,6 +513,13 @@ func (s *Session) recoverLocked(tx *store.Tx, row store.Session, cut loopCut, no
 	s.lastEnd = endInterrupted
 	s.interruption = in
 	tx.RunEnded(s.id, s.runEndLocked(row.Run))
+}
+
+// answeredLocked reports whether the history ends with the model's answer
+// without tool calls: the last turn of a run.
+func (s *Session) answeredLocked() bool {
+	n := len(s.history)
+	return n > 0 && s.history[n-1].Role == RoleAssistant && len(s.history[n-1].ToolCalls) == 0 && !s.history[n-1].Interrupted
 }
 
 // stoppedCallsLocked returns the calls of the last assistant turn whose

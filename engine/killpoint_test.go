@@ -62,6 +62,8 @@ func effectScript(parallel bool) []engine.ScriptTurn {
 //     question, or is parked at its step boundary by a pause signal;
 //   - "host-begin", "loop-start", "prompt-start": killed at the first
 //     commit of a host's Begin, of a task loop's Start, of a prompt;
+//   - "finished": killed at the commit of the model's final answer, before
+//     the run's end is written;
 //   - "stop-results", "stop-after-results": Esc while the effect tool
 //     runs, killed at the commit of its "interrupted before completion"
 //     result, or at the next one (the run's end being written);
@@ -107,6 +109,8 @@ func killChild(scenario, path string) {
 		s, err = e.NewSession(engine.SessionOptions{ID: "a", Provider: engine.NewScriptedProvider([]engine.ScriptTurn{
 			{ToolCalls: []engine.ScriptCall{call(scenario, map[string]string{"log": filepath.Join(filepath.Dir(path), "effects")})}}, {Text: "done"},
 		})})
+	case "finished":
+		s, err = e.NewSession(engine.SessionOptions{ID: "a", Provider: engine.NewScriptedProvider([]engine.ScriptTurn{{Text: "all done"}})})
 	case "remember-session", "remember-project":
 		s, err = e.NewSession(engine.SessionOptions{ID: "a", Dir: filepath.Dir(path),
 			Provider: engine.NewScriptedProvider(deployTurns(map[string]any{"env": "prod"}))})
@@ -130,6 +134,10 @@ func killChild(scenario, path string) {
 	}
 	sub := s.Subscribe()
 	switch scenario {
+	case "finished":
+		killAt = "history" // the model's final answer
+		_, _, err = s.Start(ctx, "hi")
+		select {} // killed at the kill point
 	case "prompt-start":
 		armed.Store(true)
 		_, _, err = s.Start(ctx, "deploy it")
@@ -744,4 +752,16 @@ func TestKillWhileAStoppedRunIsWrittenStillAsksFirst(t *testing.T) {
 			denyTheRepeat(t, s, g)
 		})
 	}
+}
+
+// Killed after the model's final answer was written but before the run's
+// end: the next owner has the run finished (idle, nothing to continue), not
+// interrupted by the restart with Continue offered, which asked the model
+// again after its last answer.
+func TestKillAfterTheFinalAnswerFinishesTheRun(t *testing.T) {
+	t.Parallel()
+	e, s, _ := restartAfter(t, "finished")
+	assert.Equal(t, engine.RunIdle, s.RunState())
+	assert.Equal(t, []engine.Message{{Role: engine.RoleUser, Text: "hi"}, {Role: engine.RoleAssistant, Text: "all done"}}, s.History())
+	assert.Empty(t, e.ResumeAll(t.Context()).Resumed)
 }
