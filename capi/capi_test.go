@@ -578,14 +578,27 @@ func TestEmergencyStop(t *testing.T) {
 	require.Equal(t, ilOK, st, msg)
 	assert.JSONEq(t, `{"stopped": []}`, report, "a second stop has nothing to stop")
 
+	// The sessions a confirmation listed, and only those.
+	for _, bad := range []*string{nil, ptr(""), ptr("null"), ptr(`"a"`), ptr(`[1]`)} {
+		_, st, msg = driveResumeSessions(e, bad)
+		assert.Equal(t, ilInvalidArgument, st, "%v: %s", bad, msg)
+		assert.Contains(t, msg, "ids_json")
+	}
+	report, st, msg = driveResumeSessions(e, ptr(`[]`))
+	require.Equal(t, ilOK, st, msg)
+	assert.JSONEq(t, `{"resumed": [], "skipped": {}}`, report, "[] resumes none")
+	report, st, msg = driveResumeSessions(e, ptr(`["a", "gone"]`))
+	require.Equal(t, ilOK, st, msg)
+	assert.JSONEq(t, `{"resumed": ["a"], "skipped": {"gone": "Session is closed"}}`, report)
+	ev.waitFor(map[string]any{"type": "run_started", "session": "a", "run": 3})
+
 	report, st, msg = driveResumeAll(e)
 	require.Equal(t, ilOK, st, msg)
 	resumed := jsonOf(t, report)
-	assert.ElementsMatch(t, []any{"a", "b"}, resumed["resumed"])
+	assert.ElementsMatch(t, []any{"b"}, resumed["resumed"])
 	assert.Equal(t, "Nothing to continue", resumed["skipped"].(map[string]any)["idle"])
-	for _, id := range []string{"a", "b"} {
-		ev.waitFor(map[string]any{"type": "run_started", "session": id, "run": 3 + slices.Index([]string{"a", "b"}, id)})
-	}
+	assert.Equal(t, "Already proceeding", resumed["skipped"].(map[string]any)["a"])
+	ev.waitFor(map[string]any{"type": "run_started", "session": "b", "run": 4})
 }
 
 func TestHandles(t *testing.T) {

@@ -239,6 +239,13 @@ func driveEmergencyStop(h uint64) (string, status, string) {
 func driveResumeAll(h uint64) (string, status, string) {
 	return driveStringOut(h, il_engine_resume_all)
 }
+func driveResumeSessions(h uint64, ids *string) (string, status, string) {
+	c := cstr(ids)
+	defer freeC(c)
+	var out *C.char
+	st, msg := lastErrorFor(h, il_engine_resume_sessions(C.il_handle(h), c, &out))
+	return takeString(out), st, msg
+}
 func driveCounts(h uint64) (string, status, string) { return driveStringOut(h, il_engine_counts) }
 func driveRunState(h uint64) (string, status, string) {
 	return driveStringOut(h, il_session_get_run_state)

@@ -279,6 +279,12 @@ il_status il_engine_session_handle(il_handle engine, const char *id, il_handle *
  * "skipped": {id: reason}}. Free with il_free. */
 il_status il_engine_resume_all(il_handle engine, char **out_json);
 
+/* As il_engine_resume_all, for the sessions ids_json names (a JSON array of
+ * session ids) alone: what a confirmation listed, never one that became
+ * eligible after it was shown. A named session that is gone is skipped as
+ * terminal; [] resumes none. Free out_json with il_free. */
+il_status il_engine_resume_sessions(il_handle engine, const char *ids_json, char **out_json);
+
 /*
  * Serves the engine's local web UI. config_json (may be NULL):
  *   {"port": 0, "host": "127.0.0.1", "allow_remote": false, "token": ""}

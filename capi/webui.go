@@ -10,6 +10,7 @@ import (
 	"net"
 	"strconv"
 
+	"github.com/interlock-dev/interlock/engine"
 	"github.com/interlock-dev/interlock/engine/webui"
 )
 
@@ -84,17 +85,40 @@ func il_engine_counts(h C.il_handle, out **C.char) C.il_status {
 //export il_engine_resume_all
 func il_engine_resume_all(h C.il_handle, out **C.char) C.il_status {
 	return call("il_engine_resume_all", h, func(ee *engineEntry) error {
-		if out == nil {
-			return errNilOut("out_json")
-		}
-		var rep any
-		err := ee.whileOpen(func() error {
-			rep = ee.e.ResumeAll(context.Background())
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		return putJSON(out, rep)
+		return resumeAll(ee, nil, out)
 	})
+}
+
+//export il_engine_resume_sessions
+func il_engine_resume_sessions(h C.il_handle, idsJSON *C.char, out **C.char) C.il_status {
+	return call("il_engine_resume_sessions", h, func(ee *engineEntry) error {
+		var ids []string
+		if idsJSON != nil {
+			if err := decodeJSON("ids_json", idsJSON, &ids); err != nil {
+				return err
+			}
+		}
+		if ids == nil { // NULL, "" or null
+			return errorf(C.IL_ERR_INVALID_ARGUMENT, "ids_json: a JSON array of session ids is needed ([] resumes none; il_engine_resume_all resumes every eligible session)")
+		}
+		return resumeAll(ee, ids, out)
+	})
+}
+
+// resumeAll resumes the eligible sessions among ids, or all with ids nil.
+func resumeAll(ee *engineEntry, ids []string, out **C.char) error {
+	if out == nil {
+		return errNilOut("out_json")
+	}
+	rep := engine.ResumeReport{Resumed: []string{}, Skipped: map[string]string{}}
+	err := ee.whileOpen(func() error {
+		if ids == nil || len(ids) > 0 { // the engine's ResumeAll takes no ids as all
+			rep = ee.e.ResumeAll(context.Background(), ids...)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return putJSON(out, rep)
 }

@@ -671,8 +671,10 @@ export declare class Engine {
   /** Stops every proceeding session and task loop running a task (reason
    *  emergency_stop); idle and blocked sessions are untouched. Idempotent. */
   emergencyStop(): StopReport;
-  /** Continues every eligible session; never starts a second run of one. */
-  resumeAll(): ResumeReport;
+  /** Continues every eligible session, or with ids those of them alone (what
+   *  a confirmation listed, never one that became eligible since; [] resumes
+   *  none); never starts a second run of one. */
+  resumeAll(ids?: readonly string[]): ResumeReport;
   counts(): Counts;
   /** The store's audit log of pause decisions (one session's, or all), oldest first. */
   auditLog(session?: string): AuditEntry[];

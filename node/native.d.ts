@@ -36,6 +36,7 @@ export interface Native {
   engineEmergencyStop(engine: Handle): string;
   /** JSON {"resumed": [ids], "skipped": {id: reason}}. */
   engineResumeAll(engine: Handle): string;
+  engineResumeSessions(engine: Handle, idsJSON: string): string;
   /** JSON array of audit entries. */
   engineAuditLog(engine: Handle, session?: string): string;
   /** JSON array of grants. */

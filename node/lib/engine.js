@@ -2,7 +2,7 @@
 
 import process from 'node:process';
 
-import { engineConfigArg, idArg, noExtra, sessionOptionsArg, taskLoopOptions } from './args.js';
+import { engineConfigArg, idArg, noExtra, sessionOptionsArg, taskLoopOptions, typeName } from './args.js';
 import { fromNative, toNativeJSON } from './convert.js';
 import { argError, closedError, InterlockError } from './errors.js';
 import { kClosed, kInternal, kRawHandle } from './base.js';
@@ -238,10 +238,21 @@ export class Engine {
     return fromNative(native.engineEmergencyStop(this.#handle(), ...args));
   }
 
-  /** Continues every eligible session; returns {resumed: [ids], skipped: {id: reason}}. */
-  resumeAll(...args) {
+  /**
+   * Continues every eligible session, or with ids those of them alone (what
+   * a confirmation listed: never one that became eligible since; [] resumes
+   * none); returns {resumed: [ids], skipped: {id: reason}}.
+   */
+  resumeAll(ids, ...extra) {
+    const usage = 'engine.resumeAll(ids?: string[])';
+    noExtra(extra, usage, '0 to 1 arguments');
+    if (ids !== undefined) {
+      if (!Array.isArray(ids)) throw argError(`${usage}: ids must be an array of session ids, got ${typeName(ids)}`);
+      ids.forEach((id, i) => idArg(id, `ids[${i}]`, usage));
+    }
+    const h = this.#handle();
     native.fixSignals(); // runs start tools: last net for the signal guard
-    return fromNative(native.engineResumeAll(this.#handle(), ...args));
+    return fromNative(ids === undefined ? native.engineResumeAll(h) : native.engineResumeSessions(h, JSON.stringify(ids)));
   }
 
   /** The store's audit log of pause decisions, of one session or all, oldest first. */

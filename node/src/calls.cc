@@ -211,6 +211,15 @@ Napi::Value EngineStats(const Napi::CallbackInfo& info) { return EngineJSON(info
 
 Napi::Value EngineResumeAll(const Napi::CallbackInfo& info) { return EngineJSON(info, "engine.resumeAll()", il_engine_resume_all); }
 
+Napi::Value EngineResumeSessions(const Napi::CallbackInfo& info) {
+  Args args(info, "engine.resumeAll(ids?: string[])", 1, 1);
+  il_handle engine = args.Handle();
+  std::string ids = args.String(0, "ids");
+  char* json = nullptr;
+  Check(info.Env(), il_engine_resume_sessions(engine, ids.c_str(), &json), engine);
+  return TakeString(info.Env(), json);
+}
+
 // Returns [server handle, url].
 Napi::Value EngineServe(const Napi::CallbackInfo& info) {
   Args args(info, "engine.serve(opts?: {port?: number, host?: string, allowRemote?: boolean, token?: string})", 1, 1);
@@ -627,6 +636,7 @@ void RegisterCalls(Napi::Env env, Napi::Object exports) {
       {"engineSessionHandle", EngineSessionHandle},
       {"engineStats", EngineStats},
       {"engineResumeAll", EngineResumeAll},
+      {"engineResumeSessions", EngineResumeSessions},
       {"engineServe", EngineServe},
       {"serverClose", ServerClose},
       {"sessionCreate", SessionCreate},

@@ -72,6 +72,12 @@ test('counts, emergencyStop, resumeAll and the run-state getters', async () => {
     assert.deepEqual(a.eligibility, { eligible: true });
     assert.deepEqual(engine.counts(), { proceeding: 0, eligible: 1, needsInput: 0 });
 
+    // With ids, those alone: what a confirmation listed.
+    for (const bad of ['a_1', [1], ['a\0'], null]) assert.throws(() => engine.resumeAll(bad), (err) => /^ERR_INVALID_ARG_(TYPE|VALUE)$/.test(err.code) && /engine.resumeAll\(ids\?: string\[\]\)/.test(err.message), String(bad));
+    assert.throws(() => engine.resumeAll([], 1), { code: 'ERR_INVALID_ARG_COUNT' });
+    assert.deepEqual(engine.resumeAll([]), { resumed: [], skipped: {} }, '[] resumes none');
+    assert.deepEqual(engine.resumeAll(['idle', 'gone']), { resumed: [], skipped: { idle: 'Nothing to continue', gone: 'Session is closed' } });
+    assert.equal(a.runState, 'interrupted', 'a session not listed is not resumed');
     const resumed = nextEvent(a, 'tool_started');
     assert.deepEqual(engine.resumeAll(), { resumed: ['a_1'], skipped: { idle: 'Nothing to continue' } }, 'session ids stay as they are');
     await resumed;

@@ -76,9 +76,9 @@ export function SessionsApp({ engine, intro, settleMs }: SessionsAppProps) {
             setOpen(id);
           }}
           onEmergencyStop={() => act('Emergency stop', () => `stopped ${list(engine.emergencyStop().stopped, 'nothing (none was proceeding)')}`)}
-          onResumeAll={() =>
+          onResumeAll={(ids) =>
             act('Resume all', () => {
-              const { resumed, skipped } = engine.resumeAll();
+              const { resumed, skipped } = engine.resumeAll(ids);
               const left = Object.entries(skipped).map(([id, why]) => `${id} (${why})`);
               return `resumed ${list(resumed, 'nothing')}${left.length ? `; left ${left.join(', ')}` : ''}`;
             })

@@ -23,7 +23,7 @@ function recorder() {
     props: {
       onOpen: (id: string) => void calls.push(`open ${id}`),
       onEmergencyStop: () => void calls.push('emergency'),
-      onResumeAll: () => void calls.push('resume-all'),
+      onResumeAll: (ids: string[]) => void calls.push(`resume-all ${ids.join(' ')}`),
       onQuit: () => void calls.push('quit'),
     },
   };
@@ -125,13 +125,13 @@ describe('SessionsView', () => {
     assert.deepEqual(calls, [], 'the dialog owns input: the list keys do nothing, nothing resumed yet');
     clock.advance(250); // quiet: the next key is meant for the dialog
     await ui.press('y', 'y');
-    assert.deepEqual(calls, ['resume-all'], 'one resume per confirmation');
+    assert.deepEqual(calls, ['resume-all tests lint'], 'one resume per confirmation, of the sessions it listed');
     assert.doesNotMatch(ui.frame(), /Resume all will continue/, 'the dialog is gone');
     ui.unmount();
   });
 
   for (const [name, answer, want] of [
-    ['Enter resumes', KEY.enter, ['resume-all']],
+    ['Enter resumes', KEY.enter, ['resume-all tests lint']],
     ['N cancels', 'n', []],
     ['Esc cancels', KEY.escape, []],
   ] as const) {
@@ -162,7 +162,21 @@ describe('SessionsView', () => {
     assert.match(ui.frame(), /Resume all will continue 3 sessions: tests, lint, deploy-prod/);
     clock.advance(250);
     await ui.press('y');
-    assert.deepEqual(calls, ['resume-all']);
+    assert.deepEqual(calls, ['resume-all tests lint deploy-prod']);
+    ui.unmount();
+  });
+
+  it('Resume all names the sessions it listed: one that left the list is not resumed', async () => {
+    const { calls, props } = recorder();
+    const clock = manualClock();
+    const ui = await render(<SessionsView sessions={rows} counts={counts} quiet={{ now: clock.now, holdMs: 0 }} {...props} />);
+    await ui.press('r');
+    const fewer = rows.map((r) => (r.id === 'lint' ? { ...r, runState: 'proceeding', eligible: false } as const : r));
+    ui.rerender(<SessionsView sessions={fewer} counts={{ ...counts, eligible: 1 }} quiet={{ now: clock.now, holdMs: 0 }} {...props} />);
+    assert.match(ui.frame(), /Resume all will continue 1 session: tests/);
+    clock.advance(250);
+    await ui.press('y');
+    assert.deepEqual(calls, ['resume-all tests']);
     ui.unmount();
   });
 

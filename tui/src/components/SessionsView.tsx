@@ -17,8 +17,8 @@ export interface SessionsViewProps {
   onOpen?: (id: string) => void;
   /** E: at once, no confirmation (it only stops). */
   onEmergencyStop?: () => void;
-  /** R, then Y in the confirmation that lists what it resumes. */
-  onResumeAll?: () => void;
+  /** R, then Y in the confirmation that lists what it resumes: ids are the sessions it listed (pass them to engine.resumeAll(ids)). */
+  onResumeAll?: (ids: string[]) => void;
   /** G: the remembered approvals (GrantsView). The key and its hint are there only with this prop. */
   onGrants?: () => void;
   /** q: the app's quit key. */
@@ -134,7 +134,7 @@ export function SessionsView({ sessions, counts, onOpen, onEmergencyStop, onResu
           quiet={quiet}
           onDecision={(resume) => {
             setConfirming(false);
-            if (resume) onResumeAll?.();
+            if (resume) onResumeAll?.(eligible);
           }}
         />
       ) : null}
