@@ -314,3 +314,28 @@ func TestFeedMergesEachSessionsDeltasInEveryFeed(t *testing.T) {
 		}
 	}
 }
+
+// A task loop's event carries no session version: a delta of its session
+// published after it is not merged into the delta before it (that would
+// move the second delta's text before the loop's event).
+func TestFeedNeverMergesADeltaAcrossALoopEvent(t *testing.T) {
+	t.Parallel()
+	e := engine.New()
+	defer e.Close()
+	f := e.NewFeed()
+	defer f.Close()
+	f.Publish(engine.Event{Type: engine.EventText, Session: "s", Version: 1, Text: "before"})
+	f.Publish(engine.Event{Session: "s", Loop: &engine.TaskEvent{Loop: "l", Version: 1, Type: engine.TaskEventTaskEnd}})
+	f.Publish(engine.Event{Type: engine.EventText, Session: "s", Version: 2, Text: "after"})
+	var got []string
+	require.NoError(t, f.Take(t.Context(), func(items []engine.FeedItem) {
+		for _, it := range items {
+			if it.Event.Loop != nil {
+				got = append(got, "loop")
+			} else {
+				got = append(got, it.Event.Text)
+			}
+		}
+	}))
+	assert.Equal(t, []string{"before", "loop", "after"}, got)
+}
