@@ -81,7 +81,7 @@ $(NODE_CACHE)/%/bin/node:
 check-package: build prebuild
 	npx publint --strict
 	tmp=$$(mktemp -d) && $(NPM) pack --ignore-scripts --pack-destination $$tmp >/dev/null && \
-	  npx attw --profile esm-only $$tmp/interlock-*.tgz; rc=$$?; rm -rf $$tmp; exit $$rc
+	  npx attw --profile esm-only $$tmp/agent-interlock-*.tgz; rc=$$?; rm -rf $$tmp; exit $$rc
 
 tui/dist/index.js: $(TUI_SRC) tui/tsconfig.json node_modules/.installed
 	npx tsc -p tui/tsconfig.json

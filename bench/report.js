@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // Merges the metric files that `make bench` wrote to bench/out/*.json into
-// bench/results.json ({"<metric>": {"value": N, "unit": "..."}}) and prints
+// bench/out/results.json, an ignored path ({"<metric>": {"value": N, "unit": "..."}}) and prints
 // them as a table against their targets. Exits non-zero when a file is
 // missing or unreadable, so a broken benchmark never looks like a result.
+// A run leaves the tree clean: to publish numbers, copy the file to
+// docs/benchmarks/results-<date>.json.
 //
 // The JS benchmarks run once per Node version users run (the arguments,
 // e.g. `22 24`; js-node22.json, scale-node22.json, ...): a JS metric's value
@@ -14,7 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const outDir = path.join(here, 'out');
+const outDir = process.env.INTERLOCK_METRICS_DIR || path.join(here, 'out');
 const nodeVersions = process.argv.slice(2);
 if (nodeVersions.length === 0) {
   console.error('usage: node bench/report.js <node major version>... (those the JS benchmarks ran on, e.g. 22 24)');
@@ -50,8 +52,10 @@ const targets = {
   js_interrupt_p99_ms: ['<=', 3],
   js_tool_call_overhead_p99_us: ['<=', 300],
   js_parked_session_rss_bytes: ['<=', 8192],
-  js_park_all_10k_ms: ['<=', 150],
-  js_approve_all_10k_ms: ['<=', 30],
+  // Issue 29 retired the wall-time targets (150 ms, 30 ms): these two may not
+  // get worse than 1.25x the figures of a154768 (262 ms, 139 ms).
+  js_park_all_10k_ms: ['<=', 328],
+  js_approve_all_10k_ms: ['<=', 174],
   js_pause_notify_p99_us: ['<=', 100],
   js_approve_continue_p99_us: ['<=', 100],
   js_close_blocking_ms: ['<=', 1],
@@ -87,12 +91,13 @@ for (const name of expected) {
     };
   }
 }
-for (const extra of readdirSync(outDir).filter((f) => f.endsWith('.json') && !expected.includes(f))) {
+for (const extra of readdirSync(outDir).filter((f) => f.endsWith('.json') && !expected.includes(f) && f !== 'results.json')) {
   problems.push(`unexpected ${extra} in ${outDir}: add it to bench/report.js or delete it`);
 }
 
 const sorted = Object.fromEntries(Object.entries(results).sort(([a], [b]) => a.localeCompare(b)));
-writeFileSync(path.join(here, 'results.json'), JSON.stringify(sorted, null, 2) + '\n');
+const resultsFile = path.join(outDir, 'results.json');
+writeFileSync(resultsFile, JSON.stringify(sorted, null, 2) + '\n');
 
 const rows = Object.entries(sorted).map(([name, { value, unit, node }]) => {
   const t = targets[name];
@@ -107,7 +112,7 @@ const line = (r) => r.map((c, i) => (i === 1 ? c.padStart(widths[i]) : c.padEnd(
 console.log(line(header));
 console.log(line(widths.map((w) => '-'.repeat(w))));
 for (const r of rows) console.log(line(r));
-console.log(`\nwrote ${path.relative(process.cwd(), path.join(here, 'results.json'))}`);
+console.log(`\nwrote ${path.relative(process.cwd(), resultsFile)}`);
 if (problems.length) {
   console.error(`\nmissing results:\n  ${problems.join('\n  ')}`);
   process.exit(1);

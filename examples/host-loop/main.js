@@ -2,7 +2,7 @@
 // tools). session.begin() puts Interlock in front of it: while the loop
 // runs the session is proceeding, its pauses are answered with the same
 // keys and components, and Esc or an emergency stop abort run.signal.
-import { Engine } from 'interlock';
+import { Engine } from 'agent-interlock';
 
 const engine = new Engine();
 const session = engine.createSession();

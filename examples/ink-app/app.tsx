@@ -6,8 +6,8 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Box, Text, render } from 'ink';
-import { Engine } from 'interlock';
-import { InputTransition } from 'interlock/tui';
+import { Engine } from 'agent-interlock';
+import { InputTransition } from 'agent-interlock/tui';
 
 const workDir = mkdtempSync(path.join(tmpdir(), 'interlock-example-'));
 mkdirSync(path.join(workDir, 'build'));

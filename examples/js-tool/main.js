@@ -3,7 +3,7 @@
 // events, keys and components as the bash tool's), and honours ctx.signal.
 // Its rememberKey names exactly what an approval covers, so the user can
 // approve it for the session (the TUI's [S]) and is not asked again.
-import { Engine } from 'interlock';
+import { Engine } from 'agent-interlock';
 
 const engine = new Engine();
 engine.registerTool('send_email', {

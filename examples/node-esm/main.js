@@ -4,7 +4,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Engine } from 'interlock';
+import { Engine } from 'agent-interlock';
 
 const workDir = mkdtempSync(path.join(tmpdir(), 'interlock-example-'));
 mkdirSync(path.join(workDir, 'build'));

@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Engine, type PauseAnsweredEvent, type RunResult } from 'interlock';
+import { Engine, type PauseAnsweredEvent, type RunResult } from 'agent-interlock';
 
 const workDir = mkdtempSync(path.join(tmpdir(), 'interlock-example-'));
 const engine = new Engine({ workDir });

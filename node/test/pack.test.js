@@ -63,7 +63,7 @@ const consumerScript = `
 import { mkdirSync, mkdtempSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Engine } from 'interlock';
+import { Engine } from 'agent-interlock';
 
 const work = mkdtempSync(path.join(tmpdir(), 'interlock-consumer-'));
 mkdirSync(path.join(work, 'scratch'));
@@ -157,13 +157,13 @@ describe('npm pack and install from the tarball', { timeout: 10 * 60_000 }, () =
     writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
     const installed = npm(['install', '--offline', '--ignore-scripts', '--no-audit', '--no-fund', tarball], project, { PATH: bin });
     assert.equal(installed.status, 0, `npm install failed:\n${installed.stdout}\n${installed.stderr}`);
-    const pkgDir = path.join(project, 'node_modules', 'interlock');
+    const pkgDir = path.join(project, 'node_modules', 'agent-interlock');
     assert.ok(!existsSync(path.join(pkgDir, 'build')), 'nothing was built');
     assert.ok(!existsSync(path.join(project, 'node_modules', 'ink')), 'optional peers are not installed');
     assert.ok(!existsSync(path.join(project, 'node_modules', 'node-addon-api')), 'build-only packages are not installed');
     runConsumer(project, bareEnv);
     // engines: ^20.19 || >=22.12, where CommonJS can require() this ES module.
-    const cjs = spawnSync(process.execPath, ['-e', "const { Engine, version } = require('interlock'); new Engine().close(); console.log(version)"],
+    const cjs = spawnSync(process.execPath, ['-e', "const { Engine, version } = require('agent-interlock'); new Engine().close(); console.log(version)"],
       { cwd: project, encoding: 'utf8', env: bareEnv });
     assert.equal(cjs.status, 0, cjs.stderr);
     assert.match(cjs.stdout, /^\d+\.\d+\.\d+/);
@@ -176,7 +176,7 @@ describe('npm pack and install from the tarball', { timeout: 10 * 60_000 }, () =
     const installed = npm(['install', '--offline', '--foreground-scripts', '--no-audit', '--no-fund', tarball], project, { PATH: bin });
     assert.equal(installed.status, 0, `npm install failed:\n${installed.stdout}\n${installed.stderr}`);
     assert.match(installed.stdout + installed.stderr, /using the prebuilt binary for linux-x64/);
-    const pkgDir = path.join(project, 'node_modules', 'interlock');
+    const pkgDir = path.join(project, 'node_modules', 'agent-interlock');
     assert.ok(!existsSync(path.join(pkgDir, 'build')), 'nothing was built');
     runConsumer(project, bareEnv);
   });
@@ -241,16 +241,16 @@ describe('npm pack and install from the tarball', { timeout: 10 * 60_000 }, () =
     assert.equal(r.status, 0, r.stderr);
 
     // Without node-addon-api (a build-only package) it says what to install.
-    r = npm(['rebuild', 'interlock', '--build-from-source', '--foreground-scripts'], project);
+    r = npm(['rebuild', 'agent-interlock', '--build-from-source', '--foreground-scripts'], project);
     assert.notEqual(r.status, 0);
     assert.match(r.stdout + r.stderr, /node-addon-api not found.*npm install --save-dev node-addon-api@8/s);
 
     // As a user's npm install -D node-addon-api@8 would (the test runs offline).
     cpSync(path.join(packageRoot, 'node_modules', 'node-addon-api'), path.join(project, 'node_modules', 'node-addon-api'), { recursive: true });
-    r = npm(['rebuild', 'interlock', '--build-from-source', '--foreground-scripts'], project);
+    r = npm(['rebuild', 'agent-interlock', '--build-from-source', '--foreground-scripts'], project);
     assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
     assert.match(r.stdout + r.stderr, /building from source as asked/);
-    const pkgDir = path.join(project, 'node_modules', 'interlock');
+    const pkgDir = path.join(project, 'node_modules', 'agent-interlock');
     const addon = path.join(pkgDir, 'build', 'Release', 'interlock.node');
     assert.ok(statSync(addon).isFile(), 'the addon was built');
     assert.ok(existsSync(path.join(pkgDir, 'lib', 'libinterlock.so.0.1')), 'the library was built');
@@ -258,11 +258,11 @@ describe('npm pack and install from the tarball', { timeout: 10 * 60_000 }, () =
     const dynamic = execFileSync('readelf', ['-d', addon], { encoding: 'utf8' });
     assert.match(dynamic, /RUNPATH.*\$ORIGIN:\$ORIGIN\/\.\.\/\.\.\/lib/);
     const which = spawnSync(process.execPath, ['-e',
-      "import('interlock/package.json', { with: { type: 'json' } }).then(() => import('interlock')).then(() => { const fs = require('node:fs'); console.log(fs.readFileSync('/proc/self/maps', 'utf8').split('\\n').filter((l) => /interlock\\.node|libinterlock/.test(l)).map((l) => l.split(/\\s+/).at(-1)).join('\\n')); })"],
+      "import('agent-interlock/package.json', { with: { type: 'json' } }).then(() => import('agent-interlock')).then(() => { const fs = require('node:fs'); console.log(fs.readFileSync('/proc/self/maps', 'utf8').split('\\n').filter((l) => /interlock\\.node|libinterlock/.test(l)).map((l) => l.split(/\\s+/).at(-1)).join('\\n')); })"],
     { cwd: project, encoding: 'utf8' });
     assert.equal(which.status, 0, which.stderr);
     assert.match(which.stdout, /build\/Release\/interlock\.node/);
-    assert.match(which.stdout, /node_modules\/interlock\/lib\/libinterlock\.so\.0\.1/);
+    assert.match(which.stdout, /node_modules\/agent-interlock\/lib\/libinterlock\.so\.0\.1/);
     assert.doesNotMatch(which.stdout, /prebuilds/);
     runConsumer(project, process.env);
   });

@@ -1,5 +1,5 @@
 // Interlock's Ink components: render an engine session's state and send what
-// the user pressed. Import from "interlock/tui".
+// the user pressed. Import from "agent-interlock/tui".
 
 export {
   colorsWanted,
