@@ -1,5 +1,6 @@
 # Interlock. `make demo` opens the demo; `make test` runs every test;
-# `make bench` measures. Each installs what it needs first (see `deps`).
+# `make bench` measures; `make docs` writes the API reference. Each installs
+# what it needs first (see `deps`).
 
 GO ?= go
 NODE ?= node
@@ -17,7 +18,7 @@ METRICS := $(CURDIR)/bench/out
 # Programs the tests need, as command:Debian-package.
 SYSTEM_DEPS := chromium:chromium xvfb-run:xvfb tmux:tmux curl:curl gcc:gcc g++:g++ python3:python3
 
-.PHONY: deps system-deps build prebuild check-package node-versions test bench demo demo-tasks doctor clean
+.PHONY: deps system-deps build prebuild check-package node-versions test docs bench demo demo-tasks doctor clean
 
 deps: system-deps node_modules/.installed
 	$(GO) mod download
@@ -92,6 +93,7 @@ test: build prebuild check-package node-versions
 	$(GO) test -run '^$$' -fuzz '^FuzzCheckCommand$$' -fuzztime 10s ./engine/bash
 	$(NODE) --test node/test/*.test.js
 	npx tsc -p tui/tsconfig.check.json
+	npx typedoc --options $(TYPEDOC) --emit none
 	$(NODE) --import tsx --test $(TUI_UNIT)
 	INTERLOCK_REQUIRE_DEMO=1 $(NODE) --import tsx --test tui/test/tmux.test.ts tui/test/typing.test.ts tui/test/host.test.ts
 	set -e; for v in $(NODE_VERSIONS); do \
@@ -99,6 +101,14 @@ test: build prebuild check-package node-versions
 	  PATH=$(NODE_CACHE)/$$v/bin:$$PATH node --test $(NODE_TESTS_ALL_VERSIONS); \
 	  PATH=$(NODE_CACHE)/$$v/bin:$$PATH node --import tsx --test $(TUI_UNIT); \
 	done
+
+# The API reference, generated from the type declarations by TypeDoc into
+# docs/api/ (ignored): open docs/api/index.html. make test checks that it
+# builds (broken links in doc comments fail it) without writing it.
+TYPEDOC := docs/reference/typedoc.json
+docs: build
+	npx typedoc --options $(TYPEDOC)
+	@echo "API reference: docs/api/index.html"
 
 # The JS benchmarks run on each Node version users run (NODE_VERSIONS); the
 # report holds each version's figure and checks the worst against its target.
@@ -135,4 +145,4 @@ demo-tasks: build
 	$(NODE) --import tsx tui/demo/main.tsx --keep --tasks
 
 clean:
-	rm -rf lib build prebuilds tui/dist bench/out node_modules
+	rm -rf lib build prebuilds tui/dist bench/out docs/api node_modules
