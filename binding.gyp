@@ -4,9 +4,11 @@
 #    (Node >= 12.22 / 14.17 / 16; we need thread-safe function ref/unref and
 #    napi_add_env_cleanup_hook, both older than 8).
 #  - C++ exceptions ON (node_addon_api_except): argument errors are thrown as
-#    Napi::TypeError and Go status codes as Napi::Error; node-addon-api turns
-#    them into JS exceptions at the boundary. The two callbacks Go triggers
-#    (event forwarding) are plain C and never throw.
+#    Napi::TypeError and Go status codes as Napi::Error; the addon's own
+#    boundary (node/src/addon.h: Export, Guard, Quiet) turns them into JS
+#    exceptions, or drops them when JS is off (a worker being terminated),
+#    at every place Node calls in. node-addon-api's wrappers are not used:
+#    they throw again from their catch block there, and the process aborts.
 #  - The Go library is linked by its soname and found at run time through
 #    $ORIGIN-relative rpaths: $ORIGIN first (a prebuild carries the library
 #    beside the addon in prebuilds/<platform>/), then $ORIGIN/../../lib (a

@@ -30,16 +30,6 @@ const char* TypeName(const Napi::Value& v) {
   return "unknown";
 }
 
-std::string LastError(il_handle h) {
-  std::vector<char> buf(256);
-  size_t needed = 0;
-  if (il_last_error(h, buf.data(), buf.size(), &needed) == IL_ERR_INVALID_ARGUMENT && needed > buf.size()) {
-    buf.resize(needed);
-    il_last_error(h, buf.data(), buf.size(), &needed);
-  }
-  return std::string(buf.data());
-}
-
 // init({errorClass}): errors are built with errorClass(message, code).
 Napi::Value Init(const Napi::CallbackInfo& info) {
   Args args(info, "native.init(errorClass: new (message: string, code: string) => Error)", 1, 1, false);
@@ -64,7 +54,46 @@ Napi::Value DebugCounters(const Napi::CallbackInfo& info) {
   return out;
 }
 
+// The JS entry of every exported function: fn comes as the function's data.
+napi_value CallExported(napi_env env, napi_callback_info cbinfo) {
+  return Guard(env, [&]() -> napi_value {
+    Napi::CallbackInfo info(env, cbinfo);
+    return reinterpret_cast<JsFunction>(info.Data())(info);
+  });
+}
+
 }  // namespace
+
+std::string LastError(il_handle h) {
+  std::vector<char> buf(256);
+  size_t needed = 0;
+  if (il_last_error(h, buf.data(), buf.size(), &needed) == IL_ERR_INVALID_ARGUMENT && needed > buf.size()) {
+    buf.resize(needed);
+    il_last_error(h, buf.data(), buf.size(), &needed);
+  }
+  return std::string(buf.data());
+}
+
+void ThrowToJs(napi_env env, const Napi::Error& err) noexcept {
+  GuardQuiet([&] {
+    if (err.IsEmpty()) return;
+    // Fails, leaving things as they are, when an exception is already
+    // pending or JS cannot run any more.
+    napi_throw(env, err.Value());
+  });
+}
+
+void ThrowMessageToJs(napi_env env, const char* message) noexcept {
+  napi_throw_error(env, nullptr, message);
+}
+
+void Export(Napi::Env env, Napi::Object exports, const char* name, JsFunction fn) {
+  napi_value f = nullptr;
+  // A function pointer as the function's data (POSIX guarantees the cast).
+  NAPI_THROW_IF_FAILED_VOID(env, napi_create_function(env, name, NAPI_AUTO_LENGTH, CallExported,
+                                                      reinterpret_cast<void*>(fn), &f));
+  exports.Set(name, Napi::Value(env, f));
+}
 
 Napi::Object MakeError(Napi::Env env, il_status status, std::string message) {
   const char* code = il_status_name(status);
@@ -152,19 +181,21 @@ Napi::Object ModuleInit(Napi::Env env, Napi::Object exports) {
   il_version();
   InstallSignalGuard(env);
 
-  exports.Set("init", Napi::Function::New(env, Init, "init"));
-  exports.Set("version", Napi::Function::New(env, Version, "version"));
-  exports.Set("debugCounters", Napi::Function::New(env, DebugCounters, "debugCounters"));
-  exports.Set("fixSignals", Napi::Function::New(env, JsFixSignals, "fixSignals"));
-  exports.Set("signalReport", Napi::Function::New(env, JsSignalReport, "signalReport"));
+  Export(env, exports, "init", Init);
+  Export(env, exports, "version", Version);
+  Export(env, exports, "debugCounters", DebugCounters);
+  Export(env, exports, "fixSignals", JsFixSignals);
+  Export(env, exports, "signalReport", JsSignalReport);
   RegisterCalls(env, exports);
   return exports;
 }
 
 }  // namespace interlock
 
-static Napi::Object InitInterlock(Napi::Env env, Napi::Object exports) {
-  return interlock::ModuleInit(env, exports);
+// Context-aware: every environment (the main thread, each worker) that
+// loads the addon gets its own exports and instance data.
+NAPI_MODULE_INIT() {
+  return interlock::Guard(env, [&]() -> napi_value {
+    return interlock::ModuleInit(Napi::Env(env), Napi::Object(env, exports));
+  });
 }
-
-NODE_API_MODULE(interlock, InitInterlock)

@@ -1,12 +1,24 @@
-// Shared pieces of the addon: per-environment data, argument checking and
-// turning il_status codes into JS errors. Every exported function follows
-// the same shape: check the arguments (TypeError naming the usage), convert
-// them to plain C data, call the library, convert the result back.
+// Shared pieces of the addon: the N-API boundary, per-environment data,
+// argument checking and turning il_status codes into JS errors. Every
+// exported function follows the same shape: check the arguments (TypeError
+// naming the usage), convert them to plain C data, call the library, convert
+// the result back.
+//
+// The boundary: C++ exceptions carry errors inside the addon (built with
+// them on) and stop at every place Node calls in (exported functions, module
+// init, async work completion, finalizers, cleanup hooks). There they become
+// the pending JS exception, or are dropped when the environment can no
+// longer run JS: a worker being terminated runs async completions and
+// finalizers with JS off, napi_throw fails there, and node-addon-api's own
+// wrapper (Napi::Function::New, Napi::AsyncWorker, NODE_API_MODULE) then
+// throws again from its catch block, which ends in std::terminate and
+// aborts every thread of the process. So none of those is used here.
 #ifndef INTERLOCK_NODE_ADDON_H_
 #define INTERLOCK_NODE_ADDON_H_
 
 #include <napi.h>
 
+#include <exception>
 #include <optional>
 #include <string>
 
@@ -14,12 +26,69 @@
 
 namespace interlock {
 
+// ThrowToJs makes err the pending JS exception. It never throws: when an
+// exception is already pending that one stays, and when the environment can
+// no longer run JS (being torn down) err is dropped, as nobody could catch it.
+void ThrowToJs(napi_env env, const Napi::Error& err) noexcept;
+
+// ThrowMessageToJs is ThrowToJs for a plain message (a std::exception).
+void ThrowMessageToJs(napi_env env, const char* message) noexcept;
+
+// Guard runs body, the whole of a callback Node calls with a JS result, and
+// turns every C++ exception into a JS exception (ThrowToJs): nothing
+// escapes to Node.
+template <typename Body>
+napi_value Guard(napi_env env, Body&& body) noexcept {
+  try {
+    return body();
+  } catch (const Napi::Error& err) {
+    ThrowToJs(env, err);
+  } catch (const std::exception& err) {
+    ThrowMessageToJs(env, err.what());
+  } catch (...) {
+    ThrowMessageToJs(env, "interlock: an unknown C++ exception in the addon");
+  }
+  return nullptr;
+}
+
+// GuardQuiet runs body, the whole of a callback with no JS result (a
+// finalizer, a cleanup hook), and drops any C++ exception: there is no JS
+// caller to tell, and it must not reach Node.
+template <typename Body>
+void GuardQuiet(Body&& body) noexcept {
+  try {
+    body();
+  } catch (...) {
+  }
+}
+
+// Quiet<Fn>::Call is Fn behind GuardQuiet, for the plain C callbacks Node
+// calls (finalizers, cleanup hooks, thread-safe function calls):
+// napi_add_env_cleanup_hook(env, Quiet<CloseOnTeardown>::Call, arg).
+template <auto Fn>
+struct Quiet;
+template <typename... A, void (*Fn)(A...)>
+struct Quiet<Fn> {
+  static void Call(A... args) noexcept {
+    GuardQuiet([&] { Fn(args...); });
+  }
+};
+
+// JsFunction is the C++ shape of every function the addon exports.
+using JsFunction = Napi::Value (*)(const Napi::CallbackInfo&);
+
+// Export sets exports[name] to a JS function running fn behind Guard.
+void Export(Napi::Env env, Napi::Object exports, const char* name, JsFunction fn);
+
 // Per-environment state (napi instance data).
 struct AddonData {
   // The class errors are built with (InterlockError from node/index.js);
   // plain Error until init() sets it.
   Napi::FunctionReference error_class;
 };
+
+// LastError is the library's last error message for handle h.
+std::string LastError(il_handle h);
 
 // ThrowStatus throws the error of a failed call on handle h: an
 // InterlockError with code il_status_name(status) ("ERR_NOT_PAUSED") and the

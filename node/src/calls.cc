@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <unordered_set>
 #include <vector>
@@ -44,7 +45,7 @@ Napi::Value EngineCreate(const Napi::CallbackInfo& info) {
   }
   // Registered after the event function, so it runs before that function
   // is torn down (hooks run in reverse order).
-  napi_add_env_cleanup_hook(info.Env(), CloseOnTeardown, TeardownArg(engine));
+  napi_add_env_cleanup_hook(info.Env(), Quiet<CloseOnTeardown>::Call, TeardownArg(engine));
   return Napi::Number::New(info.Env(), static_cast<double>(engine));
 }
 
@@ -52,7 +53,7 @@ Napi::Value EngineClose(const Napi::CallbackInfo& info) {
   Args args(info, "engine.close()", 0, 0);
   il_handle engine = args.Handle();
   il_status rc = il_engine_close(engine);
-  if (rc != IL_ERR_INVALID_HANDLE) napi_remove_env_cleanup_hook(info.Env(), CloseOnTeardown, TeardownArg(engine));
+  if (rc != IL_ERR_INVALID_HANDLE) napi_remove_env_cleanup_hook(info.Env(), Quiet<CloseOnTeardown>::Call, TeardownArg(engine));
   // Even when close failed the stream ends here: the handle is unusable.
   DetachHost(info.Env(), engine);
   DetachEvents(info.Env(), engine);
@@ -66,71 +67,85 @@ Napi::Value EngineClose(const Napi::CallbackInfo& info) {
 // and return a promise settled on the JS thread; the pending work keeps the
 // event loop alive meanwhile. engineCloseWait blocks until an engine's close
 // in progress has finished (for process exit, where no promise can settle).
+//
+// Plain N-API async work (not Napi::AsyncWorker): when a worker thread is
+// terminated while a close runs, Node completes the work during the
+// environment's teardown with JS off, and settling the promise fails; that
+// failure is dropped here (see addon.h, the boundary).
 
 std::mutex closing_mu;
 std::condition_variable closing_cv;
 std::unordered_set<il_handle> closing_engines;
 
-class CloseWorker : public Napi::AsyncWorker {
- public:
-  CloseWorker(Napi::Env env, il_status (*close)(il_handle), il_handle h, bool engine)
-      : Napi::AsyncWorker(env, "interlock.close"),
-        close_(close),
-        h_(h),
-        engine_(engine),
-        deferred_(Napi::Promise::Deferred::New(env)) {
-    if (engine_) {
-      std::lock_guard<std::mutex> lock(closing_mu);
-      closing_engines.insert(h_);
-    }
+struct CloseWork {
+  il_status (*close)(il_handle);
+  il_handle h;
+  bool engine;
+  il_status rc = IL_OK;
+  napi_deferred deferred = nullptr;
+  napi_async_work work = nullptr;
+};
+
+// libuv worker thread: C only.
+void CloseExecute(napi_env /*env*/, void* data) {
+  auto* w = static_cast<CloseWork*>(data);
+  w->rc = w->close(w->h);
+  if (w->engine) {
+    std::lock_guard<std::mutex> lock(closing_mu);
+    closing_engines.erase(w->h);
+    closing_cv.notify_all();
   }
+}
 
-  Napi::Promise Promise() const { return deferred_.Promise(); }
-
-  void Execute() override {
-    rc_ = close_(h_);
-    if (engine_) {
-      std::lock_guard<std::mutex> lock(closing_mu);
-      closing_engines.erase(h_);
-      closing_cv.notify_all();
-    }
-  }
-
-  void OnOK() override {
-    Napi::Env env = Env();
-    Napi::HandleScope scope(env);
+// JS thread, or the environment's teardown (JS off).
+void CloseComplete(napi_env env, napi_status status, void* data) {
+  std::unique_ptr<CloseWork> w(static_cast<CloseWork*>(data));
+  napi_delete_async_work(env, w->work);
+  if (status == napi_cancelled) CloseExecute(env, w.get());  // never ran: close here
+  GuardQuiet([&] {
     // The library stopped calling: end the event stream (the end marker
     // follows the batches still queued).
-    if (engine_) {
-      if (rc_ != IL_ERR_INVALID_HANDLE) napi_remove_env_cleanup_hook(env, CloseOnTeardown, TeardownArg(h_));
-      DetachHost(env, h_);
-      DetachEvents(env, h_);
+    if (w->engine) {
+      if (w->rc != IL_ERR_INVALID_HANDLE) napi_remove_env_cleanup_hook(env, Quiet<CloseOnTeardown>::Call, TeardownArg(w->h));
+      DetachHost(Napi::Env(env), w->h);
+      DetachEvents(Napi::Env(env), w->h);
     }
-    if (rc_ == IL_OK) {
-      deferred_.Resolve(env.Undefined());
-      return;
+  });
+  GuardQuiet([&] {
+    if (w->rc == IL_OK) {
+      napi_value undefined = nullptr;
+      napi_get_undefined(env, &undefined);
+      napi_resolve_deferred(env, w->deferred, undefined);
+    } else {
+      napi_reject_deferred(env, w->deferred, MakeError(Napi::Env(env), w->rc, LastError(w->h)));
     }
-    try {
-      ThrowStatus(env, rc_, h_);
-    } catch (const Napi::Error& err) {
-      deferred_.Reject(err.Value());
-    }
-  }
-
- private:
-  il_status (*close_)(il_handle);
-  il_handle h_;
-  bool engine_;
-  il_status rc_ = IL_OK;
-  Napi::Promise::Deferred deferred_;
-};
+  });
+}
 
 Napi::Value CloseAsync(const Napi::CallbackInfo& info, const char* usage, il_status (*close)(il_handle), bool engine) {
   Args args(info, usage, 0, 0);
-  auto* worker = new CloseWorker(info.Env(), close, args.Handle(), engine);
-  Napi::Promise promise = worker->Promise();
-  worker->Queue();  // deleted by node-addon-api once settled
-  return promise;
+  Napi::Env env = info.Env();
+  auto w = std::make_unique<CloseWork>(CloseWork{close, args.Handle(), engine});
+  napi_value promise = nullptr, name = nullptr;
+  NAPI_THROW_IF_FAILED(env, napi_create_promise(env, &w->deferred, &promise), Napi::Value());
+  NAPI_THROW_IF_FAILED(env, napi_create_string_utf8(env, "interlock.close", NAPI_AUTO_LENGTH, &name), Napi::Value());
+  NAPI_THROW_IF_FAILED(env, napi_create_async_work(env, nullptr, name, CloseExecute, CloseComplete, w.get(), &w->work),
+                       Napi::Value());
+  if (engine) {
+    std::lock_guard<std::mutex> lock(closing_mu);
+    closing_engines.insert(w->h);
+  }
+  napi_status st = napi_queue_async_work(env, w->work);
+  if (st != napi_ok) {
+    if (engine) {
+      std::lock_guard<std::mutex> lock(closing_mu);
+      closing_engines.erase(w->h);
+    }
+    napi_delete_async_work(env, w->work);
+    NAPI_THROW_IF_FAILED(env, st, Napi::Value());
+  }
+  w.release();  // CloseComplete frees it
+  return Napi::Value(env, promise);
 }
 
 Napi::Value EngineCloseAsync(const Napi::CallbackInfo& info) {
@@ -277,12 +292,7 @@ bool RawHandle(napi_env env, napi_callback_info cbinfo, const char* usage, il_ha
 }
 
 napi_value ThrowRaw(napi_env env, il_status rc, il_handle h) {
-  try {
-    ThrowStatus(Napi::Env(env), rc, h);
-  } catch (const Napi::Error& err) {
-    err.ThrowAsJavaScriptException();
-  }
-  return nullptr;
+  return Guard(env, [&]() -> napi_value { ThrowStatus(Napi::Env(env), rc, h); });
 }
 
 napi_value SessionStatus(napi_env env, napi_callback_info cbinfo) {
@@ -617,7 +627,7 @@ void SetRaw(Napi::Env env, Napi::Object exports, const char* name, napi_callback
 void RegisterCalls(Napi::Env env, Napi::Object exports) {
   struct Entry {
     const char* name;
-    Napi::Function::Callback fn;
+    JsFunction fn;
   };
   static const Entry entries[] = {
       {"engineCreate", EngineCreate},
@@ -673,7 +683,7 @@ void RegisterCalls(Napi::Env env, Napi::Object exports) {
       {"taskLoopCloseAsync", TaskLoopCloseAsync},
       {"checkCommand", CheckCommand},
   };
-  for (const Entry& e : entries) exports.Set(e.name, Napi::Function::New(env, e.fn, e.name));
+  for (const Entry& e : entries) Export(env, exports, e.name, e.fn);
   SetRaw(env, exports, "sessionStatus", SessionStatus);
   SetRaw(env, exports, "sessionVersion", SessionVersion);
 }

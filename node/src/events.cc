@@ -149,8 +149,8 @@ void AttachEvents(Napi::Env env, il_handle engine, Napi::Function fn) {
   live_sinks.fetch_add(1, std::memory_order_relaxed);
   napi_value name = Napi::String::New(env, "interlock.events");
   napi_status st = napi_create_threadsafe_function(env, fn, nullptr, name, /*max_queue_size=*/0,
-                                                   /*initial_thread_count=*/1, sink, Finalize, nullptr,
-                                                   CallJs, &sink->tsfn);
+                                                   /*initial_thread_count=*/1, sink, Quiet<Finalize>::Call, nullptr,
+                                                   Quiet<CallJs>::Call, &sink->tsfn);
   if (st != napi_ok) {
     delete sink;
     live_sinks.fetch_sub(1, std::memory_order_relaxed);

@@ -96,8 +96,8 @@ void AttachHost(Napi::Env env, il_handle engine, Napi::Function fn) {
   auto* sink = new HostSink{engine};
   napi_value name = Napi::String::New(env, "interlock.host");
   napi_status st = napi_create_threadsafe_function(env, fn, nullptr, name, /*max_queue_size=*/0,
-                                                   /*initial_thread_count=*/1, sink, FinalizeHost, nullptr,
-                                                   CallHostJs, &sink->tsfn);
+                                                   /*initial_thread_count=*/1, sink, Quiet<FinalizeHost>::Call, nullptr,
+                                                   Quiet<CallHostJs>::Call, &sink->tsfn);
   if (st != napi_ok) {
     delete sink;
     NAPI_THROW_VOID(Napi::Error::New(env, "interlock: cannot create the host-message thread-safe function"));

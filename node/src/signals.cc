@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "addon.h"
+
 namespace interlock {
 namespace {
 
@@ -70,7 +72,7 @@ void InstallSignalGuard(Napi::Env env) {
         uv_unref(reinterpret_cast<uv_handle_t*>(&sigchld_watcher));
         sigchld_loop = loop;
         lock.unlock();
-        napi_add_env_cleanup_hook(env, CloseSigchldWatcher, loop);
+        napi_add_env_cleanup_hook(env, Quiet<CloseSigchldWatcher>::Call, loop);
       } else {
         uv_close(reinterpret_cast<uv_handle_t*>(&sigchld_watcher), nullptr);
       }
