@@ -133,7 +133,7 @@ bench: build node-versions
 # What confines the bash tool's commands here (Landlock, namespaces): one
 # line each, warnings for what is missing; exit 1 when degraded.
 doctor: build
-	$(NODE) node/doctor.js
+	$(NODE) node/cli.js doctor
 
 demo: build
 	$(NODE) --import tsx tui/demo/main.tsx --keep $(if $(PROVIDER),--provider '$(PROVIDER)' --base-url '$(BASE_URL)' --model '$(MODEL)' --api-key-env '$(API_KEY_ENV)',--sessions)

@@ -61,6 +61,7 @@ var sentinelStatus = []struct {
 	{store.ErrNewerSchema, C.IL_ERR_STORE},
 	{store.ErrReadOnly, C.IL_ERR_STORE},
 	{store.ErrFull, C.IL_ERR_STORE},
+	{store.ErrNotFound, C.IL_ERR_STORE},
 	{engine.ErrClosed, C.IL_ERR_CLOSED},
 	{engine.ErrSubscriptionClosed, C.IL_ERR_CLOSED},
 	{engine.ErrUnknownSession, C.IL_ERR_UNKNOWN_SESSION},

@@ -253,6 +253,14 @@ il_status il_engine_counts(il_handle engine, char **out_json);
  * owner stopped). [] without a store. Free with il_free. */
 il_status il_engine_audit_log(il_handle engine, const char *session, char **out_json);
 
+/* The audit log of the store file at path when no engine holds it (the
+ * same JSON as il_engine_audit_log; session NULL or "" for every session):
+ * the file is opened, read and closed, and no recovery runs, so the
+ * sessions stay as their last owner left them. IL_ERR_STORE when an engine
+ * has the store open, when no file is at path, or when it is not a store.
+ * Free with il_free. */
+il_status il_store_audit_log(const char *path, const char *session, char **out_json);
+
 /* The approvals remembered so as not to ask again, of confirms with a
  * remember key and of the bash tool (key: the command as judged):
  * [{"tool","key","scope","session","root","at"}], scope "session" (of

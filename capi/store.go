@@ -29,6 +29,26 @@ func il_engine_audit_log(h C.il_handle, session *C.char, out **C.char) C.il_stat
 	})
 }
 
+//export il_store_audit_log
+func il_store_audit_log(path, session *C.char, out **C.char) C.il_status {
+	return callNoHandle("il_store_audit_log", func() error {
+		if path == nil {
+			return errorf(C.IL_ERR_INVALID_ARGUMENT, "path is NULL: pass the path of a store file")
+		}
+		if out == nil {
+			return errNilOut("out_json")
+		}
+		log, err := store.ReadAuditLog(context.Background(), C.GoString(path), goString(session))
+		if err != nil {
+			return err
+		}
+		if log == nil {
+			log = []store.AuditEntry{}
+		}
+		return putJSON(out, log)
+	})
+}
+
 //export il_engine_grants
 func il_engine_grants(h C.il_handle, out **C.char) C.il_status {
 	return call("il_engine_grants", h, func(ee *engineEntry) error {

@@ -111,6 +111,8 @@ export interface Native {
   taskLoopCloseAsync(loop: Handle): Promise<void>;
 
   checkCommand(cmd: string): string;
+  /** il_store_audit_log: the audit log of a store file no engine holds (JSON). */
+  storeAuditLog(path: string, session?: string): string;
 
   /** ORs SA_ONSTACK into every installed signal handler; returns how many changed. */
   fixSignals(): number;

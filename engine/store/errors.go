@@ -20,6 +20,8 @@ var (
 	// ErrFull: the store's disk is full. A write that failed is not
 	// made (Update is all or nothing); what was written before is kept.
 	ErrFull = errors.New("store's disk is full")
+	// ErrNotFound: ReadAuditLog was given a path where no store is.
+	ErrNotFound = errors.New("no store file at this path")
 	// ErrClosed: the store has been closed.
 	ErrClosed = errors.New("store is closed")
 )

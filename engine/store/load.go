@@ -4,6 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
 )
 
 // Load reads every stored session, in creation order, with its history,
@@ -153,6 +157,32 @@ func (st *Store) AuditLog(ctx context.Context, session string) ([]AuditEntry, er
 		return nil
 	}, session)
 	return out, err
+}
+
+// ReadAuditLog returns the audit log of the store file at path (of one
+// session, or "" for every session), oldest first, for a store no engine
+// holds: it opens the file, reads the log and closes it, leaving the
+// sessions as their last owner left them (no recovery runs). A store an
+// engine has open is ErrLocked; a path with no file is ErrNotFound (nothing
+// is created).
+func ReadAuditLog(ctx context.Context, path, session string) ([]AuditEntry, error) {
+	if path == Memory {
+		return nil, fmt.Errorf("store %s: %w: a store in memory ends with its engine: give the path of a store file", path, ErrNotFound)
+	}
+	if path != "" {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("store %s: %w: give the path of a file an engine wrote (new Engine({store}))", path, ErrNotFound)
+		}
+	}
+	st, err := Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	log, err := st.AuditLog(ctx, session)
+	if cerr := st.Close(); err == nil {
+		err = cerr
+	}
+	return log, err
 }
 
 // Interruptions returns a session's interruptions, oldest first.

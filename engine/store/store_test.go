@@ -915,3 +915,51 @@ func inNamespaces(t *testing.T, scenario, dir string) []byte {
 	require.NoError(t, err, "child: %s", out)
 	return out
 }
+
+// The audit log of a store no engine holds: read whole or by session,
+// oldest first, and the file is left byte for byte as it was (no recovery
+// runs). A store held by another process is refused as Open
+// refuses it; a path with no file is reported and nothing is created there.
+func TestReadAuditLog(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.db")
+	st := open(t, path)
+	at := time.UnixMilli(1700000000123)
+	require.NoError(t, st.Update(t.Context(), func(tx *store.Tx) {
+		tx.CreateSession(store.Session{ID: "a", Seq: 1, CreatedAt: at, Options: raw(map[string]string{})})
+		tx.CreateSession(store.Session{ID: "b", Seq: 2, CreatedAt: at, Options: raw(map[string]string{})})
+		tx.RunStarted("a", 1, "prompt")
+		tx.Audit(store.AuditEntry{At: at, Session: "a", Run: 1, Pause: "p1", Event: "raised", Kind: "confirm", Tool: "Bash", Message: "rm -rf ./build"})
+		tx.Audit(store.AuditEntry{At: at, Session: "b", Run: 1, Pause: "p1", Event: "raised", Kind: "continue", Tool: "Ask", Message: "look"})
+		tx.Audit(store.AuditEntry{At: at, Session: "a", Run: 1, Pause: "p1", Event: "answered", Kind: "confirm", Tool: "Bash", Message: "rm -rf ./build", Answer: "denied", Reason: "not now", By: "web"})
+	}))
+	require.NoError(t, st.Close())
+	before := hash(t, path)
+
+	all, err := store.ReadAuditLog(t.Context(), path, "")
+	require.NoError(t, err)
+	require.Len(t, all, 3)
+	assert.Equal(t, []string{"a", "b", "a"}, []string{all[0].Session, all[1].Session, all[2].Session}, "oldest first")
+	assert.Equal(t, store.AuditEntry{At: at, Session: "a", Run: 1, Pause: "p1", Event: "answered", Kind: "confirm", Tool: "Bash", Message: "rm -rf ./build", Answer: "denied", Reason: "not now", By: "web"}, all[2])
+	one, err := store.ReadAuditLog(t.Context(), path, "b")
+	require.NoError(t, err)
+	require.Len(t, one, 1)
+	assert.Equal(t, "look", one[0].Message)
+	assert.Equal(t, before, hash(t, path), "reading changes nothing")
+
+	cmd, stdin := holder(t, path)
+	_, err = store.ReadAuditLog(t.Context(), path, "")
+	require.ErrorIs(t, err, store.ErrLocked)
+	assert.Contains(t, err.Error(), fmt.Sprintf("process %d holds", cmd.Process.Pid))
+	stdin.Close()
+	require.NoError(t, cmd.Wait())
+
+	missing := filepath.Join(dir, "none.db")
+	_, err = store.ReadAuditLog(t.Context(), missing, "")
+	require.ErrorIs(t, err, store.ErrNotFound)
+	assert.Contains(t, err.Error(), missing)
+	assert.NoFileExists(t, missing, "nothing is created")
+	_, err = store.ReadAuditLog(t.Context(), store.Memory, "")
+	require.ErrorIs(t, err, store.ErrNotFound)
+}

@@ -201,6 +201,15 @@ Napi::Value EngineAuditLog(const Napi::CallbackInfo& info) {
   return TakeString(info.Env(), json);
 }
 
+Napi::Value StoreAuditLog(const Napi::CallbackInfo& info) {
+  Args args(info, "storeAuditLog(path: string, session?: string)", 1, 2, false);
+  std::string path = args.String(0, "path");
+  std::optional<std::string> session = args.OptString(1, "session");
+  char* json = nullptr;
+  Check(info.Env(), il_store_audit_log(path.c_str(), CString(session), &json), 0);
+  return TakeString(info.Env(), json);
+}
+
 Napi::Value EngineGrants(const Napi::CallbackInfo& info) { return EngineJSON(info, "engine.grants()", il_engine_grants); }
 
 Napi::Value EngineRevokeGrant(const Napi::CallbackInfo& info) {
@@ -682,6 +691,7 @@ void RegisterCalls(Napi::Env env, Napi::Object exports) {
       {"taskLoopState", TaskLoopState},
       {"taskLoopCloseAsync", TaskLoopCloseAsync},
       {"checkCommand", CheckCommand},
+      {"storeAuditLog", StoreAuditLog},
   };
   for (const Entry& e : entries) Export(env, exports, e.name, e.fn);
   SetRaw(env, exports, "sessionStatus", SessionStatus);
