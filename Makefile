@@ -18,7 +18,7 @@ METRICS := $(CURDIR)/bench/out
 # Programs the tests need, as command:Debian-package.
 SYSTEM_DEPS := chromium:chromium xvfb-run:xvfb tmux:tmux curl:curl gcc:gcc g++:g++ python3:python3
 
-.PHONY: deps system-deps build prebuild check-package node-versions test docs bench demo demo-tasks doctor clean
+.PHONY: deps system-deps build prebuild check-package node-versions test docs screenshots bench demo demo-tasks doctor clean
 
 deps: system-deps node_modules/.installed
 	$(GO) mod download
@@ -109,6 +109,16 @@ TYPEDOC := docs/reference/typedoc.json
 docs: build
 	npx typedoc --options $(TYPEDOC)
 	@echo "API reference: docs/api/index.html"
+
+# The README's pictures, docs/images/*.png: the chat demo in tmux at a confirm
+# and the web UI, each shot by Chromium (docs/screenshots.ts). Run it after a
+# change that shows on screen, look at the pictures, commit them. The TUI draws
+# U+23BF (⎿), which needs a font that has it: Symbola (fonts-symbola).
+screenshots: build
+	@fc-list ':charset=23bf' | grep -q . || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fonts-symbola; \
+	  else echo "no font has U+23BF: install fonts-symbola (sudo apt-get install -y fonts-symbola) and run make again." >&2; exit 1; fi; }
+	$(NODE) --import tsx docs/screenshots.ts
 
 # The JS benchmarks run on each Node version users run (NODE_VERSIONS); the
 # report holds each version's figure and checks the worst against its target.
