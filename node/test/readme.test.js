@@ -9,7 +9,7 @@
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 
@@ -17,13 +17,21 @@ import { packageRoot } from '../load.js';
 
 const docFiles = ['README.md', ...readdirSync(path.join(packageRoot, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
 
-/** The fenced code blocks of a Markdown file: {file, line, lang, flags, body}. */
+/**
+ * The fenced code blocks of a Markdown file: {file, line, lang, flags, body,
+ * example}; example is the file a block says it is ("This is
+ * `examples/...`" in the prose just before it).
+ */
 function blocks(file) {
   const text = readFileSync(path.join(packageRoot, file), 'utf8');
   const out = [];
   const fence = /^```(\S*)([^\n]*)\n([\s\S]*?)^```$/gm;
+  let proseFrom = 0;
   for (const m of text.matchAll(fence)) {
-    out.push({ file, line: text.slice(0, m.index).split('\n').length, lang: m[1], flags: m[2].trim().split(/\s+/).filter(Boolean), body: m[3] });
+    const prose = text.slice(proseFrom, m.index);
+    proseFrom = m.index + m[0].length;
+    const example = /This is `(examples\/[^`]+)`/.exec(prose)?.[1];
+    out.push({ file, line: text.slice(0, m.index).split('\n').length, lang: m[1], flags: m[2].trim().split(/\s+/).filter(Boolean), body: m[3], example });
   }
   return out;
 }
@@ -34,6 +42,16 @@ const exampleFiles = ['host-loop/main.js', 'node-esm/main.js', 'ink-app/app.tsx'
 const isExample = (b) => exampleFiles.includes(b.body);
 const code = all.filter((b) => ['js', 'ts', 'tsx'].includes(b.lang) && !isExample(b));
 const where = (b) => `${b.file}:${b.line}`;
+
+test('a snippet that says it is an example file is that file, verbatim', () => {
+  const claimed = all.filter((b) => b.example);
+  assert.ok(claimed.length >= 4, 'the guides show the examples');
+  for (const b of claimed) {
+    const file = path.join(packageRoot, b.example);
+    assert.ok(existsSync(file), `${where(b)}: ${b.example} does not exist`);
+    assert.equal(b.body, readFileSync(file, 'utf8'), `${where(b)}: the block differs from ${b.example}: copy the file again`);
+  }
+});
 
 test('every snippet names a language the test knows', () => {
   const known = new Set(['js', 'ts', 'tsx', 'go', 'sh', 'text', 'json']);
