@@ -58,6 +58,17 @@ test('every snippet names a language the test knows', () => {
   for (const b of all) assert.ok(known.has(b.lang), `${where(b)}: a block of "${b.lang || 'no language'}": name one of ${[...known].join(', ')}`);
 });
 
+test('every relative link and picture of the README and docs leads to a file', () => {
+  for (const file of docFiles) {
+    const text = readFileSync(path.join(packageRoot, file), 'utf8').replace(/^```[\s\S]*?^```$/gm, '');
+    for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+      if (/^(https?:|mailto:|#)/.test(target)) continue;
+      const to = path.join(packageRoot, path.dirname(file), target.replace(/#.*$/, ''));
+      assert.ok(existsSync(to), `${file}: the link ${target} leads nowhere`);
+    }
+  }
+});
+
 test('the README stays an entry: at most 200 lines', () => {
   const lines = readFileSync(path.join(packageRoot, 'README.md'), 'utf8').split('\n').length;
   assert.ok(lines <= 200, `README.md has ${lines} lines: move the details to docs/`);
