@@ -66,8 +66,9 @@ NODE_CACHE ?= $(CURDIR)/.cache/node
 NODE_VERSIONS := 22 24
 NODE_BINS := $(foreach v,$(NODE_VERSIONS),$(NODE_CACHE)/$(v)/bin/node)
 # The JS tests on every version; the packed-tarball test (slow: it installs
-# and type-checks every example) runs on the system Node only.
-NODE_TESTS_ALL_VERSIONS := $(filter-out node/test/pack.test.js,$(wildcard node/test/*.test.js))
+# and type-checks every example) and the docs' snippets (tsc over all of them)
+# run on the system Node only.
+NODE_TESTS_ALL_VERSIONS := $(filter-out node/test/pack.test.js node/test/readme.test.js,$(wildcard node/test/*.test.js))
 
 node-versions: $(NODE_BINS)
 
