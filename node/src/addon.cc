@@ -4,7 +4,10 @@
 
 #include "addon.h"
 
+#include <dlfcn.h>
+
 #include <cstring>
+#include <mutex>
 #include <vector>
 
 #include "calls.h"
@@ -52,6 +55,22 @@ Napi::Value DebugCounters(const Napi::CallbackInfo& info) {
   out.Set("openHandles", Napi::Number::New(info.Env(), static_cast<double>(handles)));
   out.Set("droppedBatches", Napi::Number::New(info.Env(), static_cast<double>(c.dropped)));
   return out;
+}
+
+// PinAddon keeps this addon loaded until the process ends. Node unloads an
+// addon with the last environment that loaded it: a worker that loaded it
+// first and ends while no other environment has loaded it yet. The Go
+// library it links never unloads (its runtime threads live on), and the
+// worker's loop still runs the close callbacks of the addon's handles after
+// the unload: the addon's code and memory must outlive every environment.
+void PinAddon() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    Dl_info self;
+    if (dladdr(reinterpret_cast<void*>(&PinAddon), &self) != 0 && self.dli_fname != nullptr) {
+      dlopen(self.dli_fname, RTLD_NOW | RTLD_NODELETE);  // never closed
+    }
+  });
 }
 
 // The JS entry of every exported function: fn comes as the function's data.
@@ -175,6 +194,7 @@ Napi::String TakeString(Napi::Env env, char* s) {
 }
 
 Napi::Object ModuleInit(Napi::Env env, Napi::Object exports) {
+  PinAddon();
   env.SetInstanceData(new AddonData());
   // il_version waits for the Go runtime to finish initialising, so its
   // signal handlers are in place before the guard fixes the others.

@@ -22,10 +22,6 @@ const bool guard_disabled = [] {
 // worker threads, may load the addon).
 std::mutex fix_mu;
 
-// The permanent SIGCHLD watcher and the loop it lives on (null when none).
-uv_signal_t sigchld_watcher;
-uv_loop_t* sigchld_loop = nullptr;
-
 bool Installed(const struct sigaction& sa) {
   // sa_handler and sa_sigaction share storage; comparing sa_handler is right
   // for both SA_SIGINFO and plain handlers.
@@ -34,14 +30,11 @@ bool Installed(const struct sigaction& sa) {
 
 void OnSigchld(uv_signal_t*, int) {}  // libuv's own child watcher reaps
 
-// At environment teardown the watcher's loop goes away: close the watcher
-// (a worker thread's loop must be empty to close). A later environment that
-// loads the addon installs a new one.
-void CloseSigchldWatcher(void* loop) {
-  std::lock_guard<std::mutex> lock(fix_mu);
-  if (sigchld_loop != loop) return;
-  uv_close(reinterpret_cast<uv_handle_t*>(&sigchld_watcher), nullptr);
-  sigchld_loop = nullptr;
+// At environment teardown its loop goes away: close its watcher (a worker
+// thread's loop must be empty to close); the memory is freed once closed.
+// Other environments' watchers stay, and with them libuv's handler.
+void CloseSigchldWatcher(void* watcher) {
+  uv_close(static_cast<uv_handle_t*>(watcher), [](uv_handle_t* h) { delete reinterpret_cast<uv_signal_t*>(h); });
 }
 
 }  // namespace
@@ -66,15 +59,21 @@ void InstallSignalGuard(Napi::Env env) {
   if (guard_disabled) return;
   uv_loop_t* loop = nullptr;
   if (napi_get_uv_event_loop(env, &loop) == napi_ok && loop != nullptr) {
-    std::unique_lock<std::mutex> lock(fix_mu);
-    if (sigchld_loop == nullptr && uv_signal_init(loop, &sigchld_watcher) == 0) {
-      if (uv_signal_start(&sigchld_watcher, OnSigchld, SIGCHLD) == 0) {
-        uv_unref(reinterpret_cast<uv_handle_t*>(&sigchld_watcher));
-        sigchld_loop = loop;
+    // One watcher per environment, on its own loop and in its own memory:
+    // libuv's SIGCHLD handler stays installed while any environment that
+    // loaded the addon lives, whichever came first and whichever goes.
+    auto* watcher = new uv_signal_t;
+    if (uv_signal_init(loop, watcher) != 0) {
+      delete watcher;
+    } else {
+      std::unique_lock<std::mutex> lock(fix_mu);
+      if (uv_signal_start(watcher, OnSigchld, SIGCHLD) != 0) {
         lock.unlock();
-        napi_add_env_cleanup_hook(env, Quiet<CloseSigchldWatcher>::Call, loop);
+        CloseSigchldWatcher(watcher);
       } else {
-        uv_close(reinterpret_cast<uv_handle_t*>(&sigchld_watcher), nullptr);
+        lock.unlock();
+        uv_unref(reinterpret_cast<uv_handle_t*>(watcher));
+        napi_add_env_cleanup_hook(env, Quiet<CloseSigchldWatcher>::Call, watcher);
       }
     }
   }

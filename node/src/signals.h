@@ -12,9 +12,10 @@
 //      over all signals) at load and whenever JS may have installed a new one
 //      (node/index.js calls FixSignalHandlers after process.on('SIG...'), after
 //      child processes are spawned and when an engine or run starts), and
-//   2. keeps one permanent, unref'd SIGCHLD watcher on the event loop, so libuv
-//      installs its SIGCHLD handler exactly once (now, fixed) and never again
-//      when child_process watchers come and go.
+//   2. keeps one permanent, unref'd SIGCHLD watcher on the event loop of
+//      every environment (main thread, worker) that loaded the addon, so
+//      libuv installs its SIGCHLD handler exactly once (now, fixed) and never
+//      again when child_process watchers, or environments, come and go.
 //
 // INTERLOCK_UNSAFE_NO_SIGNAL_GUARD=1 in the environment turns both off, for
 // diagnosis only (node/test/signals.test.js uses it to show the crash).
@@ -25,8 +26,8 @@
 
 namespace interlock {
 
-// InstallSignalGuard starts the permanent SIGCHLD watcher on env's loop (once
-// per process) and fixes every installed handler. Call it after the Go
+// InstallSignalGuard starts env's permanent SIGCHLD watcher on its loop
+// (closed at env's teardown) and fixes every installed handler. Call it after the Go
 // runtime has initialised (after any call into the library).
 void InstallSignalGuard(Napi::Env env);
 

@@ -42,6 +42,21 @@ test('a worker terminated mid-command without close(): no process of the command
   assert.deepEqual(res.survivors, [], 'processes of the command (by pid or process group) outlived the worker by 2 s');
 });
 
+for (const [mode, how] of [['first', 'is terminated'], ['first-ends', 'ends while the main thread loads the addon']]) {
+  test(`a worker that loaded the addon first ${how}: the main thread keeps its own SIGCHLD guard`, async () => {
+    // Every environment that loads the addon holds its own permanent SIGCHLD
+    // watcher (node/src/signals.h), so libuv's SIGCHLD handler, fixed with
+    // SA_ONSTACK, stays while any of them lives and no later spawn installs
+    // it again without SA_ONSTACK; and one environment's watcher going away
+    // never touches another's.
+    const res = await scenario(mode);
+    assert.deepEqual(res.sigchld, { signal: 17, onstack: true }, 'SIGCHLD handled, with SA_ONSTACK, after the worker went away');
+    assert.deepEqual(res.sigchldAtEnd, { signal: 17, onstack: true });
+    assert.equal(res.after, 'after\n');
+    assert.equal(res.openHandles, 0);
+  });
+}
+
 test('the addon\'s C++ enters through its own boundary only: no node-addon-api wrapper that throws again when JS is off', () => {
   // Napi::Function::New, Napi::AsyncWorker and NODE_API_MODULE catch a C++
   // exception and throw it as JS; in a worker being terminated that fails
