@@ -46,7 +46,7 @@ Napi::Value Version(const Napi::CallbackInfo& info) {
 
 Napi::Value DebugCounters(const Napi::CallbackInfo& info) {
   Args args(info, "internals.counters()", 0, 0, false);
-  EventCounters c = GetEventCounters();
+  EventCounters c = GetEventCounters(info.Env());
   int64_t handles = 0;
   Check(info.Env(), il_open_handles(&handles), 0);
   Napi::Object out = Napi::Object::New(info.Env());

@@ -22,6 +22,8 @@
 #include <optional>
 #include <string>
 
+#include "events.h"
+#include "host.h"
 #include "interlock.h"
 
 namespace interlock {
@@ -85,6 +87,9 @@ struct AddonData {
   // The class errors are built with (InterlockError from node/index.js);
   // plain Error until init() sets it.
   Napi::FunctionReference error_class;
+  // Its engines' event and host-message forwarding (events.cc, host.cc).
+  EventSinks events;
+  HostSinks host;
 };
 
 // LastError is the library's last error message for handle h.

@@ -9,53 +9,54 @@
 #include "addon.h"
 
 namespace interlock {
-namespace {
 
-std::atomic<int64_t> live_sinks{0};
-std::atomic<int64_t> queued_events{0};
-std::atomic<int64_t> dropped_batches{0};
-
-// One engine's forwarding state. Created and destroyed on the JS thread;
-// OnEvent runs on library threads.
-struct Sink {
+// One engine's forwarding state. Created and destroyed on the JS thread of
+// its environment; OnEvent runs on library threads.
+struct EventSink {
   il_handle engine;
+  EventSinks* owner;                      // its environment's (outlives it)
   std::mutex mu;                          // held across every queue call
   napi_threadsafe_function tsfn = nullptr;  // null once released or finalized
   bool registered = false;                // the library callback points here (JS thread only)
 };
 
+namespace {
+
+EventSinks& SinksOf(Napi::Env env) { return env.GetInstanceData<AddonData>()->events; }
+
 // One batch of events (a JSON array), copied off the library's buffer.
 // malloc'ed, so the copy in OnEvent cannot throw into Go's stack.
 struct EventCopy {
   il_handle engine;  // told when the batch was delivered
+  EventSinks* owner;  // counts it
   size_t len;
   char json[1];  // len bytes
 };
 
-EventCopy* CopyEvent(il_handle engine, const char* json, size_t len) {
+EventCopy* CopyEvent(EventSink* sink, const char* json, size_t len) {
   auto* copy = static_cast<EventCopy*>(std::malloc(sizeof(EventCopy) + len));
   if (copy == nullptr) return nullptr;
-  copy->engine = engine;
+  copy->engine = sink->engine;
+  copy->owner = sink->owner;
   copy->len = len;
   std::memcpy(copy->json, json, len);
-  queued_events.fetch_add(1, std::memory_order_relaxed);
+  sink->owner->queued.fetch_add(1, std::memory_order_relaxed);
   return copy;
 }
 
 void FreeEvent(EventCopy* copy) {
   if (copy == nullptr) return;
-  queued_events.fetch_sub(1, std::memory_order_relaxed);
+  copy->owner->queued.fetch_sub(1, std::memory_order_relaxed);
   std::free(copy);
 }
 
-// Sinks by engine handle (handles are never reused), for close and ref.
-std::mutex sinks_mu;
-std::unordered_map<il_handle, Sink*> sinks;
-
-Sink* FindSink(il_handle engine) {
-  std::lock_guard<std::mutex> lock(sinks_mu);
-  auto it = sinks.find(engine);
-  return it == sinks.end() ? nullptr : it->second;
+// env's sink of engine (handles are never reused), for close and ref; null
+// for an engine of another environment.
+EventSink* FindSink(Napi::Env env, il_handle engine) {
+  EventSinks& all = SinksOf(env);
+  std::lock_guard<std::mutex> lock(all.mu);
+  auto it = all.by_engine.find(engine);
+  return it == all.by_engine.end() ? nullptr : it->second;
 }
 
 // Library thread: copy and queue one batch and hold it until the JS thread
@@ -63,18 +64,18 @@ Sink* FindSink(il_handle engine) {
 // back the next while two are held, so at most two wait in the function's
 // queue and the library merges deltas meanwhile. Never blocks.
 int OnEvent(void* user, const char* json, size_t len) {
-  auto* sink = static_cast<Sink*>(user);
+  auto* sink = static_cast<EventSink*>(user);
   std::lock_guard<std::mutex> lock(sink->mu);
   if (sink->tsfn == nullptr) return 0;
-  EventCopy* copy = CopyEvent(sink->engine, json, len);
+  EventCopy* copy = CopyEvent(sink, json, len);
   if (copy == nullptr) {  // out of memory: drop this batch rather than crash
-    dropped_batches.fetch_add(1, std::memory_order_relaxed);
+    sink->owner->dropped.fetch_add(1, std::memory_order_relaxed);
     return 0;
   }
   napi_status st = napi_call_threadsafe_function(sink->tsfn, copy, napi_tsfn_nonblocking);
   if (st != napi_ok) {  // napi_closing: the environment is going away
     FreeEvent(copy);
-    dropped_batches.fetch_add(1, std::memory_order_relaxed);
+    sink->owner->dropped.fetch_add(1, std::memory_order_relaxed);
     if (st == napi_closing) sink->tsfn = nullptr;
     return 0;
   }
@@ -123,7 +124,7 @@ void CallJs(napi_env env, napi_value fn, void* /*ctx*/, void* data) {
 // the environment). Make sure the library never calls this sink again, then
 // free it.
 void Finalize(napi_env /*env*/, void* data, void* /*hint*/) {
-  auto* sink = static_cast<Sink*>(data);
+  auto* sink = static_cast<EventSink*>(data);
   if (sink->registered) {
     // Waits for a call in progress; that call only takes sink->mu briefly.
     il_engine_set_event_callback(sink->engine, nullptr, nullptr);
@@ -133,33 +134,35 @@ void Finalize(napi_env /*env*/, void* data, void* /*hint*/) {
     std::lock_guard<std::mutex> lock(sink->mu);
     sink->tsfn = nullptr;
   }
+  EventSinks* owner = sink->owner;
   {
-    std::lock_guard<std::mutex> lock(sinks_mu);
-    auto it = sinks.find(sink->engine);
-    if (it != sinks.end() && it->second == sink) sinks.erase(it);
+    std::lock_guard<std::mutex> lock(owner->mu);
+    auto it = owner->by_engine.find(sink->engine);
+    if (it != owner->by_engine.end() && it->second == sink) owner->by_engine.erase(it);
   }
   delete sink;
-  live_sinks.fetch_sub(1, std::memory_order_relaxed);
+  owner->live.fetch_sub(1, std::memory_order_relaxed);
 }
 
 }  // namespace
 
 void AttachEvents(Napi::Env env, il_handle engine, Napi::Function fn) {
-  auto* sink = new Sink{engine};
-  live_sinks.fetch_add(1, std::memory_order_relaxed);
+  EventSinks& all = SinksOf(env);
+  auto* sink = new EventSink{engine, &all};
+  all.live.fetch_add(1, std::memory_order_relaxed);
   napi_value name = Napi::String::New(env, "interlock.events");
   napi_status st = napi_create_threadsafe_function(env, fn, nullptr, name, /*max_queue_size=*/0,
                                                    /*initial_thread_count=*/1, sink, Quiet<Finalize>::Call, nullptr,
                                                    Quiet<CallJs>::Call, &sink->tsfn);
   if (st != napi_ok) {
     delete sink;
-    live_sinks.fetch_sub(1, std::memory_order_relaxed);
+    all.live.fetch_sub(1, std::memory_order_relaxed);
     NAPI_THROW_VOID(Napi::Error::New(env, "interlock: cannot create the event thread-safe function"));
   }
   napi_unref_threadsafe_function(env, sink->tsfn);
   {
-    std::lock_guard<std::mutex> lock(sinks_mu);
-    sinks[engine] = sink;
+    std::lock_guard<std::mutex> lock(all.mu);
+    all.by_engine[engine] = sink;
   }
   // Records: JS parses only the event types it has listeners for, and
   // session events come with the JS surface's camelCase keys. OnEvent only
@@ -175,7 +178,7 @@ void AttachEvents(Napi::Env env, il_handle engine, Napi::Function fn) {
 }
 
 void DetachEvents(Napi::Env env, il_handle engine) {
-  Sink* sink = FindSink(engine);
+  EventSink* sink = FindSink(env, engine);
   if (sink == nullptr) return;
   if (sink->registered) {
     // After il_engine_close this fails (the handle is closed) and need not
@@ -184,8 +187,9 @@ void DetachEvents(Napi::Env env, il_handle engine) {
     sink->registered = false;
   }
   {
-    std::lock_guard<std::mutex> lock(sinks_mu);
-    sinks.erase(engine);
+    EventSinks& all = SinksOf(env);
+    std::lock_guard<std::mutex> lock(all.mu);
+    all.by_engine.erase(engine);
   }
   std::lock_guard<std::mutex> lock(sink->mu);
   if (sink->tsfn == nullptr) return;  // already being torn down; Finalize frees it
@@ -195,7 +199,7 @@ void DetachEvents(Napi::Env env, il_handle engine) {
 }
 
 void RefEvents(Napi::Env env, il_handle engine, bool ref) {
-  Sink* sink = FindSink(engine);
+  EventSink* sink = FindSink(env, engine);
   if (sink == nullptr) return;
   std::lock_guard<std::mutex> lock(sink->mu);
   if (sink->tsfn == nullptr) return;
@@ -206,8 +210,9 @@ void RefEvents(Napi::Env env, il_handle engine, bool ref) {
   }
 }
 
-EventCounters GetEventCounters() {
-  return EventCounters{live_sinks.load(), queued_events.load(), dropped_batches.load()};
+EventCounters GetEventCounters(Napi::Env env) {
+  EventSinks& all = SinksOf(env);
+  return EventCounters{all.live.load(), all.queued.load(), all.dropped.load()};
 }
 
 }  // namespace interlock

@@ -27,11 +27,27 @@
 
 #include <napi.h>
 
+#include <atomic>
 #include <cstdint>
+#include <mutex>
+#include <unordered_map>
 
 #include "interlock.h"
 
 namespace interlock {
+
+struct EventSink;
+
+// EventSinks is one environment's event forwarding (AddonData::events): its
+// engines' sinks and its counters. Nothing of it is shared between
+// environments (the main thread, each worker).
+struct EventSinks {
+  std::mutex mu;  // guards by_engine
+  std::unordered_map<il_handle, EventSink*> by_engine;
+  std::atomic<int64_t> live{0};     // sinks not yet finalized
+  std::atomic<int64_t> queued{0};   // event copies not yet freed
+  std::atomic<int64_t> dropped{0};  // batches dropped (out of memory, or the environment was going away)
+};
 
 // AttachEvents creates engine's thread-safe function around fn (called with
 // one JSON array string per batch of events, then once with no argument
@@ -40,21 +56,22 @@ void AttachEvents(Napi::Env env, il_handle engine, Napi::Function fn);
 
 // DetachEvents ends engine's event stream: unregisters the callback if the
 // engine is still open, queues the end marker and releases the function.
-// Call it after il_engine_close. A no-op when already detached.
+// Call it after il_engine_close. A no-op when already detached, or when the
+// engine is not env's.
 void DetachEvents(Napi::Env env, il_handle engine);
 
 // RefEvents makes engine's event function keep the event loop alive (ref)
-// or not. A no-op when detached.
+// or not. A no-op when detached, or when the engine is not env's.
 void RefEvents(Napi::Env env, il_handle engine, bool ref);
 
-// EventCounters reports live sinks, event copies not yet freed, and batches
-// dropped (out of memory, or the environment was going away).
+// EventCounters reports env's live sinks, event copies not yet freed, and
+// batches dropped.
 struct EventCounters {
   int64_t sinks;
   int64_t queued;
   int64_t dropped;
 };
-EventCounters GetEventCounters();
+EventCounters GetEventCounters(Napi::Env env);
 
 }  // namespace interlock
 

@@ -8,16 +8,18 @@
 #include "addon.h"
 
 namespace interlock {
-namespace {
 
-// One engine's host-message state. Created and destroyed on the JS thread;
-// OnHost runs on library threads.
+// One engine's host-message state. Created and destroyed on the JS thread of
+// its environment; OnHost runs on library threads.
 struct HostSink {
   il_handle engine;
+  HostSinks* owner;                         // its environment's (outlives it)
   std::mutex mu;                            // held across every queue call
   napi_threadsafe_function tsfn = nullptr;  // null once released or finalized
   bool registered = false;                  // the library callback points here (JS thread only)
 };
+
+namespace {
 
 // One message, copied off the library's buffer (malloc'ed: no throw into Go).
 struct HostCopy {
@@ -25,13 +27,14 @@ struct HostCopy {
   char json[1];  // len bytes
 };
 
-std::mutex host_sinks_mu;
-std::unordered_map<il_handle, HostSink*> host_sinks;
+HostSinks& HostSinksOf(Napi::Env env) { return env.GetInstanceData<AddonData>()->host; }
 
-HostSink* FindHostSink(il_handle engine) {
-  std::lock_guard<std::mutex> lock(host_sinks_mu);
-  auto it = host_sinks.find(engine);
-  return it == host_sinks.end() ? nullptr : it->second;
+// env's sink of engine; null for an engine of another environment.
+HostSink* FindHostSink(Napi::Env env, il_handle engine) {
+  HostSinks& all = HostSinksOf(env);
+  std::lock_guard<std::mutex> lock(all.mu);
+  auto it = all.by_engine.find(engine);
+  return it == all.by_engine.end() ? nullptr : it->second;
 }
 
 // Library thread: copy and queue one message. Never blocks.
@@ -83,9 +86,9 @@ void FinalizeHost(napi_env /*env*/, void* data, void* /*hint*/) {
     sink->tsfn = nullptr;
   }
   {
-    std::lock_guard<std::mutex> lock(host_sinks_mu);
-    auto it = host_sinks.find(sink->engine);
-    if (it != host_sinks.end() && it->second == sink) host_sinks.erase(it);
+    std::lock_guard<std::mutex> lock(sink->owner->mu);
+    auto it = sink->owner->by_engine.find(sink->engine);
+    if (it != sink->owner->by_engine.end() && it->second == sink) sink->owner->by_engine.erase(it);
   }
   delete sink;
 }
@@ -93,7 +96,8 @@ void FinalizeHost(napi_env /*env*/, void* data, void* /*hint*/) {
 }  // namespace
 
 void AttachHost(Napi::Env env, il_handle engine, Napi::Function fn) {
-  auto* sink = new HostSink{engine};
+  HostSinks& all = HostSinksOf(env);
+  auto* sink = new HostSink{engine, &all};
   napi_value name = Napi::String::New(env, "interlock.host");
   napi_status st = napi_create_threadsafe_function(env, fn, nullptr, name, /*max_queue_size=*/0,
                                                    /*initial_thread_count=*/1, sink, Quiet<FinalizeHost>::Call, nullptr,
@@ -104,8 +108,8 @@ void AttachHost(Napi::Env env, il_handle engine, Napi::Function fn) {
   }
   napi_unref_threadsafe_function(env, sink->tsfn);
   {
-    std::lock_guard<std::mutex> lock(host_sinks_mu);
-    host_sinks[engine] = sink;
+    std::lock_guard<std::mutex> lock(all.mu);
+    all.by_engine[engine] = sink;
   }
   il_status rc = il_engine_set_host_callback(engine, OnHost, sink);
   if (rc != IL_OK) {
@@ -115,16 +119,17 @@ void AttachHost(Napi::Env env, il_handle engine, Napi::Function fn) {
   sink->registered = true;
 }
 
-void DetachHost(Napi::Env /*env*/, il_handle engine) {
-  HostSink* sink = FindHostSink(engine);
+void DetachHost(Napi::Env env, il_handle engine) {
+  HostSink* sink = FindHostSink(env, engine);
   if (sink == nullptr) return;
   if (sink->registered) {
     il_engine_set_host_callback(engine, nullptr, nullptr);  // fails harmlessly after close
     sink->registered = false;
   }
   {
-    std::lock_guard<std::mutex> lock(host_sinks_mu);
-    host_sinks.erase(engine);
+    HostSinks& all = HostSinksOf(env);
+    std::lock_guard<std::mutex> lock(all.mu);
+    all.by_engine.erase(engine);
   }
   std::lock_guard<std::mutex> lock(sink->mu);
   if (sink->tsfn == nullptr) return;  // being torn down; FinalizeHost frees it

@@ -15,9 +15,21 @@
 
 #include <napi.h>
 
+#include <mutex>
+#include <unordered_map>
+
 #include "interlock.h"
 
 namespace interlock {
+
+struct HostSink;
+
+// HostSinks is one environment's host-message forwarding (AddonData::host):
+// its engines' sinks. Nothing of it is shared between environments.
+struct HostSinks {
+  std::mutex mu;  // guards by_engine
+  std::unordered_map<il_handle, HostSink*> by_engine;
+};
 
 // AttachHost creates engine's host-message function around fn (called with
 // one JSON object string per message) and registers the library callback.
@@ -26,7 +38,8 @@ namespace interlock {
 void AttachHost(Napi::Env env, il_handle engine, Napi::Function fn);
 
 // DetachHost unregisters the callback (if the engine is still open) and
-// releases the function. A no-op when detached.
+// releases the function. A no-op when detached, or when the engine is not
+// env's.
 void DetachHost(Napi::Env env, il_handle engine);
 
 }  // namespace interlock

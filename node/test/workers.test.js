@@ -57,6 +57,13 @@ for (const [mode, how] of [['first', 'is terminated'], ['first-ends', 'ends whil
   });
 }
 
+test('each thread\'s counters count its own event sinks: the main thread does not see a worker\'s engine', async () => {
+  const res = await scenario('counters');
+  assert.equal(res.worker.sinks, 1, 'the worker sees its engine\'s sink');
+  assert.equal(res.mainWithout.sinks, 0, 'the main thread, without an engine, has no sink');
+  assert.equal(res.mainWith.sinks, 1, 'the main thread sees its own engine\'s sink only');
+});
+
 test('the addon\'s C++ enters through its own boundary only: no node-addon-api wrapper that throws again when JS is off', () => {
   // Napi::Function::New, Napi::AsyncWorker and NODE_API_MODULE catch a C++
   // exception and throw it as JS; in a worker being terminated that fails
