@@ -208,7 +208,7 @@ func il_engine_create(configJSON *C.char, out *C.il_handle) C.il_status {
 		if err := decodeJSON("engine config", configJSON, &cfg); err != nil {
 			return err
 		}
-		opts := []engine.Option{engine.WithDefaultPauseMode(cfg.DefaultPauseMode), engine.WithWorkDir(cfg.WorkDir)}
+		opts := []engine.Option{engine.WithDefaultPauseMode(cfg.DefaultPauseMode), engine.WithWorkDir(cfg.WorkDir), engine.WithEnvironment(processEnvironment)}
 		if cfg.StreamIdleTimeoutMS != nil {
 			d, err := millis("stream_idle_timeout_ms", cfg.StreamIdleTimeoutMS)
 			if err != nil {

@@ -27,6 +27,7 @@ type Engine struct {
 	// defaultPauseMode is default_pause_mode for task loops.
 	defaultPauseMode bool
 	storePath        string                    // WithStore
+	environment      Environment               // WithEnvironment
 	loaders          map[string]ProviderLoader // WithProviderLoader, by provider type
 	store            *store.Store              // nil without WithStore
 	shuttingDown     atomic.Bool               // Close: sessions closing now are kept in the store
@@ -96,6 +97,7 @@ func newEngine(opts ...Option) *Engine {
 		created:     make(map[*Session]uint64),
 		log:         eventLog[Event]{max: 4096},
 		loaders:     map[string]ProviderLoader{"script": loadScript},
+		environment: defaultEnvironment,
 	}
 	e.tools.Register("sleep", Described(NewSleepTool(), "Wait for a number of milliseconds (a long-running tool the user can stop).",
 		json.RawMessage(`{"type":"object","properties":{"ms":{"type":"integer","minimum":0,"description":"how long to wait, in milliseconds"}},"required":["ms"]}`)))

@@ -38,6 +38,10 @@ type ModelRequest struct {
 	// Tools describes the tools the model may call, sorted by name. It is
 	// shared with every other turn: read it, never modify it.
 	Tools []ToolSpec
+	// LookupEnv reads a variable of the process's environment as it is
+	// now (WithEnvironment): a provider reads its API key with it. Nil
+	// (a request the engine did not make) means os.LookupEnv.
+	LookupEnv func(key string) (string, bool)
 }
 
 // Chunk is one piece of a streamed model turn: a text delta, a piece of a

@@ -200,8 +200,17 @@ func (e *Env) SessionID() string { return e.session.id }
 func (e *Env) Dir() string { return e.session.dir }
 
 // Environ is the session's extra environment ("KEY=value" entries) for
-// processes the tool starts, on top of the process's own.
+// processes the tool starts, on top of ProcessEnviron.
 func (e *Env) Environ() []string { return e.session.environ }
+
+// ProcessEnviron is the process's environment now ("KEY=value" entries),
+// read where the engine was told to (WithEnvironment): what the processes
+// a tool starts inherit, after any filter of the tool's.
+func (e *Env) ProcessEnviron() []string { return e.session.eng.environment.Environ() }
+
+// LookupEnv reads the variable key of the process's environment now
+// (WithEnvironment).
+func (e *Env) LookupEnv(key string) (string, bool) { return e.session.eng.environment.LookupEnv(key) }
 
 // Step is the step index of this tool call.
 func (e *Env) Step() int { return e.step }

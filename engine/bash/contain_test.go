@@ -412,6 +412,21 @@ func TestSecretsNotPassed(t *testing.T) {
 	assert.NotContains(t, res.Text, "ghp-secret")
 }
 
+// TestEnvironmentFromTheEngine: commands inherit the environment where the
+// engine reads it (engine.WithEnvironment: the C library's in the Node
+// addon), not the Go runtime's copy, and the secret filter still applies.
+func TestEnvironmentFromTheEngine(t *testing.T) {
+	t.Setenv("INTERLOCK_TEST_GO_COPY", "stale")
+	environ := func() []string {
+		return []string{"PATH=" + os.Getenv("PATH"), "INTERLOCK_TEST_HOST=now", "INTERLOCK_TEST_HOST_TOKEN=secret-now"}
+	}
+	h := newHarness(t, New(tracked(nil)), engine.WithEnvironment(engine.Environment{Environ: environ}))
+	res := h.session("env").run()
+	assert.Contains(t, res.Text, "INTERLOCK_TEST_HOST=now")
+	assert.NotContains(t, res.Text, "secret-now", "a secret-looking name is filtered")
+	assert.NotContains(t, res.Text, "INTERLOCK_TEST_GO_COPY", "the Go runtime's copy is not read")
+}
+
 func TestEnvFilter(t *testing.T) {
 	t.Parallel()
 	env := []string{"PATH=/bin", "PWD=/x", "OPENAI_API_KEY=a", "AWS_SECRET_ACCESS_KEY=b", "DATABASE_URL=c", "SENTRY_DSN=d", "HOME=/h", "GIT_AUTHOR_NAME=n"}

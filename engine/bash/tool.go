@@ -206,7 +206,7 @@ func (t *Tool) execute(ctx context.Context, a Args, env *engine.Env, files *File
 	if sb := t.describe(policy); sb.Degraded && ss.firstWarning() {
 		env.Warn("Sandbox not fully in force: " + strings.Join(sb.Warnings, "; "))
 	}
-	environ := append(t.env.filter(os.Environ()), env.Environ()...)
+	environ := append(t.env.filter(env.ProcessEnviron()), env.Environ()...)
 	out, err := t.run.run(ctx, a.Command, env.Dir(), environ, timeout, policy, env.Progress)
 	ss.setLast(out.report)
 	if ctx.Err() != nil {

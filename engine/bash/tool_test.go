@@ -23,9 +23,9 @@ type harness struct {
 	eng  *engine.Engine
 }
 
-func newHarness(t *testing.T, tool *Tool) *harness {
+func newHarness(t *testing.T, tool *Tool, opts ...engine.Option) *harness {
 	t.Helper()
-	e := engine.New(engine.WithTool("Bash", tool))
+	e := engine.New(append([]engine.Option{engine.WithTool("Bash", tool)}, opts...)...)
 	t.Cleanup(func() { require.NoError(t, e.Close()) })
 	return &harness{t: t, tool: tool, eng: e}
 }

@@ -64,6 +64,11 @@ type host interface {
 	pause(ctx context.Context, message, details string) error
 	progress(chunk string)
 	dir() string // the session's working directory, for relative paths
+	// lookupEnv reads a variable of the process's environment now.
+	lookupEnv(key string) (string, bool)
+	// environ is the environment a browser started now gets: the
+	// process's now, then the session's own.
+	environ() []string
 }
 
 // plan is a validated call.
@@ -120,7 +125,7 @@ func (t *Tool) prepare(a Args, h host) (plan, error) {
 		return p, fmt.Errorf("%w %q: want one of search, open_page, find_in_page, capture_screenshot", ErrUnknownAction, a.Type)
 	}
 	p.headful = a.Pause || (a.Headless != nil && !*a.Headless)
-	if _, ok := t.cfg.displayValue(); p.headful && !ok {
+	if _, ok := t.cfg.displayValue(h.lookupEnv); p.headful && !ok {
 		p.headful, p.noteNoUI = false, true
 	}
 	return p, nil
@@ -188,7 +193,7 @@ const pngSignature = "\x89PNG\r\n\x1a\n"
 
 // do runs one validated call in a tab of the session's browser.
 func (t *Tool) do(ctx context.Context, p plan, bs *browsers, h host) (string, error) {
-	b, err := bs.get(ctx, p.headful, h.progress)
+	b, err := bs.get(ctx, p.headful, h.progress, h.environ)
 	if err != nil {
 		return "", t.failed(ctx, p, err)
 	}

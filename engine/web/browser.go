@@ -25,23 +25,23 @@ const profilePrefix = "interlock-web-"
 // Chromium, started on first use and stopped by Close. It is the value the
 // tool keeps in the session's Env.Local, so closing the session closes it.
 type browsers struct {
-	cfg     *config
-	environ []string // the session's extra environment, for the browser process
+	cfg *config
 
 	mu     sync.Mutex
 	set    [2]*browser // indexed by headful (0 = headless, 1 = headful)
 	closed bool
 }
 
-func newBrowsers(cfg *config, environ []string) *browsers {
-	return &browsers{cfg: cfg, environ: environ}
+func newBrowsers(cfg *config) *browsers {
+	return &browsers{cfg: cfg}
 }
 
 // get returns the running browser of the kind asked for, starting it if
 // needed. It waits for the start only as long as ctx allows: an interrupted
 // call returns at once and the browser finishes starting in the background,
-// ready for the next call or for Close.
-func (s *browsers) get(ctx context.Context, headful bool, progress func(string)) (*browser, error) {
+// ready for the next call or for Close. A browser started now gets the
+// environment environ returns.
+func (s *browsers) get(ctx context.Context, headful bool, progress func(string), environ func() []string) (*browser, error) {
 	i := 0
 	if headful {
 		i = 1
@@ -58,13 +58,13 @@ func (s *browsers) get(ctx context.Context, headful bool, progress func(string))
 		s.set[i] = nil
 		s.mu.Unlock()
 		b.Close()
-		return s.get(ctx, headful, progress)
+		return s.get(ctx, headful, progress, environ)
 	}
 	if b == nil {
 		if progress != nil {
 			progress(fmt.Sprintf("Starting %s Chromium\n", kindName(headful)))
 		}
-		b = startBrowser(s.cfg, headful, s.environ)
+		b = startBrowser(s.cfg, headful, environ())
 		s.set[i] = b
 	}
 	s.mu.Unlock()
@@ -179,15 +179,16 @@ func (b *browser) start(cfg *config, environ []string) error {
 		if cfg.autoOpenDevTools {
 			opts = append(opts, chromedp.Flag("auto-open-devtools-for-tabs", true))
 		}
-		if d, ok := cfg.displayValue(); ok && cfg.displaySet {
-			env = append(env, "DISPLAY="+d)
+		if cfg.displaySet && cfg.display != "" {
+			env = append(env, "DISPLAY="+cfg.display)
 		}
 	} else {
 		opts = append(opts, chromedp.Flag("headless", "new"))
 	}
-	if len(env) > 0 {
-		opts = append(opts, chromedp.Env(env...))
-	}
+	// Only env: chromedp would add the Go runtime's copy of the
+	// environment, which a host that loaded the engine as a library may
+	// have changed since.
+	opts = append(opts, chromedp.NoInheritEnv, chromedp.Env(env...))
 	var allocCtx context.Context
 	allocCtx, b.cancelAlloc = chromedp.NewExecAllocator(b.base, opts...)
 	b.ctx, b.cancelCtx = chromedp.NewContext(allocCtx)

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"os"
 	"testing"
 	"time"
 
@@ -24,7 +25,7 @@ func TestMetrics(t *testing.T) {
 	var starts []time.Duration
 	for range 5 {
 		h := newHarness(t)
-		b, err := h.bs.get(t.Context(), false, nil)
+		b, err := h.bs.get(t.Context(), false, nil, os.Environ)
 		require.NoError(t, err)
 		starts = append(starts, b.startTook)
 		require.NoError(t, h.bs.Close())
@@ -35,7 +36,7 @@ func TestMetrics(t *testing.T) {
 	h := newHarness(t)
 	var navs, calls []time.Duration
 	for range 30 {
-		b, err := h.bs.get(t.Context(), false, nil)
+		b, err := h.bs.get(t.Context(), false, nil, os.Environ)
 		require.NoError(t, err)
 		tb, err := b.newTab(t.Context())
 		require.NoError(t, err)

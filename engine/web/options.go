@@ -1,7 +1,6 @@
 package web
 
 import (
-	"os"
 	"time"
 )
 
@@ -87,15 +86,15 @@ func WithMaxText(chars int) Option {
 }
 
 // displayValue returns the display headful browsers would use and whether
-// there is one.
-func (c *config) displayValue() (string, bool) {
+// there is one; lookupEnv reads the process's environment.
+func (c *config) displayValue(lookupEnv func(string) (string, bool)) (string, bool) {
 	if c.displaySet {
 		return c.display, c.display != ""
 	}
-	if d := os.Getenv("DISPLAY"); d != "" {
+	if d, _ := lookupEnv("DISPLAY"); d != "" {
 		return d, true
 	}
-	if d := os.Getenv("WAYLAND_DISPLAY"); d != "" {
+	if d, _ := lookupEnv("WAYLAND_DISPLAY"); d != "" {
 		return d, true
 	}
 	return "", false

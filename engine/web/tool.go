@@ -54,7 +54,7 @@ func (t *Tool) Run(ctx context.Context, call engine.ToolCall, env *engine.Env) (
 
 func (t *Tool) run(ctx context.Context, call engine.ToolCall, env *engine.Env) (string, error) {
 	session := func() *browsers {
-		return env.Local(browsersKey{t}, func() any { return newBrowsers(&t.cfg, env.Environ()) }).(*browsers)
+		return env.Local(browsersKey{t}, func() any { return newBrowsers(&t.cfg) }).(*browsers)
 	}
 	return t.call(ctx, call.Args, envHost{env}, session)
 }
@@ -91,5 +91,9 @@ func (h envHost) pause(ctx context.Context, message, details string) error {
 	return nil
 }
 
-func (h envHost) progress(chunk string) { h.env.Progress(chunk) }
-func (h envHost) dir() string           { return h.env.Dir() }
+func (h envHost) progress(chunk string)               { h.env.Progress(chunk) }
+func (h envHost) dir() string                         { return h.env.Dir() }
+func (h envHost) lookupEnv(key string) (string, bool) { return h.env.LookupEnv(key) }
+func (h envHost) environ() []string {
+	return append(h.env.ProcessEnviron(), h.env.Environ()...)
+}

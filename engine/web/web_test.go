@@ -45,7 +45,9 @@ func (h *fakeHost) progress(chunk string) {
 	h.chunks = append(h.chunks, chunk)
 }
 
-func (h *fakeHost) dir() string { return h.workdir }
+func (h *fakeHost) dir() string                         { return h.workdir }
+func (h *fakeHost) lookupEnv(key string) (string, bool) { return os.LookupEnv(key) }
+func (h *fakeHost) environ() []string                   { return os.Environ() }
 
 // harness is a tool with one session's browsers, closed when the test ends.
 type harness struct {
@@ -55,7 +57,7 @@ type harness struct {
 
 func newHarness(t testing.TB, opts ...Option) *harness {
 	tool := New(append([]Option{WithTempDir(testTempDir)}, opts...)...)
-	h := &harness{tool: tool, bs: newBrowsers(&tool.cfg, nil)}
+	h := &harness{tool: tool, bs: newBrowsers(&tool.cfg)}
 	t.Cleanup(func() { assert.NoError(t, h.bs.Close()) })
 	return h
 }

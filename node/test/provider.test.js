@@ -88,8 +88,8 @@ test('a bad provider config is an InterlockError saying what to fix', () => {
   assert.throws(() => engine.createSession({ script: [], provider: { type: 'openai', model: 'm' } }), /both script and provider/);
 });
 
-// (The API key's variable: engine/provider/openai/store_test.go; Go reads
-// the environment the process started with.)
+// (The API key's variable: engine/provider/openai/store_test.go, and set
+// from JS after the import: environ.test.js.)
 test('a session with its own model comes back after a restart with the same model, never a secret', async () => {
   const dir = tempDir('interlock-provider-store-');
   const store = path.join(dir, 's.db');

@@ -7,7 +7,8 @@
 // once when the run is interrupted.
 //
 // The API key is read from the environment variable named by WithAPIKeyEnv
-// at every request; it is never stored.
+// at every request, as the engine reads the environment
+// (engine.WithEnvironment); it is never stored.
 //
 //	p, err := openai.New(
 //		openai.WithBaseURL("http://127.0.0.1:11434/v1"), // Ollama

@@ -37,7 +37,9 @@ func WithBaseURL(u string) Option { return func(c *config) { c.baseURL = u } }
 func WithModel(m string) Option { return func(c *config) { c.model = m } }
 
 // WithAPIKeyEnv names the environment variable holding the API key. It is
-// read at every request and never stored. "" sends no key (local servers).
+// read at every request, where the engine reads the environment
+// (ModelRequest.LookupEnv), and never stored. "" sends no key (local
+// servers).
 func WithAPIKeyEnv(name string) Option { return func(c *config) { c.apiKeyEnv = name } }
 
 // WithHeader adds an HTTP header to every request (e.g. OpenRouter's

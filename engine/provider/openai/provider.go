@@ -79,7 +79,11 @@ func (p *Provider) Name() string { return "openai:" + p.cfg.model }
 func (p *Provider) Stream(ctx context.Context, req engine.ModelRequest) (engine.Stream, error) {
 	key := ""
 	if p.cfg.apiKeyEnv != "" {
-		key = os.Getenv(p.cfg.apiKeyEnv)
+		lookup := req.LookupEnv
+		if lookup == nil {
+			lookup = os.LookupEnv
+		}
+		key, _ = lookup(p.cfg.apiKeyEnv)
 		if key == "" {
 			return nil, p.fail(&Error{Code: CodeMissingAPIKey, Message: fmt.Sprintf("environment variable %s is empty or unset", p.cfg.apiKeyEnv)})
 		}

@@ -98,6 +98,26 @@ func TestAPIKeyIsReadAtEveryRequest(t *testing.T) {
 	assert.Empty(t, srv.Requests()[2].Header.Get("Authorization"), "no key configured: OPENAI_API_KEY is not picked up behind the user's back")
 }
 
+// The key is read where the engine reads the environment
+// (engine.WithEnvironment: the C library's in the Node addon), not from
+// the Go runtime's copy.
+func TestAPIKeyIsReadFromTheEngineEnvironment(t *testing.T) {
+	srv := server(t)
+	t.Setenv("INTERLOCK_TEST_KEY", "sk-go-copy")
+	given := engine.Environment{LookupEnv: func(key string) (string, bool) {
+		if key == "INTERLOCK_TEST_KEY" {
+			return "sk-from-the-host", true
+		}
+		return "", false
+	}}
+	s, _ := setup(t, srv, "text", []openai.Option{openai.WithAPIKeyEnv("INTERLOCK_TEST_KEY")}, engine.WithEnvironment(given))
+	_, err := s.Prompt(t.Context(), "hi")
+	require.NoError(t, err)
+	reqs := srv.Requests()
+	require.Len(t, reqs, 1)
+	assert.Equal(t, "Bearer sk-from-the-host", reqs[0].Header.Get("Authorization"))
+}
+
 // A full agent turn: the model calls bash with arguments split across
 // chunks, the bash gate asks to confirm rm -rf, the user approves, the
 // command runs and the model answers.
