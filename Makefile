@@ -96,7 +96,7 @@ test: build prebuild check-package node-versions
 	npx tsc -p tui/tsconfig.check.json
 	npx typedoc --options $(TYPEDOC) --emit none
 	$(NODE) --import tsx --test $(TUI_UNIT)
-	INTERLOCK_REQUIRE_DEMO=1 $(NODE) --import tsx --test tui/test/tmux.test.ts tui/test/typing.test.ts tui/test/host.test.ts
+	INTERLOCK_REQUIRE_DEMO=1 $(NODE) --import tsx --test tui/test/tmux.test.ts tui/test/typing.test.ts tui/test/host.test.ts tui/test/paste.test.ts
 	set -e; for v in $(NODE_VERSIONS); do \
 	  echo "== the JS and TUI tests on Node $$($(NODE_CACHE)/$$v/bin/node --version)"; \
 	  PATH=$(NODE_CACHE)/$$v/bin:$$PATH node --test $(NODE_TESTS_ALL_VERSIONS); \

@@ -1,7 +1,7 @@
 /** @jsxRuntime automatic */ // tsx runs this file without tui/tsconfig.json
 import { Box, useApp } from 'ink';
 import type { RunResult, Session } from '../../node/index.js';
-import { InputTransition, useBracketedPaste, useSessionState } from '../src/index.js';
+import { InputTransition, useSessionState } from '../src/index.js';
 import { StatusLine } from './StatusLine.js';
 import { Transcript } from './Transcript.js';
 import { useTranscript } from './useTranscript.js';
@@ -21,7 +21,6 @@ export function ChatApp({ session, intro, beforePrompt, settleMs, run }: ChatApp
   const { exit } = useApp();
   const { entries, add } = useTranscript(session, intro);
   const state = useSessionState(session);
-  useBracketedPaste();
 
   const submit = (text: string) => {
     beforePrompt?.();

@@ -1,5 +1,5 @@
 /** @jsxRuntime automatic */ // tsx runs this file without tui/tsconfig.json
-import { Box, Text, useApp } from 'ink';
+import { Box, Text, useApp, useInput } from 'ink';
 import { useEffect, useMemo, useState } from 'react';
 import type { Engine, Grant, Session } from '../../node/index.js';
 import {
@@ -9,9 +9,7 @@ import {
   InputTransition,
   printable,
   SessionsView,
-  useBracketedPaste,
   useEngineState,
-  useKeys,
   useSessionState,
   useTheme,
 } from '../src/index.js';
@@ -39,7 +37,6 @@ export function SessionsApp({ engine, intro, settleMs }: SessionsAppProps) {
   const [open, setOpen] = useState<string | null>(null);
   const [grantsOpen, setGrantsOpen] = useState(false);
   const [notice, setNotice] = useState('');
-  useBracketedPaste();
 
   const act = (what: string, fn: () => string) => {
     try {
@@ -164,8 +161,8 @@ function SessionScreen({ session, row, counts, settleMs, onBack, onQuit }: Sessi
   const state = useSessionState(session);
   const offersContinue = row?.eligible === true;
   // Tab is the only key this screen reads; the input line or the Continue bar owns the rest.
-  useKeys((read) => {
-    if (read.keys.some((k) => k.name === 'tab')) onBack();
+  useInput((_input, key) => {
+    if (key.tab) onBack();
   });
 
   const run = (start: () => Promise<{ status: string; error?: string }>) =>

@@ -6,7 +6,6 @@ import {
   answerPause,
   PauseIndicator,
   TaskProgress,
-  useBracketedPaste,
   useSessionState,
   type PauseDecision,
   type RememberChoice,
@@ -31,7 +30,6 @@ export function TasksApp({ loop, intro, settleMs }: TasksAppProps) {
   const session = loop.session;
   const { entries, add } = useTranscript(session, intro);
   const state = useSessionState(session);
-  useBracketedPaste();
   const toolPause = state.pauseInfo && state.pauseInfo.source !== 'task' ? state.pauseInfo : null;
 
   const onError = useCallback(

@@ -59,7 +59,6 @@ export { useEngineState } from './hooks/useEngineState.js';
 
 export { useSessionState } from './hooks/useSessionState.js';
 export { useTaskLoopState } from './hooks/useTaskLoopState.js';
-export { useBracketedPaste } from './hooks/useBracketedPaste.js';
 export { useKeys, type UseKeysOptions } from './hooks/useKeys.js';
 export { useQuietGate, type QuietGateOptions, type QuietGateState } from './hooks/useQuietGate.js';
 export { isBurst, KeyReader, readKeys, type Key, type KeyName } from './input/keys.js';

@@ -207,6 +207,40 @@ describe('human control under real typing (tmux)', { skip, timeout: 240_000 }, (
     assert.equal(done.reduce((a, b) => a + b, 0), TRIALS);
   });
 
+  it('a prompt typed at 60-120 ms a key, a second after Esc stopped the run, starts the next run', async (t) => {
+    const { term, control } = open([...DEMO, '--script', 'long']);
+    await term.waitFor('> Type a prompt');
+    await term.type('go');
+    const typedRuns = (s: string) => (s.match(/^> go on$/gm) ?? []).length;
+    let stops = 0;
+    for (const [i, intervalMs] of [60, 90, 120].entries()) {
+      await term.waitFor((s) => lastRun(s).includes('│ working for 10 minutes') && /· running\n/.test(s));
+      control.send('send-keys -t demo Escape');
+      stops++;
+      await term.waitFor((s) => count(s, '— Stopped by you —') === stops && /· interrupted\n/.test(s));
+      // A person who typed nothing into the run starts the next prompt a
+      // second later. A machine so busy that two keys reach the demo in one
+      // read is not that person: then (at most twice) the prompt is typed again.
+      for (let attempt = 1; ; attempt++) {
+        await sleep(1_000); // the premise: a second of quiet after the stop
+        for (const key of ['g', 'o', 'Space', 'o', 'n', 'Enter']) {
+          control.send(`send-keys -t demo ${key}`);
+          await sleep(intervalMs); // the typing's pace
+        }
+        try {
+          await term.waitFor((s) => typedRuns(s) === i + 1, 5_000);
+          break;
+        } catch (error) {
+          if (attempt === 3) throw error;
+          t.diagnostic(`at ${intervalMs} ms a key: typed again (attempt ${attempt}): ${term.screen().trimEnd().split('\n').slice(-3).join(' | ')}`);
+          for (let k = 0; k < 6; k++) control.send('send-keys -t demo BSpace');
+        }
+      }
+    }
+    await term.waitFor((s) => /· running\n/.test(s));
+    term.keys('Escape');
+  });
+
   it('Esc and a key in one read stop the run, also at a pause (10 + 10 trials)', async () => {
     const atPause = async () => {
       const { term, control } = open([...DEMO, '--script', 'confirm']);

@@ -46,6 +46,22 @@ describe('ContinueBar', () => {
     ui.unmount();
   });
 
+  it('C continues only alone in its read: pasted "c\\r" continues nothing', async () => {
+    let continued = 0;
+    const clock = manualClock();
+    const ui = await render(
+      <ContinueBar session={{ runState: 'interrupted', reasonLabel: 'Stopped by you', eligible: true }} onContinue={() => continued++} quiet={{ now: clock.now, holdMs: 0 }} />,
+    );
+    clock.advance(250);
+    await ui.press(`c${KEY.enter}`);
+    assert.equal(continued, 0);
+    assert.match(ui.frame(), /Keys ignored while you were typing — press C again/);
+    clock.advance(250);
+    await ui.press('c');
+    assert.equal(continued, 1);
+    ui.unmount();
+  });
+
   it('another session shown in its place starts its own quiet period', async () => {
     let continued = '';
     const clock = manualClock();

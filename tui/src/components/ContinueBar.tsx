@@ -29,7 +29,8 @@ export const REPEATS_SIDE_EFFECT_HINT = 'continuing may repeat an action that wa
  *
  * C counts only after the input has been quiet since Continue was offered
  * (the quiet-period rule of pauses): keys typed into the run before it
- * stopped never continue it.
+ * stopped never continue it, and C continues only alone in its read (a
+ * paste that starts with c does not).
  */
 export function ContinueBar({ session, onContinue, isActive = true, quiet }: ContinueBarProps) {
   const theme = useTheme();
@@ -39,7 +40,7 @@ export function ContinueBar({ session, onContinue, isActive = true, quiet }: Con
     (read) => {
       const [key] = read.keys;
       const isC = key?.name === 'char' && (key.text === 'c' || key.text === 'C');
-      gate.offer(read, isC ? () => onContinue?.() : undefined);
+      gate.offer(read, isC ? () => onContinue?.() : undefined, { alone: true });
     },
     { isActive: isActive && session.eligible, now: quiet?.now, onArrive: gate.arrived },
   );

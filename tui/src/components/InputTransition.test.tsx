@@ -293,6 +293,41 @@ describe('InputTransition under real typing', () => {
     ui.unmount();
   });
 
+  it('a prompt begun after the input was quiet is typed as usual, however fast (the answer hold does not apply)', async () => {
+    const submitted: string[] = [];
+    const clock = manualClock();
+    const session = new FakeSession();
+    // The default hold (150 ms, real time): keys 90 ms apart on the quiet clock arrive well within it.
+    const ui = await render(<InputTransition session={session} now={clock.now} onSubmit={(t) => submitted.push(t)} />);
+    session.set({ status: 'running' });
+    await tick();
+    await ui.press(KEY.escape);
+    session.set({ status: 'interrupted', interruption: { reason: 'user_stop', label: 'Stopped by you', at: new Date(0).toISOString(), resumable: true } }, 'interrupted');
+    await tick();
+    clock.advance(1_000); // a second after the stop
+    for (const key of ['g', 'o', ' ', 'o', 'n', KEY.enter]) {
+      await ui.press(key);
+      clock.advance(90);
+    }
+    assert.deepEqual(submitted, ['go on']);
+    assert.equal(ui.frame(), 'Stopped by you\n> Type a prompt and press Enter');
+    ui.unmount();
+  });
+
+  it('the first read after a run types but does not submit ("y\\r" pasted, or the tail of keys typed into the run)', async () => {
+    const submitted: string[] = [];
+    const { ui, session, clock, update } = await setup(new FakeSession(), { onSubmit: (t) => submitted.push(t) });
+    await update(() => session.set({ status: 'running' }));
+    await update(() => session.set({ status: 'idle' }, 'run_finished'));
+    clock.advance(1_000);
+    await ui.press(`y${KEY.enter}`);
+    assert.deepEqual(submitted, []);
+    assert.match(ui.frame(), /^> y/);
+    await ui.press(KEY.enter);
+    assert.deepEqual(submitted, ['y']);
+    ui.unmount();
+  });
+
   it('the prompt after a finished run ignores keys until the input is quiet', async () => {
     const submitted: string[] = [];
     const { ui, session, clock, update } = await setup(new FakeSession(), { onSubmit: (t) => submitted.push(t) });

@@ -31,7 +31,7 @@ export interface InputTransitionProps {
   settleMs?: number;
   /** Clock of the quiet period (tests inject one). */
   now?: () => number;
-  /** An answer waits this long for the input to stay quiet before it acts, ms. Default 150 (see useQuietGate). */
+  /** An answer to a pause waits this long for the input to stay quiet before it acts, ms. Default 150 (see useQuietGate). */
   holdMs?: number;
 }
 
@@ -132,7 +132,6 @@ export function InputTransition({
           guardKey={guardKey}
           settleMs={settleMs}
           now={now}
-          holdMs={holdMs}
         />
       );
       if (state.status === 'idle') return input;

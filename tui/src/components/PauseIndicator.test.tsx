@@ -266,17 +266,38 @@ describe('PauseIndicator', () => {
     ui.unmount();
   });
 
-  for (const [name, chunk, decision] of [
-    ['n and Enter', `n${KEY.enter}`, 'deny'],
-    ['Y and Enter', `Y${KEY.enter}`, 'approve'],
+  it('n and Enter in one read deny (a deny with more keys fails safe)', async () => {
+    const clock = manualClock();
+    const { decisions, onDecision } = recorder();
+    const ui = await render(<PauseIndicator holdMs={0} pause={dangerous} onDecision={onDecision} now={clock.now} />);
+    clock.advance(300);
+    await ui.press(`n${KEY.enter}`);
+    assert.deepEqual(decisions, [['deny', 'p-bash']]);
+    ui.unmount();
+  });
+
+  // A plain paste (the terminal did not mark it) of y and a line break is one read "y\r".
+  for (const [name, pause, chunk] of [
+    ['y and Enter', dangerous, `y${KEY.enter}`],
+    ['Y and Enter', dangerous, `Y${KEY.enter}`],
+    ['s and Enter', deploy, `s${KEY.enter}`],
+    ['p and Enter', deploy, `p${KEY.enter}`],
+    ['y and an arrow', dangerous, `y${KEY.down}`],
+    ['Enter and Enter', pageLoaded, `${KEY.enter}${KEY.enter}`],
+    ['Enter and y', pageLoaded, `${KEY.enter}y`],
   ] as const) {
-    it(`${name} in one read: split into keys, the first answers`, async () => {
+    it(`${name} in one read approve nothing: an approving key counts only alone`, async () => {
       const clock = manualClock();
       const { decisions, onDecision } = recorder();
-      const ui = await render(<PauseIndicator holdMs={0} pause={dangerous} onDecision={onDecision} now={clock.now} />);
+      const ui = await render(<PauseIndicator holdMs={0} pause={pause} onDecision={onDecision} now={clock.now} />);
       clock.advance(300);
       await ui.press(chunk);
-      assert.deepEqual(decisions, [[decision, 'p-bash']]);
+      assert.deepEqual(decisions, []);
+      assert.ok(ui.frame().endsWith(IGNORED_HINT[pause.kind]), ui.frame());
+      // The same key alone, after a quiet period, answers.
+      clock.advance(300);
+      await ui.press(pause.kind === 'confirm' ? chunk[0]! : KEY.enter);
+      assert.equal(decisions.length, 1);
       ui.unmount();
     });
   }
@@ -284,6 +305,8 @@ describe('PauseIndicator', () => {
   for (const pause of [dangerous, pageLoaded]) {
     for (const [name, chunk] of [
       ['bracketed paste', '\u001B[200~y\r\u001B[201~'],
+      ['bracketed paste of a line break', '\u001B[200~\r\u001B[201~'],
+      ['pasted y and a line break', 'y\r'],
       ['bracketed paste split over reads', ['\u001B[200~', 'y', '\r\u001B[201~']],
       ['pasted text', 'yes\r'],
       ['pasted lines', '\r\ry\r'],

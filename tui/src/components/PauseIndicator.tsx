@@ -60,6 +60,11 @@ export const IGNORED_HINT = {
  * through the moment the pause appears answers nothing; a remembered
  * approval, the answer that lasts longest, passes the same gate. A read
  * holding an Esc anywhere cancels, and nothing else in that read counts.
+ * An approving key (Enter at a continue pause, Y, S or P at a confirm)
+ * approves only alone in its read: "y\r" in one read is pasted text, not a
+ * person's Y (N with more keys still denies: that fails safe). While it
+ * owns input the terminal's bracketed paste is on, so a paste of any
+ * length arrives marked and answers nothing.
  */
 export function PauseIndicator({
   pause,
@@ -85,7 +90,7 @@ export function PauseIndicator({
       // Stopping is always safe: no quiet period, and it works even after an answer.
       if (read.keys.some((key) => key.name === 'escape')) return onDecision?.('cancel', pause.id);
       const choice = choiceFor(pause, read.keys[0]);
-      gate.offer(read, choice ? () => decide(choice) : undefined);
+      gate.offer(read, choice ? () => decide(choice) : undefined, { alone: choice?.decision !== 'deny' });
     },
     { isActive, now, onArrive: gate.arrived },
   );

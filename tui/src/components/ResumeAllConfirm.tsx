@@ -26,7 +26,8 @@ export interface ResumeAllConfirmProps {
  * Y or Enter resumes; N or Esc cancels. A read holding an Esc cancels at
  * once; Y, Enter and N count only after the input has been quiet (the
  * quiet-period rule of pauses), so "r" then "y" typed into the wrong window
- * resumes nothing. When the list changes (a session became eligible or
+ * resumes nothing; Y and Enter resume only alone in their read (pasted
+ * "y\r" resumes nothing). When the list changes (a session became eligible or
  * stopped being so), the quiet period starts again.
  */
 export function ResumeAllConfirm({ sessions, onDecision, isActive = true, quiet }: ResumeAllConfirmProps) {
@@ -46,7 +47,7 @@ export function ResumeAllConfirm({ sessions, onDecision, isActive = true, quiet 
       const [key] = read.keys;
       const text = key?.name === 'char' ? key.text : '';
       const resume = key?.name === 'return' || text === 'y' || text === 'Y' ? true : text === 'n' || text === 'N' ? false : null;
-      gate.offer(read, resume === null ? undefined : () => decide(resume));
+      gate.offer(read, resume === null ? undefined : () => decide(resume), { alone: resume === true });
     },
     { isActive, now: quiet?.now, onArrive: gate.arrived },
   );

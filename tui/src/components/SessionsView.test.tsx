@@ -132,7 +132,9 @@ describe('SessionsView', () => {
 
   for (const [name, answer, want] of [
     ['Enter resumes', KEY.enter, ['resume-all tests lint']],
+    ['Y resumes', 'y', ['resume-all tests lint']],
     ['N cancels', 'n', []],
+    ['N with Enter in one read cancels', `n${KEY.enter}`, []],
     ['Esc cancels', KEY.escape, []],
   ] as const) {
     it(`resume all: ${name}`, async () => {
@@ -179,6 +181,20 @@ describe('SessionsView', () => {
     assert.deepEqual(calls, ['resume-all tests']);
     ui.unmount();
   });
+
+  for (const chunk of [`y${KEY.enter}`, `${KEY.enter}${KEY.enter}`]) {
+    it(`resume all: ${JSON.stringify(chunk)} in one read (a plain paste) resumes nothing`, async () => {
+      const { calls, props } = recorder();
+      const clock = manualClock();
+      const ui = await render(<SessionsView sessions={rows} counts={counts} quiet={{ now: clock.now, holdMs: 0 }} {...props} />);
+      await ui.press('r');
+      clock.advance(250);
+      await ui.press(chunk);
+      assert.deepEqual(calls, []);
+      assert.match(ui.frame(), /Resume all will continue/);
+      ui.unmount();
+    });
+  }
 
   it('"r" then "y" typed on (into the wrong window) resume nothing', async () => {
     const { calls, props } = recorder();

@@ -285,6 +285,10 @@ describe('TaskProgress stop and typing', () => {
     await ui.press(`${KEY.escape}[200~${KEY.enter}${KEY.escape}[201~`);
     clock.advance(1_000);
     await ui.press(`n ${KEY.enter}`);
+    clock.advance(1_000);
+    await ui.press(`${KEY.enter}${KEY.enter}`); // a plain paste of line breaks
+    clock.advance(1_000);
+    await ui.press(`n${KEY.enter}`);
     assert.deepEqual(loop.calls, []);
   });
 });

@@ -159,6 +159,7 @@ export function TaskProgress({
             (() => {
               if (answered.current !== answering && call(act)) answered.current = answering;
             }),
+          { alone: true },
         );
         return;
       }
@@ -186,6 +187,8 @@ export function TaskProgress({
             // One answer per pause (a failed one may be retried).
             if (answered.current !== answering && call(act)) answered.current = answering;
           }),
+        // Every key here moves the loop on: each must come alone in its read (never a paste's first key).
+        { alone: true },
       );
     },
     { isActive, now, onArrive: gate.arrived },

@@ -16,17 +16,16 @@ export interface TextInputProps {
   isActive?: boolean;
   /**
    * Set (to a new value each time) when the prompt comes back after a run:
-   * keys are then ignored until the input has been quiet for settleMs, so
-   * keys typed into the run never type or submit a new prompt. Null: the
-   * prompt takes keys at once.
+   * its first key then counts only once the input has been quiet for
+   * settleMs (every key before restarts the wait), so keys typed into the
+   * run never type or submit a new prompt. From that key on the prompt is
+   * typed as usual, however fast. Null: the prompt takes keys at once.
    */
   guardKey?: string | null;
   /** Quiet period of guardKey, ms. Default 250. */
   settleMs?: number;
   /** Clock of the quiet period (tests inject one). */
   now?: () => number;
-  /** An answer waits this long for the input to stay quiet before it acts, ms. Default 150 (see useQuietGate). */
-  holdMs?: number;
   /** Blink period of the placeholder's cursor, ms; 0 keeps it still. Default 530. */
   blinkMs?: number;
 }
@@ -50,13 +49,12 @@ export function TextInput({
   settleMs = DEFAULT_SETTLE_MS,
   now,
   blinkMs = 530,
-  holdMs,
 }: TextInputProps) {
   const theme = useTheme();
   const [value, setValue] = useState('');
   // Several keys can arrive before a re-render: edit the latest text, not the rendered one.
   const latest = useRef('');
-  const gate = useQuietGate(guardKey, { settleMs, holdMs, now });
+  const gate = useQuietGate(guardKey, { settleMs, now });
   const armed = useRef<string | null>(null);
   const update = (text: string) => {
     latest.current = text;
@@ -69,7 +67,8 @@ export function TextInput({
     onSubmit?.(text);
   };
 
-  const type = (read: KeyRead) => {
+  /** type edits the text with read's keys; Enter submits unless submits is false. */
+  const type = (read: KeyRead, submits = true) => {
       // A lone "q" keypress (not a paste starting with q) on the empty input quits.
       if (onQuit && latest.current === '' && read.keys.length === 1 && read.keys[0]!.name === 'char' && read.keys[0]!.text === 'q') {
         return onQuit();
@@ -78,6 +77,7 @@ export function TextInput({
       for (const key of read.keys) {
         switch (key.name) {
           case 'return':
+            if (!submits) break;
             update(text);
             submit();
             text = latest.current;
@@ -101,13 +101,13 @@ export function TextInput({
   useKeys(
     (read: KeyRead) => {
       if (guardKey === null || armed.current === guardKey) return type(read);
-      // The first keys after a run: only after a quiet period, and only if the input stays quiet.
-      gate.offer(read, () => {
-        armed.current = guardKey;
-        type(read);
-      });
+      // The first key after a run counts only after a quiet period; then the prompt is typed as usual.
+      if (!gate.admit(read)) return;
+      armed.current = guardKey;
+      // An Enter in that first read ("y\r": a paste, or the tail of keys typed into the run) does not submit.
+      type(read, false);
     },
-    { isActive, now, onArrive: guardKey !== null && armed.current !== guardKey ? gate.arrived : undefined },
+    { isActive, now },
   );
 
   const cursorOn = useBlink(blinkMs, isActive && value === '');

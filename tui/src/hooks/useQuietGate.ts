@@ -14,9 +14,17 @@ export interface QuietGateState {
   /**
    * offer judges read (every read restarts the quiet period). When read may
    * answer, act runs once the input has stayed quiet for holdMs more; any
-   * input before that (see arrived) cancels it. Returns whether it was admitted.
+   * input before that (see arrived) cancels it. With alone, act is an
+   * approval: a read holding any other key besides never approves (pasted
+   * "y\r" is a paste, not a Y). Returns whether it was admitted.
    */
-  offer: (read: KeyRead, act?: () => void) => boolean;
+  offer: (read: KeyRead, act?: () => void, options?: { alone?: boolean }) => boolean;
+  /**
+   * admit judges read now, without a hold (every read restarts the quiet
+   * period): whether it may start what it starts. A read refused marks the
+   * prompt ignored.
+   */
+  admit: (read: KeyRead) => boolean;
   /** arrived tells the gate input has arrived (call it for every piece, at once): a held answer is dropped. */
   arrived: () => void;
   /** True once a read was not admitted (or a held answer dropped) at this prompt: the prompt says keys were ignored. */
@@ -57,15 +65,24 @@ export function useQuietGate(
     if (drop() && promptKey !== null) setIgnoredAt(promptKey);
   }, [drop, promptKey]);
 
-  const offer = useCallback(
-    (read: KeyRead, act?: () => void) => {
+  const admit = useCallback(
+    (read: KeyRead) => {
       if (gate === null) return false;
       const ok = gate.admit(read);
-      if (!ok) {
+      if (!ok && promptKey !== null) setIgnoredAt(promptKey);
+      return ok;
+    },
+    [gate, promptKey],
+  );
+
+  const offer = useCallback(
+    (read: KeyRead, act?: () => void, { alone = false }: { alone?: boolean } = {}) => {
+      if (!admit(read)) return false;
+      if (!act) return true;
+      if (alone && read.keys.length !== 1) {
         if (promptKey !== null) setIgnoredAt(promptKey);
         return false;
       }
-      if (!act) return true;
       drop();
       const h: { timer: NodeJS.Timeout | null; immediate: NodeJS.Immediate | null } = { timer: null, immediate: null };
       held.current = h;
@@ -81,7 +98,7 @@ export function useQuietGate(
       }, holdMs);
       return true;
     },
-    [gate, promptKey, holdMs, drop],
+    [admit, promptKey, holdMs, drop],
   );
-  return { offer, arrived, ignored: promptKey !== null && ignoredAt === promptKey };
+  return { offer, admit, arrived, ignored: promptKey !== null && ignoredAt === promptKey };
 }

@@ -42,8 +42,8 @@ describe('readKeys', () => {
     const reader = new KeyReader();
     assert.deepEqual(reader.read(`${ESC}[200~y`), []);
     assert.ok(reader.pasting);
-    assert.deepEqual(reader.read(`\r${ESC}`), []);
-    const keys = reader.read(`[201~n`);
+    assert.deepEqual(reader.read(`\r${ESC}[20`), []);
+    const keys = reader.read(`1~n`);
     assert.deepEqual(keys.map((k) => [k.name as KeyName, k.text]), [['paste', 'y\r'], ['char', 'n']]);
     assert.ok(!reader.pasting);
   });
@@ -56,6 +56,16 @@ describe('readKeys', () => {
     assert.deepEqual(keys.map((k) => [k.name as KeyName, k.text]), [['paste', 'rm -rfy'], ['escape', '']]);
     assert.ok(!reader.pasting);
     assert.deepEqual(reader.read('n').map((k) => k.name), ['char'], 'what follows is read as keys again');
+  });
+
+  it('an Esc at the end of the read that carries a paste whose end never came is the Esc key too', () => {
+    const reader = new KeyReader();
+    const keys = reader.read(`${ESC}[200~rm\r${ESC}`);
+    assert.deepEqual(keys.map((k) => [k.name as KeyName, k.text]), [['paste', 'rm\r'], ['escape', '']]);
+    assert.ok(!reader.pasting);
+    const spanning = new KeyReader();
+    assert.deepEqual(spanning.read(`${ESC}[200~rm`), []);
+    assert.deepEqual(spanning.read(`y${ESC}`).map((k) => [k.name as KeyName, k.text]), [['paste', 'rmy'], ['escape', '']], 'also when the paste began in an earlier read');
   });
 });
 

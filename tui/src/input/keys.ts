@@ -138,19 +138,6 @@ export class KeyReader {
 
   /** read returns the keys of one piece of input, in order. */
   read(chunk: string): Key[] {
-    // The Esc key alone in its piece ends a paste still open: a paste whose
-    // end never came (a terminal or link that lost it) must not swallow the
-    // stop key. A paste's own bytes come in one run: an ESC of it arrives
-    // alone only if the run was cut right after it (then it stops: the safe
-    // way to be wrong).
-    if (this.paste !== null && chunk === ESC) {
-      const text = this.paste;
-      this.paste = null;
-      return [
-        { name: 'paste', text, sequence: PASTE_START + text },
-        { name: 'escape', text: '', sequence: ESC },
-      ];
-    }
     // A paste still open goes on with this chunk (its end may have been split).
     const input = this.paste === null ? chunk : PASTE_START + this.paste + chunk;
     this.paste = null;
@@ -173,7 +160,19 @@ export class KeyReader {
         const start = i + known.length;
         const end = input.indexOf(PASTE_END, start);
         if (end === -1) {
-          this.paste = input.slice(start);
+          const text = input.slice(start);
+          // An ESC that ends a read while a paste is open is the Esc key: a
+          // paste whose end never came (a terminal or link that lost it)
+          // must not swallow the stop key, whether the Esc comes in a read
+          // of its own or at the end of the paste's last one. A paste's own
+          // ESC ends a read only if the read was cut right after it (then
+          // it stops: the safe way to be wrong).
+          if (text.endsWith(ESC)) {
+            keys.push({ name: 'paste', text: text.slice(0, -1), sequence: input.slice(i, -1) });
+            keys.push({ name: 'escape', text: '', sequence: ESC });
+          } else {
+            this.paste = text;
+          }
           break;
         }
         const text = input.slice(start, end);
