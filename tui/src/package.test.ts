@@ -1,8 +1,10 @@
 // A consumer needs no TypeScript: the package's build (tsc -p tui/tsconfig.json,
 // run by prepack) emits JavaScript plus declarations, and plain Node loads it.
+// Its surface is the components, the hooks and the theme an app needs;
+// internals (stores, key reading, the quiet gate, labels) stay inside.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -11,9 +13,32 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 // Beside tui/dist (same depth, so its imports of react and ../../node resolve), removed after.
 const outDir = mkdtempSync(path.join(ROOT, 'tui', '.dist-test-'));
 after(() => rmSync(outDir, { recursive: true, force: true }));
+const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 
-it('compiles to JavaScript with type declarations that plain Node imports', { timeout: 120_000 }, () => {
-  const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+/** Every value the package exports (types are checked by the consumer below). */
+const SURFACE = [
+  'ContinueBar',
+  'GlobalControls',
+  'GrantsView',
+  'InputTransition',
+  'PauseIndicator',
+  'ResumeAllConfirm',
+  'SessionsView',
+  'TaskProgress',
+  'TextInput',
+  'ThemeProvider',
+  'ThinkingIndicator',
+  'answerPause',
+  'noColorTheme',
+  'printable',
+  'theme',
+  'useEngineState',
+  'useSessionState',
+  'useTaskLoopState',
+  'useTheme',
+];
+
+it('compiles to JavaScript with type declarations that plain Node imports; it exports its surface and nothing else', { timeout: 120_000 }, () => {
   execFileSync(process.execPath, [tsc, '-p', 'tui/tsconfig.json', '--outDir', outDir], { cwd: ROOT, stdio: 'pipe' });
 
   for (const file of ['index.js', 'index.d.ts', 'components/PauseIndicator.js', 'components/PauseIndicator.d.ts', 'components/TaskProgress.d.ts']) {
@@ -30,9 +55,35 @@ it('compiles to JavaScript with type declarations that plain Node imports', { ti
     ['--input-type=module', '-e', `import(${JSON.stringify(path.join(outDir, 'index.js'))}).then((m) => console.log(Object.keys(m).sort().join(' ')))`],
     { cwd: ROOT, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } },
   ).trim().split(' ');
-  for (const name of ['InputTransition', 'PauseIndicator', 'TaskProgress', 'ThinkingIndicator', 'useSessionState', 'useTaskLoopState', 'sessionStore', 'resetSessionStores', 'DEFAULT_SETTLE_MS']) {
-    assert.ok(exported.includes(name), `exports ${name}`);
-  }
+  assert.deepEqual(exported, [...SURFACE].sort(), 'the public surface (CHANGELOG-tui.txt lists what left it)');
   const dts = readFileSync(path.join(outDir, 'index.d.ts'), 'utf8');
   assert.match(dts, /export \{ useSessionState \}/);
+});
+
+it("takes the engine's pause as it comes, under tsc --strict: <PauseIndicator pause={ev.pause} />", { timeout: 120_000 }, () => {
+  if (!existsSync(path.join(outDir, 'index.d.ts'))) execFileSync(process.execPath, [tsc, '-p', 'tui/tsconfig.json', '--outDir', outDir], { cwd: ROOT, stdio: 'pipe' });
+  const consumer = path.join(outDir, 'consumer.tsx');
+  writeFileSync(
+    consumer,
+    `import type { PausedEvent, PauseAnsweredEvent, SessionSnapshot } from '../../node/index.js';
+import { answerPause, PauseIndicator, useSessionState, type SessionLike } from './index.js';
+
+export function FromEvent({ ev, session }: { ev: PausedEvent; session: SessionLike }) {
+  return <PauseIndicator pause={ev.pause} onDecision={(decision, id, remember) => answerPause(session, decision, id, remember)} />;
+}
+export function FromAnswered({ ev }: { ev: PauseAnsweredEvent }) {
+  return ev.answered ? <PauseIndicator pause={ev.answered} isActive={false} /> : null;
+}
+export function FromSnapshot({ snap }: { snap: SessionSnapshot }) {
+  return snap.pause ? <PauseIndicator pause={snap.pause} /> : null;
+}
+export function FromState({ session }: { session: SessionLike }) {
+  const { pauseInfo } = useSessionState(session);
+  return pauseInfo ? <PauseIndicator pause={pauseInfo} /> : null;
+}
+`,
+  );
+  const args = ['--strict', '--noEmit', '--jsx', 'react-jsx', '--module', 'NodeNext', '--moduleResolution', 'NodeNext', '--target', 'ES2022', '--skipLibCheck', '--types', 'node', consumer];
+  const c = spawnSync(process.execPath, [tsc, ...args], { cwd: ROOT, encoding: 'utf8' });
+  assert.equal(c.status, 0, `tsc --strict failed:\n${c.stdout}${c.stderr}`);
 });

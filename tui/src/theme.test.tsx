@@ -27,9 +27,9 @@ describe('theme colours', () => {
   });
 
   it('a continue pause is yellow, a confirm pause red', async () => {
-    const cont = await render(<PauseIndicator pause={{ id: 'a', kind: 'continue', source: 'tool', toolName: 'WebSearch', message: 'Page loaded: x' }} />);
+    const cont = await render(<PauseIndicator pause={{ id: 'a', kind: 'continue', source: 'tool', tool: 'WebSearch', message: 'Page loaded: x' }} />);
     assert.ok(cont.lastFrame()!.includes(`${YELLOW}⏸ WebSearch paused`), JSON.stringify(cont.lastFrame()));
-    const conf = await render(<PauseIndicator pause={{ id: 'b', kind: 'confirm', source: 'tool', toolName: 'Bash', message: 'Potentially dangerous command' }} />);
+    const conf = await render(<PauseIndicator pause={{ id: 'b', kind: 'confirm', source: 'tool', tool: 'Bash', message: 'Potentially dangerous command' }} />);
     assert.match(conf.lastFrame()!, new RegExp(`${RED.replace('[', '\\[')}(\\u001B\\[1m)?⚠️ Bash`));
   });
 

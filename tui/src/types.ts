@@ -1,27 +1,15 @@
 // View types of the TUI: what the components render, derived from the
 // engine's snapshots (node/index.d.ts). The TUI never decides state.
 
-import type { Engine, PauseKind, PauseSource, Reason, RunState, Session, Status, TaskLoop, Tokens } from '../../node/index.js';
+import type { Engine, PauseInfo, Reason, RunState, Session, Status, TaskLoop, Tokens } from '../../node/index.js';
 
 export type { RunState };
 
-/** The current pause as the TUI shows it (seed 000's PauseInfo, plus its id). */
-export interface PauseView {
-  /** Engine pause id: every answer names it, so a stale key can't answer a later pause. */
-  id: string;
-  kind: PauseKind;
-  /** What raised it: a tool, a pause signal, or a task loop between tasks. */
-  source: PauseSource;
-  /** Who is asking: "Bash", "WebSearch"... */
-  toolName: string;
-  message: string;
-  /** E.g. the command a confirm pause is about. */
-  details?: string;
-  /** The scopes a confirm's approval may be remembered with ([S], [P]); absent when it can't be. */
-  rememberScopes?: readonly RememberChoice[];
-  /** What [S] or [P] approves again without asking (the confirm's rememberKey). */
-  rememberKey?: string;
-}
+/**
+ * What PauseIndicator reads of a pause: the engine's PauseInfo as it comes
+ * in events and snapshots fits it as it is.
+ */
+export type PauseShown = Pick<PauseInfo, 'id' | 'kind' | 'source' | 'tool' | 'message' | 'details' | 'rememberScopes' | 'rememberKey'>;
 
 /** How long an approval is remembered, when the user chose to: this session, or this project. */
 export type RememberChoice = 'session' | 'project';
@@ -48,8 +36,8 @@ export interface SessionState {
   isLoading: boolean;
   /** status === 'paused': show the pause. */
   isPaused: boolean;
-  /** The oldest pending pause while paused, else null. */
-  pauseInfo: PauseView | null;
+  /** The oldest pending pause while paused (the engine's, as in its snapshot), else null. */
+  pauseInfo: PauseInfo | null;
   model: string | null;
   tokens: Tokens;
   /** The engine's monotonic version this snapshot was read at. */

@@ -3,19 +3,20 @@ import assert from 'node:assert/strict';
 import { afterEach, describe, it, mock } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { cleanup, KEY, manualClock, render, tick } from '../testing/ink.js';
-import type { PauseDecision, PauseView, RememberChoice } from '../types.js';
+import type { PauseInfo } from '../../../node/index.js';
+import type { PauseDecision, RememberChoice } from '../types.js';
 import { IGNORED_HINT, PauseIndicator } from './PauseIndicator.js';
 
-const pageLoaded: PauseView = {
-  id: 'p-web', kind: 'continue', source: 'tool', toolName: 'WebSearch', message: 'Page loaded: https://example.test/',
+const pageLoaded: PauseInfo = {
+  id: 'p-web', kind: 'continue', source: 'tool', tool: 'WebSearch', message: 'Page loaded: https://example.test/', step: 1, at: '2026-11-28T10:00:00Z',
 };
-const dangerous: PauseView = {
-  id: 'p-bash', kind: 'confirm', source: 'tool', toolName: 'Bash', message: 'Potentially dangerous command', details: 'rm -rf /important/*',
+const dangerous: PauseInfo = {
+  id: 'p-bash', kind: 'confirm', source: 'tool', tool: 'Bash', message: 'Potentially dangerous command', details: 'rm -rf /important/*', step: 2, at: '2026-11-28T10:00:01Z',
 };
 
 /** A JS tool's confirm whose approval can be remembered. */
-const deploy: PauseView = {
-  id: 'p-deploy', kind: 'confirm', source: 'tool', toolName: 'deploy', message: 'Deploy to production?', rememberScopes: ['session', 'project'],
+const deploy: PauseInfo = {
+  id: 'p-deploy', kind: 'confirm', source: 'tool', tool: 'deploy', message: 'Deploy to production?', rememberScopes: ['session', 'project'], step: 3, at: '2026-11-28T10:00:02Z',
 };
 
 function recorder() {
@@ -40,8 +41,8 @@ const ACTED_ON = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u20
 describe('PauseIndicator', () => {
   it('shows every control character of the engine\'s strings as a visible sign: nothing can write over the command', async () => {
     for (const hide of HIDING) {
-      const pause: PauseView = {
-        ...deploy, toolName: `deploy${hide}`, message: `Run it?${hide}`, details: `rm -rf ./${hide}ls -la ./`, rememberKey: `rm -rf ./${hide}ls`,
+      const pause: PauseInfo = {
+        ...deploy, tool: `deploy${hide}`, message: `Run it?${hide}`, details: `rm -rf ./${hide}ls -la ./`, rememberKey: `rm -rf ./${hide}ls`,
       };
       const ui = await render(<PauseIndicator holdMs={0} pause={pause} />);
       const raw = ui.lastFrame() ?? '';
@@ -104,7 +105,7 @@ describe('PauseIndicator', () => {
     ['P approves for the project', deploy, 'P', [['approve', 'p-deploy', 'project']]],
     ['y approves once', deploy, 'y', [['approve', 'p-deploy']]],
     ['s does nothing where nothing can be remembered', dangerous, 's', []],
-    ['p does nothing where only the session is offered', { ...deploy, rememberScopes: ['session'] } as PauseView, 'p', []],
+    ['p does nothing where only the session is offered', { ...deploy, rememberScopes: ['session'] } as PauseInfo, 'p', []],
     ['s does nothing at a continue pause', pageLoaded, 's', []],
   ] as const) {
     it(`confirm: ${name}`, async () => {
@@ -368,7 +369,7 @@ describe('PauseIndicator', () => {
     await ui.press('n');
     assert.deepEqual(decisions, [['approve', 'p-bash']]);
 
-    const next: PauseView = { ...dangerous, id: 'p-bash-2', details: 'rm -rf ./other' };
+    const next: PauseInfo = { ...dangerous, id: 'p-bash-2', details: 'rm -rf ./other' };
     ui.rerender(<PauseIndicator holdMs={0} pause={next} onDecision={onDecision} now={clock.now} />);
     await ui.press('y');
     assert.deepEqual(decisions, [['approve', 'p-bash']], 'a key right after the new pause appeared');

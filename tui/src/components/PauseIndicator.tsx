@@ -7,15 +7,17 @@ import type { Key } from '../input/keys.js';
 import { DEFAULT_SETTLE_MS, type KeyRead } from '../input/quiet.js';
 import { printable } from '../printable.js';
 import { useTheme } from '../theme.js';
-import type { PauseDecision, PauseView, RememberChoice } from '../types.js';
+import type { PauseDecision, PauseShown, RememberChoice } from '../types.js';
 
 export interface PauseIndicatorProps {
   /**
-   * The pause shown. Its id is unique within its session only: an app that
-   * shows another session's pause in the same place gives the indicator a
-   * React key per session, so it starts a quiet period of its own.
+   * The pause shown: the engine's pause as it comes (a `paused` event's
+   * `pause`, a snapshot's `pause`, `useSessionState(s).pauseInfo`). Its id
+   * is unique within its session only: an app that shows another session's
+   * pause in the same place gives the indicator a React key per session, so
+   * it starts a quiet period of its own.
    */
-  pause: PauseView;
+  pause: PauseShown;
   /**
    * Called once per pause with the user's decision and the id of the pause
    * it answers; an approval with [S] or [P] also names the scope to remember
@@ -97,7 +99,7 @@ export function PauseIndicator({
 
   const ignored = gate.ignored ? <Text color={theme.paused}>{IGNORED_HINT[pause.kind]}</Text> : null;
   // The tool's words, as text: no control character of theirs reaches the terminal.
-  const tool = printable(pause.toolName);
+  const tool = printable(pause.tool || (pause.source === 'task' ? 'Task' : 'Agent'));
   const message = printable(pause.message);
   if (pause.kind === 'continue') {
     return (
@@ -137,7 +139,7 @@ export function rememberLine(key: string): string {
 }
 
 /** The key-hint line of a confirm pause: the scope keys only when the pause offers them. */
-function confirmHint(pause: PauseView): string {
+function confirmHint(pause: PauseShown): string {
   const remember = (['session', 'project'] as const).filter((s) => pause.rememberScopes?.includes(s)).map((s) => REMEMBER_KEYS[s].label);
   return ['[Y] Approve', ...remember, '[N] Deny', '[Esc] Cancel'].join('  ');
 }
@@ -151,7 +153,7 @@ interface Choice {
  * choiceFor is what key answers at pause, if anything: Enter at a continue
  * pause; Y or N at a confirm pause, and S or P where it offers that scope.
  */
-function choiceFor(pause: PauseView, key: Key | undefined): Choice | null {
+function choiceFor(pause: PauseShown, key: Key | undefined): Choice | null {
   if (!key) return null;
   if (pause.kind === 'continue') return key.name === 'return' ? { decision: 'resume' } : null;
   if (key.name !== 'char') return null;

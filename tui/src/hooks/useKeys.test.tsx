@@ -50,7 +50,7 @@ class Keyboard extends EventEmitter {
   unref() {}
 }
 
-const pause = { id: 'p1', kind: 'confirm', source: 'tool', toolName: 'Bash', message: 'Potentially dangerous command' } as const;
+const pause = { id: 'p1', kind: 'confirm', source: 'tool', tool: 'Bash', message: 'Potentially dangerous command', step: 1, at: '' } as const;
 
 let app: Instance | undefined;
 afterEach(() => {

@@ -1,8 +1,8 @@
 // One store per session: the engine pushes events, React reads immutable
 // snapshots through useSyncExternalStore.
 
-import type { EngineEvent, PauseInfo, SessionSnapshot } from '../../../node/index.js';
-import type { InterruptionView, PauseView, SessionLike, SessionState } from '../types.js';
+import type { EngineEvent, SessionSnapshot } from '../../../node/index.js';
+import type { InterruptionView, SessionLike, SessionState } from '../types.js';
 import {
   createStoreRegistry,
   createVersionedStore,
@@ -11,21 +11,6 @@ import {
 } from './versionedStore.js';
 
 export type SessionStore = VersionedStore<SessionState>;
-
-/** toPauseView maps the engine's pause to what the TUI shows. */
-export function toPauseView(pause: PauseInfo): PauseView {
-  const view: PauseView = {
-    id: pause.id,
-    kind: pause.kind,
-    source: pause.source,
-    toolName: pause.tool || (pause.source === 'task' ? 'Task' : 'Agent'),
-    message: pause.message,
-  };
-  if (pause.details) view.details = pause.details;
-  if (pause.rememberScopes?.length) view.rememberScopes = Object.freeze([...pause.rememberScopes]);
-  if (pause.rememberScopes?.length && pause.rememberKey) view.rememberKey = pause.rememberKey;
-  return Object.freeze(view);
-}
 
 /** toSessionState derives the TUI snapshot from an engine snapshot. */
 export function toSessionState(snap: SessionSnapshot): SessionState {
@@ -43,7 +28,7 @@ export function toSessionState(snap: SessionSnapshot): SessionState {
     status: snap.status,
     isLoading: snap.status === 'running',
     isPaused,
-    pauseInfo: isPaused && snap.pause ? toPauseView(snap.pause) : null,
+    pauseInfo: isPaused && snap.pause ? Object.freeze(snap.pause) : null,
     model: snap.model || null,
     tokens: Object.freeze({ input: snap.tokens?.input ?? 0, output: snap.tokens?.output ?? 0 }),
     version: snap.version,
