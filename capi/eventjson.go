@@ -266,6 +266,9 @@ func (enc *snapshotEncoder) append(b []byte, s *engine.Snapshot) []byte {
 	if s.Eligibility.RepeatsSideEffect {
 		b = append(b, `,"repeatsSideEffect":true`...)
 	}
+	if s.Eligibility.AsksAgain {
+		b = append(b, `,"asksAgain":true`...)
+	}
 	b = append(b, '}')
 	if s.NeedsInput != nil {
 		b = append(b, `,"needsInput":`...)

@@ -112,7 +112,7 @@ func TestSnapshotJSONKnowsEveryField(t *testing.T) {
 	t.Parallel()
 	known := map[reflect.Type][]string{
 		reflect.TypeFor[engine.Snapshot]():    {"id", "status", "version", "pause", "pauses", "interruption", "stopping", "run_state", "eligibility", "needs_input", "run", "step", "tokens", "model", "pause_requested", "last_error", "sandbox"},
-		reflect.TypeFor[engine.Eligibility](): {"eligible", "reason", "repeats_side_effect"},
+		reflect.TypeFor[engine.Eligibility](): {"eligible", "reason", "repeats_side_effect", "asks_again"},
 		reflect.TypeFor[engine.Usage]():       {"input", "output"},
 	}
 	for typ, names := range known {

@@ -90,14 +90,15 @@ func (s *Session) persistEventLocked(ev *Event) {
 	switch ev.Type {
 	case EventRunStarted:
 		r := s.run
-		var prompt json.RawMessage
-		if r.prompted {
-			prompt, _ = json.Marshal(s.history[len(s.history)-1])
+		added := s.history[r.startHistory:]
+		bodies := make([]json.RawMessage, len(added))
+		for i, m := range added {
+			bodies[i], _ = json.Marshal(m)
 		}
 		s.persistLocked("the run's start", func(tx *store.Tx) {
 			tx.RunStarted(s.id, r.id, r.kind())
-			if prompt != nil {
-				tx.AppendHistory(s.id, len(s.history)-1, prompt)
+			if len(bodies) > 0 {
+				tx.AppendHistory(s.id, r.startHistory, bodies...)
 			}
 		})
 	case EventPaused:

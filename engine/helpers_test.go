@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/interlock-dev/interlock/engine"
+	"github.com/interlock-dev/interlock/internal/testsupervisor"
 )
 
 func TestMain(m *testing.M) {
@@ -19,7 +21,12 @@ func TestMain(m *testing.M) {
 	if scenario := os.Getenv(killChildEnv); scenario != "" {
 		killChild(scenario, os.Getenv(killStoreEnv)) // never returns
 	}
-	goleak.VerifyTestMain(m)
+	cleanup, err := testsupervisor.Install() // the bash tool's commands run under it
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) { cleanup(); os.Exit(code) }))
 }
 
 // call is a scripted tool call.

@@ -19,15 +19,30 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/interlock-dev/interlock/engine"
+	"github.com/interlock-dev/interlock/engine/bash"
+	"github.com/interlock-dev/interlock/engine/provider/openai"
+	"github.com/interlock-dev/interlock/engine/provider/openai/openaitest"
 )
 
 // killChildEnv makes the test binary the owner of the store at
 // killStoreEnv that plays one scenario of killChild up to its kill point,
 // says "ready" and waits to be killed.
+// With killModelEnv (an openaitest server's URL), the engine's model is
+// that server's "tool_calls" recording.
 const (
 	killChildEnv = "INTERLOCK_ENGINE_KILL_CHILD"
 	killStoreEnv = "INTERLOCK_ENGINE_KILL_STORE"
+	killModelEnv = "INTERLOCK_ENGINE_KILL_MODEL"
 )
+
+// bashCommand is what the model of the "bash" scenario asks to run: the
+// gate asks to confirm it (rm -rf); each run appends a line to ran.log.
+const bashCommand = "rm -rf ./build && echo ran >> ran.log"
+
+// bashScript calls the bash tool with bashCommand, then ends.
+func bashScript() []engine.ScriptTurn {
+	return []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("bash", map[string]string{"command": bashCommand})}}, {Text: "done"}}
+}
 
 // effectScript runs the side-effecting tool "effect" (a gate: it blocks
 // until the run is interrupted), with the ask tool's question beside it
@@ -73,6 +88,9 @@ func effectScript(parallel bool) []engine.ScriptTurn {
 //   - "remember-session", "remember-project": the deploy tool's question
 //     is approved with that remember scope, killed at the first commit
 //     the answer makes.
+//   - "bash": the bash tool's gate asks to confirm bashCommand (with
+//     killModelEnv, the model's command: rm -rf ./build), in the store's
+//     directory.
 func killChild(scenario, path string) {
 	ctx := context.Background()
 	fail := func(err error) {
@@ -97,9 +115,21 @@ func killChild(scenario, path string) {
 	}
 	effect := newGate()
 	effect.holdAfterCancel = strings.HasPrefix(scenario, "stop-") && !strings.Contains(scenario, "results") // stopping until killed
-	e, err := engine.Open(ctx, engine.WithStore(path), engine.WithTool("effect", effect), engine.WithTool("deploy", deployTool),
-		engine.WithTool("actor", actor{}), engine.WithTool("gated", gatedTool{}),
-		engine.WithAfterCommit(afterCommit))
+	opts := []engine.Option{engine.WithStore(path), engine.WithTool("effect", effect), engine.WithTool("deploy", deployTool),
+		engine.WithTool("actor", actor{}), engine.WithTool("gated", gatedTool{}), engine.WithTool("bash", bash.New()),
+		engine.WithAfterCommit(afterCommit)}
+	if scenario == "bash" { // the engine's model, not the session's: the next owner brings its own
+		var p engine.Provider = engine.NewScriptedProvider(bashScript())
+		if url := os.Getenv(killModelEnv); url != "" {
+			op, err := openai.New(openai.WithBaseURL(url), openai.WithModel("tool_calls"))
+			if err != nil {
+				fail(err)
+			}
+			p = op
+		}
+		opts = append(opts, engine.WithProvider(p))
+	}
+	e, err := engine.Open(ctx, opts...)
 	if err != nil {
 		fail(err)
 	}
@@ -114,6 +144,8 @@ func killChild(scenario, path string) {
 	case "remember-session", "remember-project":
 		s, err = e.NewSession(engine.SessionOptions{ID: "a", Dir: filepath.Dir(path),
 			Provider: engine.NewScriptedProvider(deployTurns(map[string]any{"env": "prod"}))})
+	case "bash":
+		s, err = e.NewSession(engine.SessionOptions{ID: "a", Dir: filepath.Dir(path)})
 	case "resume":
 		s, err = e.Session("a")
 	case "answered":
@@ -257,12 +289,13 @@ func killChild(scenario, path string) {
 	select {} // killed here
 }
 
-// killAt runs killChild's scenario over the store at path and kills it
-// (SIGKILL) at its kill point.
-func killAt(t *testing.T, path, scenario string) {
+// killAt runs killChild's scenario over the store at path, with env
+// ("NAME=value") added to its environment, and kills it (SIGKILL) at its
+// kill point.
+func killAt(t *testing.T, path, scenario string, env ...string) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), killChildEnv+"="+scenario, killStoreEnv+"="+path)
+	cmd.Env = append(append(os.Environ(), killChildEnv+"="+scenario, killStoreEnv+"="+path), env...)
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
@@ -624,7 +657,7 @@ func TestKillAtTheQuestionOfAToolThatActedAsksFirst(t *testing.T) {
 			logged := func() string { b, _ := os.ReadFile(effects); return string(b) }
 			acted := logged()
 			assert.Equal(t, engine.RunBlocked, s.RunState())
-			assert.Equal(t, engine.Eligibility{Reason: engine.NotEligibleAskAgain, RepeatsSideEffect: tt.tool == "actor"}, s.Eligibility())
+			assert.Equal(t, engine.Eligibility{Reason: engine.NotEligibleAskAgain, AsksAgain: true, RepeatsSideEffect: tt.tool == "actor"}, s.Eligibility())
 			sub := s.Subscribe()
 			defer sub.Close()
 			_, done, err := s.StartContinue(t.Context())
@@ -764,4 +797,116 @@ func TestKillAfterTheFinalAnswerFinishesTheRun(t *testing.T) {
 	assert.Equal(t, engine.RunIdle, s.RunState())
 	assert.Equal(t, []engine.Message{{Role: engine.RoleUser, Text: "hi"}, {Role: engine.RoleAssistant, Text: "all done"}}, s.History())
 	assert.Empty(t, e.ResumeAll(t.Context()).Resumed)
+}
+
+// Killed while the bash gate asked to confirm a command: the session comes
+// back blocked on that question with Continue offered (AsksAgain), which
+// asks it anew, the same command; approved, the command runs once. Or a
+// new prompt drops the question: the cut call gets a result saying it did
+// not run, and the session is blocked no more. A new prompt used to finish
+// and leave the session blocked, the call without a result.
+func TestKillAtABashConfirm(t *testing.T) {
+	t.Parallel()
+	restart := func(t *testing.T, model []engine.ScriptTurn) (*engine.Session, string) {
+		path := filepath.Join(t.TempDir(), "s.db")
+		dir := filepath.Dir(path)
+		require.NoError(t, os.Mkdir(filepath.Join(dir, "build"), 0o700))
+		killAt(t, path, "bash")
+		e, err := engine.Open(t.Context(), engine.WithStore(path), engine.WithTool("bash", bash.New()),
+			engine.WithProvider(engine.NewScriptedProvider(model)))
+		require.NoError(t, err)
+		t.Cleanup(func() { e.Close() })
+		s, err := e.Session("a")
+		require.NoError(t, err)
+		snap := s.Snapshot()
+		require.Equal(t, engine.RunBlocked, snap.RunState)
+		assert.Nil(t, snap.Pause)
+		require.NotNil(t, snap.NeedsInput)
+		assert.Equal(t, bashCommand, snap.NeedsInput.Details)
+		assert.Equal(t, engine.Eligibility{Reason: engine.NotEligibleAskAgain, AsksAgain: true}, snap.Eligibility)
+		assert.Equal(t, engine.Counts{NeedsInput: 1}, e.Counts(), "Resume all does not answer a question")
+		return s, dir
+	}
+	ran := func(dir string) string { b, _ := os.ReadFile(filepath.Join(dir, "ran.log")); return string(b) }
+
+	t.Run("continue asks again", func(t *testing.T) {
+		t.Parallel()
+		s, dir := restart(t, bashScript())
+		sub := s.Subscribe()
+		defer sub.Close()
+		_, done, err := s.StartContinue(t.Context())
+		require.NoError(t, err)
+		ev := waitEvent(t, sub, func(ev engine.Event) bool { return ev.Type == engine.EventPaused || ev.Type.Terminal() })
+		require.Equal(t, engine.EventPaused, ev.Type)
+		assert.Equal(t, [2]string{string(engine.PauseConfirm), bashCommand}, [2]string{string(ev.Pause.Kind), ev.Pause.Details})
+		assert.Empty(t, ran(dir), "nothing ran before the approval")
+		require.NoError(t, s.Confirm(ev.Pause.ID, true))
+		out := <-done
+		require.NoError(t, out.Err)
+		assert.Equal(t, engine.StatusIdle, out.Result.Status)
+		assert.Equal(t, "ran\n", ran(dir), "the command ran once")
+		assert.NoDirExists(t, filepath.Join(dir, "build"))
+		assert.Len(t, texts(s.History(), engine.RoleTool), 1, "one result for the call")
+	})
+
+	t.Run("a new prompt drops the question", func(t *testing.T) {
+		t.Parallel()
+		s, dir := restart(t, []engine.ScriptTurn{{Text: "ok"}})
+		res, err := s.Prompt(t.Context(), "never mind")
+		require.NoError(t, err)
+		assert.Equal(t, engine.StatusIdle, res.Status)
+		snap := s.Snapshot()
+		assert.Equal(t, engine.RunIdle, snap.RunState, "blocked no more")
+		assert.Nil(t, snap.NeedsInput)
+		assert.Equal(t, []string{"not run: interrupted by server restart"}, texts(s.History(), engine.RoleTool))
+		assert.Empty(t, ran(dir))
+		assert.DirExists(t, filepath.Join(dir, "build"))
+		_, _, err = s.StartContinue(t.Context())
+		require.ErrorIs(t, err, engine.ErrNotResumable, "the dropped question is not asked again")
+	})
+}
+
+// After a kill at a bash confirm and a restart, a new prompt sends the
+// model a valid history: every assistant tool call is followed by its tool
+// message. The local OpenAI-compatible server rejects an invalid one as a
+// real one does; the request used to carry the cut call without a result.
+func TestKillAtABashConfirmThenANewPromptSendsAValidHistory(t *testing.T) {
+	t.Parallel()
+	srv, err := openaitest.Start("127.0.0.1:0")
+	require.NoError(t, err)
+	defer srv.Close()
+	path := filepath.Join(t.TempDir(), "s.db")
+	killAt(t, path, "bash", killModelEnv+"="+srv.URL)
+	p, err := openai.New(openai.WithBaseURL(srv.URL), openai.WithModel("text"))
+	require.NoError(t, err)
+	e, err := engine.Open(t.Context(), engine.WithStore(path), engine.WithTool("bash", bash.New()), engine.WithProvider(p))
+	require.NoError(t, err)
+	defer e.Close()
+	s, err := e.Session("a")
+	require.NoError(t, err)
+	require.Equal(t, engine.RunBlocked, s.RunState())
+	res, err := s.Prompt(t.Context(), "never mind")
+	require.NoError(t, err)
+	assert.Equal(t, engine.StatusIdle, res.Status)
+	reqs := srv.Requests()
+	require.Len(t, reqs, 2, "the cut turn's request, then the new prompt's")
+	var body struct {
+		Messages []struct {
+			Role       string `json:"role"`
+			ToolCallID string `json:"tool_call_id"`
+			Content    string `json:"content"`
+			ToolCalls  []struct {
+				ID string `json:"id"`
+			} `json:"tool_calls"`
+		} `json:"messages"`
+	}
+	require.NoError(t, json.Unmarshal(reqs[1].Body, &body))
+	var roles []string
+	for _, m := range body.Messages {
+		roles = append(roles, m.Role)
+	}
+	require.Equal(t, []string{"user", "assistant", "tool", "user"}, roles)
+	assert.Equal(t, "call_rm1", body.Messages[1].ToolCalls[0].ID)
+	assert.Equal(t, "call_rm1", body.Messages[2].ToolCallID)
+	assert.Equal(t, "not run: interrupted by server restart", body.Messages[2].Content)
 }

@@ -34,7 +34,6 @@ func (s *Session) beginPrompt(ctx context.Context, text string, background bool)
 	// run that comes back after a crash has its prompt.
 	r, err := s.beginLocked(ctx, func(r *run) {
 		s.appendMemoryLocked([]Message{{Role: RoleUser, Text: text}})
-		r.prompted = true
 	})
 	if err == nil {
 		r.parkable = background
@@ -168,8 +167,11 @@ func (s *Session) beginContinueLocked(ctx context.Context, eligibleOnly, backgro
 	if s.interruption != nil && s.interruption.Loop != "" {
 		bind = s.cutLoop.bindLocked // eligible or blocked: the loop is there (stateLocked, recoverLocked)
 	}
+	asked := s.needsInput
+	s.needsInput = nil // asked anew by this run: beginLocked must not drop it
 	r, err := s.beginLocked(ctx, bind)
 	if err != nil {
+		s.needsInput = asked
 		return nil, resumption{}, err
 	}
 	r.resumed = true
@@ -180,7 +182,6 @@ func (s *Session) beginContinueLocked(ctx context.Context, eligibleOnly, backgro
 	if bind != nil {
 		s.cutLoop.resuming.Store(true)
 	}
-	s.needsInput = nil
 	return r, res, nil
 }
 
@@ -331,11 +332,41 @@ func (s *Session) beginLocked(ctx context.Context, bind func(*run)) (*run, error
 	s.run = r
 	s.lastEnd = endNone
 	s.lastError = ""
+	r.startHistory = len(s.history)
+	if s.needsInput != nil {
+		s.dropQuestionLocked()
+	}
 	if bind != nil {
 		bind(r)
 	}
 	s.emitLocked(Event{Type: EventRunStarted})
 	return r, nil
+}
+
+// dropQuestionLocked gives up the question a restart cut (needsInput) for
+// a run other than the Continue that asks it anew: the calls of the turn
+// that waited on it are closed with a result saying they did not run, so
+// the history sent to a model stays valid (every assistant tool call
+// followed by its tool message). The results are stored with the run's
+// start. A new prompt used to leave the session blocked and the calls
+// without results, which an OpenAI-compatible server rejects.
+func (s *Session) dropQuestionLocked() {
+	label := ReasonLabel(ReasonServerRestart)
+	mayHaveActed := false
+	if in := s.interruption; in != nil {
+		label, mayHaveActed = in.Label, in.SideEffectCut
+	}
+	label = strings.ToLower(label[:1]) + label[1:]
+	text := "not run: " + label
+	if mayHaveActed { // a call of the turn had started, or acted before it asked
+		text = label + " before completion: it may have acted in part"
+	}
+	var msgs []Message
+	for _, c := range s.rerunCallsLocked() {
+		msgs = append(msgs, Message{Role: RoleTool, ToolCallID: c.ID, Text: text, IsError: true, Interrupted: true})
+	}
+	s.appendMemoryLocked(msgs)
+	s.needsInput = nil
 }
 
 // endRun ends run r (end); a task loop's run is then reported by the loop,

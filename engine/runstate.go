@@ -62,6 +62,11 @@ type Eligibility struct {
 	// RepeatsSideEffect: a tool with side effects had started and was cut
 	// off; resuming asks the user to confirm before anything runs.
 	RepeatsSideEffect bool `json:"repeats_side_effect,omitempty"`
+	// AsksAgain: the session is blocked on a question that was pending
+	// when its previous owner stopped (Snapshot.NeedsInput). Continue asks
+	// it anew, so Continue is offered, though ResumeAll skips the session
+	// (a person answers the question). A new prompt drops the question.
+	AsksAgain bool `json:"asks_again,omitempty"`
 }
 
 // Reasons a session is not eligible for Continue.
@@ -223,7 +228,7 @@ func (s *Session) stateLocked() (RunState, Eligibility) {
 	case s.run != nil:
 		return RunProceeding, Eligibility{Reason: NotEligibleProceeding}
 	case s.needsInput != nil: // Continue asks first when the cut call may have acted
-		return RunBlocked, Eligibility{Reason: NotEligibleAskAgain, RepeatsSideEffect: s.interruption != nil && s.interruption.SideEffectCut}
+		return RunBlocked, Eligibility{Reason: NotEligibleAskAgain, AsksAgain: true, RepeatsSideEffect: s.interruption != nil && s.interruption.SideEffectCut}
 	case s.lastEnd != endInterrupted:
 		return RunIdle, Eligibility{Reason: NotEligibleIdle}
 	}

@@ -87,14 +87,17 @@ const (
 
 // run is one Prompt or Continue (or a whole task loop) in flight.
 type run struct {
-	id            uint64          // unique in the engine; in the run's events
-	base          context.Context // the caller's: model turns derive from it (see modelTurn)
-	loop          *TaskLoop
-	loopAfter     <-chan struct{} // the loop's previous run has been reported (see TaskLoop.bindLocked)
-	loopEnded     chan struct{}   // closed once this run of the loop has been reported
-	hostOwned     bool            // the host's own loop (Begin): only the host can resume it
-	prompted      bool            // a Prompt's: the last message is its prompt, stored with its start
-	resumed       bool            // a Continue: "Resumed" is recorded once the model answers
+	id        uint64          // unique in the engine; in the run's events
+	base      context.Context // the caller's: model turns derive from it (see modelTurn)
+	loop      *TaskLoop
+	loopAfter <-chan struct{} // the loop's previous run has been reported (see TaskLoop.bindLocked)
+	loopEnded chan struct{}   // closed once this run of the loop has been reported
+	hostOwned bool            // the host's own loop (Begin): only the host can resume it
+	// startHistory is the length of the history before the run began: what
+	// its start appended (a dropped question's results, a Prompt's prompt)
+	// is stored with its start.
+	startHistory  int
+	resumed       bool // a Continue: "Resumed" is recorded once the model answers
 	ctx           context.Context
 	provider      Provider // the session's, or a task's own
 	cancel        context.CancelCauseFunc

@@ -20,6 +20,7 @@ export interface Eligibility {
   eligible: boolean;
   reason?: string;              // why not, when not eligible ("Waiting for your input")
   repeatsSideEffect?: boolean;  // a cut tool may repeat an action: continue asks first
+  asksAgain?: boolean;          // blocked on a question a restart cut: continue() asks it again (resumeAll skips it)
 }
 
 /** What the global controls affect, counted at one moment. */

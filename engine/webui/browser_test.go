@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -207,6 +208,44 @@ func TestTwoTabsConvergeOnStopContinueAndAnswer(t *testing.T) {
 		headers: {...AUTH, 'Content-Type': 'application/json'}, body: JSON.stringify({epoch: st.epoch, version: %d, pause_id: %q, answer: 'denied'})}))
 		.then(r => r.json()).then(j => j.code + ': ' + j.error)`, s.Version(), pauseID))
 	assert.Contains(t, got, "already_answered: Already answered")
+}
+
+// A session whose question was pending when its engine stopped comes back
+// blocked, with no pause to answer: the page offers Continue, which asks
+// the question again, and Send (a new message drops the question). The page
+// used to disable Send and hide Continue: there was nothing to press.
+func TestASessionBlockedByARestartOffersContinue(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.db")
+	turns := []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{ask(engine.PauseConfirm, "Potentially dangerous command", "rm -rf ./build")}}, {Text: "all done"}}
+	before, err := engine.Open(t.Context(), engine.WithStore(path))
+	require.NoError(t, err)
+	s := newSession(t, before, "agent", turns...)
+	sub := s.Subscribe()
+	_, _, err = s.Start(t.Context(), "go")
+	require.NoError(t, err)
+	waitEvent(t, sub, isType(engine.EventPaused))
+	sub.Close()
+	require.NoError(t, before.Close()) // writes nothing: the next owner finds the question pending, as after a kill
+
+	e, err := engine.Open(t.Context(), engine.WithStore(path), engine.WithProvider(engine.NewScriptedProvider(turns)))
+	require.NoError(t, err)
+	t.Cleanup(func() { e.Close() })
+	s, err = e.Session("agent")
+	require.NoError(t, err)
+	require.Equal(t, engine.RunBlocked, s.RunState())
+	srv := serve(t, e)
+	tb := openTab(t, startBrowser(t), srv.URL())
+	tb.waitFor(`document.querySelector('[data-session=agent] .badge').textContent === 'Needs input' && ` + visible("continue-row"))
+	assert.Equal(t, "Interrupted by server restart — Continue asks again: Ask: Potentially dangerous command", tb.eval(text("reason-label")))
+	assert.Equal(t, "Asks again: Potentially dangerous command", tb.eval(`document.querySelector('[data-session=agent] .detail').textContent`))
+	assert.Equal(t, "false", tb.eval(visible("waiting")+`+''`), "no \"Waiting for your input\" with nothing to answer")
+	assert.Equal(t, "Send false", tb.eval(text("primary")+` + ' ' + document.getElementById('primary').disabled`), "a new message may be sent")
+
+	tb.click("#continue")
+	tb.waitFor(`!document.getElementById('pause').hidden && document.querySelector('#pause .pause-details').textContent === 'rm -rf ./build' && !` + visible("continue-row"))
+	tb.answer(`#pause [data-answer=approved]`)
+	tb.waitFor(`[...document.querySelectorAll('#history .msg')].some(m => m.textContent === 'all done') && document.querySelector('[data-session=agent] .badge').textContent === 'Idle'`)
+	assert.Equal(t, engine.RunIdle, s.RunState())
 }
 
 func TestEmergencyStopAndResumeAllShowCountsBeforeAndAfter(t *testing.T) {

@@ -69,10 +69,12 @@ export interface SessionRow {
   runState: RunState;
   /** While interrupted: "Stopped by you", "Stopped by emergency stop"... */
   reasonLabel?: string;
-  /** While blocked: what the pause asks ("Potentially dangerous command"). */
+  /** While blocked: what the pause asks ("Potentially dangerous command"), or asks again. */
   waitingFor?: string;
   /** Continue may be offered. */
   eligible: boolean;
+  /** Blocked on a question a restart cut: Continue is offered and asks it again (waitingFor). */
+  asksAgain?: boolean;
   /** Continuing asks first: a tool with side effects was cut off. */
   repeatsSideEffect?: boolean;
 }

@@ -238,6 +238,7 @@ function render() {
     let detail = '';
     if (s.run_state === 'interrupted' && s.interruption) detail = label(s.interruption.reason);
     if (s.run_state === 'blocked' && s.pause) detail = `Waiting for: ${s.pause.message}`;
+    if (s.run_state === 'blocked' && !s.pause && s.needs_input) detail = `Asks again: ${s.needs_input.message}`;
     return el('li', { class: id === state.selected ? 'selected' : '', 'data-session': id, onclick: () => select(id) },
       el('span', {}, el('span', { class: 'name' }, id), el('br'), el('span', { class: 'detail' }, detail)),
       el('span', { class: `badge ${s.run_state}` }, BADGES[s.run_state] || s.run_state));
@@ -262,15 +263,20 @@ function renderSession() {
   const stopping = s.status === 'stopping' || (proceeding && state.stopRequested.has(s.id));
   primary.textContent = stopping ? 'Stopping…' : proceeding ? 'Stop' : 'Send';
   primary.dataset.action = stopping ? 'none' : proceeding ? 'stop' : 'send';
-  primary.disabled = !live || stopping || s.run_state === 'terminal' || s.run_state === 'blocked';
+  // A question a restart cut (asks_again) is no pending pause: Continue asks
+  // it again, and a new message drops it.
+  const asksAgain = !!(s.eligibility && s.eligibility.asks_again);
+  primary.disabled = !live || stopping || s.run_state === 'terminal' || (s.run_state === 'blocked' && !asksAgain);
 
-  const eligible = live && s.eligibility && s.eligibility.eligible;
-  $('continue-row').hidden = !eligible;
-  if (eligible) {
-    const reason = s.interruption ? label(s.interruption.reason) : '';
-    $('reason-label').textContent = s.eligibility.repeats_side_effect ? `${reason} (continuing may repeat an action; it asks first)` : reason;
+  const offered = live && s.eligibility && (s.eligibility.eligible || asksAgain);
+  $('continue-row').hidden = !offered;
+  if (offered) {
+    let reason = s.interruption ? label(s.interruption.reason) : '';
+    if (s.eligibility.repeats_side_effect) reason += ' (continuing may repeat an action; it asks first)';
+    if (asksAgain && s.needs_input) reason += ` — Continue asks again: ${s.needs_input.tool ? s.needs_input.tool + ': ' : ''}${s.needs_input.message}`;
+    $('reason-label').textContent = printable(reason);
   }
-  $('waiting').hidden = s.run_state !== 'blocked';
+  $('waiting').hidden = s.run_state !== 'blocked' || asksAgain;
 
   const p = s.pause;
   pause.hidden = !p;

@@ -22,6 +22,18 @@ describe('ContinueBar', () => {
     ui.unmount();
   });
 
+  it('a session blocked by a restart offers Continue, which asks its question again: C continues', async () => {
+    let continued = 0;
+    const clock = manualClock();
+    const session = { runState: 'blocked', reasonLabel: 'Interrupted by server restart', waitingFor: 'Potentially dangerous command', eligible: false, asksAgain: true } as const;
+    const ui = await render(<ContinueBar session={session} onContinue={() => continued++} quiet={{ now: clock.now, holdMs: 0 }} />);
+    assert.equal(ui.frame(), 'Interrupted by server restart — [C] Continue\nAsks again: Potentially dangerous command');
+    clock.advance(250);
+    await ui.press('c');
+    assert.equal(continued, 1);
+    ui.unmount();
+  });
+
   it('says continuing asks first when it may repeat a side effect', async () => {
     const ui = await render(<ContinueBar session={{ runState: 'interrupted', reasonLabel: 'Stopped by you', eligible: true, repeatsSideEffect: true }} />);
     assert.equal(ui.frame(), `Stopped by you — [C] Continue\n⚠️ ${REPEATS_SIDE_EFFECT_HINT}`);

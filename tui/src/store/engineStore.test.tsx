@@ -36,6 +36,16 @@ describe('engine store', () => {
     );
   });
 
+  it('maps a session blocked by a restart (no pause) to a row that offers Continue and says what it asks again', () => {
+    assert.deepEqual(
+      toSessionRow({ ...base, id: 'c', status: 'interrupted', runState: 'blocked', pause: null,
+        eligibility: { eligible: false, reason: 'Needs input: continue to be asked again', asksAgain: true },
+        interruption: { reason: 'server_restart', label: 'x', at: '', resumable: true },
+        needsInput: { id: 'p1', kind: 'confirm', source: 'tool', message: 'Potentially dangerous command', step: 1, at: '' } as never }),
+      { id: 'c', runState: 'blocked', eligible: false, asksAgain: true, reasonLabel: 'Interrupted by server restart', waitingFor: 'Potentially dangerous command' },
+    );
+  });
+
   it('reads the engine again after state events, not after streamed text', () => {
     const snaps: SessionSnapshot[] = [{ ...base, id: 'a', status: 'running', runState: 'proceeding', pause: null, interruption: null, eligibility: { eligible: false } }];
     const f = fakeEngine(snaps);

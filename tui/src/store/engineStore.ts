@@ -14,6 +14,11 @@ export function toSessionRow(snap: SessionSnapshot): SessionRow {
   const row: SessionRow = { id: snap.id, runState: snap.runState, eligible: snap.eligibility?.eligible ?? false };
   if (snap.runState === 'interrupted' && snap.interruption) row.reasonLabel = reasonLabel(snap.interruption.reason);
   if (snap.runState === 'blocked' && snap.pause) row.waitingFor = snap.pause.message;
+  if (snap.eligibility?.asksAgain) {
+    row.asksAgain = true; // the question a restart cut: Continue asks it again
+    if (snap.interruption) row.reasonLabel = reasonLabel(snap.interruption.reason);
+    if (snap.needsInput) row.waitingFor = snap.needsInput.message;
+  }
   if (snap.eligibility?.repeatsSideEffect) row.repeatsSideEffect = true;
   return row;
 }

@@ -13,6 +13,10 @@
 // leaves, "X-Replay-Then: reset" resets the connection after the body; and
 // "X-Replay-Delay-Ms: N" waits N ms between streamed events.
 //
+// Like a real server, it rejects (400, invalid_request_error) a request
+// whose history breaks the order of tool messages: every assistant tool
+// call must be followed by its tool message before any other message.
+//
 //	srv, err := openaitest.Start("127.0.0.1:0")
 //	if err != nil { ... }
 //	defer srv.Close()

@@ -142,22 +142,20 @@ func Models() []string {
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions" {
-		writeError(w, http.StatusNotFound, fmt.Sprintf("openaitest serves POST /v1/chat/completions only, not %s %s", r.Method, r.URL.Path), "invalid_request_error", "unknown_url")
+		writeError(w, http.StatusNotFound, fmt.Sprintf("openaitest serves POST /v1/chat/completions only, not %s %s", r.Method, r.URL.Path), "invalid_request_error", "unknown_url", nil)
 		return
 	}
 	body, err := io.ReadAll(r.Body)
 	var req struct {
-		Model    string `json:"model"`
-		Stream   bool   `json:"stream"`
-		Messages []struct {
-			Role string `json:"role"`
-		} `json:"messages"`
+		Model    string    `json:"model"`
+		Stream   bool      `json:"stream"`
+		Messages []message `json:"messages"`
 	}
 	if err == nil {
 		err = json.Unmarshal(body, &req)
 	}
 	if err != nil || !req.Stream {
-		writeError(w, http.StatusBadRequest, fmt.Sprintf("openaitest: the body must be a streaming Chat Completions request (\"stream\": true): %v", err), "invalid_request_error", nil)
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("openaitest: the body must be a streaming Chat Completions request (\"stream\": true): %v", err), "invalid_request_error", nil, nil)
 		return
 	}
 	turn := 1
@@ -174,9 +172,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.changeLocked()
 	s.mu.Unlock()
 
+	if why, param := invalidToolOrder(req.Messages); why != "" {
+		writeError(w, http.StatusBadRequest, why, "invalid_request_error", nil, param)
+		return
+	}
 	rec, err := recording(req.Model, turn, attempt)
 	if err != nil {
-		writeError(w, http.StatusNotFound, err.Error(), "invalid_request_error", "model_not_found")
+		writeError(w, http.StatusNotFound, err.Error(), "invalid_request_error", "model_not_found", nil)
 		return
 	}
 	s.replay(w, r, rec)
@@ -262,8 +264,8 @@ func (s *Server) wait(r *http.Request, d time.Duration) bool {
 	return false
 }
 
-func writeError(w http.ResponseWriter, status int, msg, typ string, code any) {
+func writeError(w http.ResponseWriter, status int, msg, typ string, code, param any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": msg, "type": typ, "param": nil, "code": code}})
+	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": msg, "type": typ, "param": param, "code": code}})
 }
