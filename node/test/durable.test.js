@@ -273,7 +273,7 @@ test('a JS tool that acted, then asked, killed at its question: continue() asks 
       engine.registerTool('deploy', { run: () => `deployed ${++runs}` });
       const s = engine.session('a');
       assert.equal(s.runState, 'blocked');
-      assert.deepEqual(s.eligibility, { eligible: false, reason: 'Needs input: continue to be asked again', repeatsSideEffect: true });
+      assert.deepEqual(s.eligibility, { eligible: false, reason: 'Needs input: continue to be asked again', repeatsSideEffect: true, asksAgain: true });
       const asked = nextEvent(s, 'paused');
       const res = s.continue();
       const { pause } = await asked;
