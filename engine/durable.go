@@ -482,7 +482,7 @@ func (s *Session) recoverLocked(tx *store.Tx, row store.Session, cut loopCut, no
 	calls := s.rerunCallsLocked()
 	for _, c := range calls {
 		if s.needsInput == nil {
-			msgs = append(msgs, interruptedResult(c))
+			msgs = append(msgs, interruptedResult(c, ""))
 		}
 		if !atBoundary && s.eng.mayHaveSideEffects(c) && (len(calls) > asking || !s.eng.asksBeforeActing(c)) {
 			in.SideEffectCut = true

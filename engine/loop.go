@@ -227,7 +227,7 @@ func (s *Session) continueRun(r *run, res resumption) error {
 		ans, err := s.pauseFor(r.ctx, r, PauseRequest{
 			Kind: PauseConfirm, Tool: "Resume", Message: "Resuming may repeat an action that was cut off",
 			Details: details,
-		}, SourceTool, s.Snapshot().Step, 0)
+		}, SourceTool, s.Snapshot().Step, 0, nil)
 		if err != nil {
 			s.mu.Lock()
 			r.sideEffectCut = true // not answered: the next resumption asks it again
@@ -498,7 +498,7 @@ func (s *Session) stepBoundary(r *run, at stepAt, calls []ToolCall) error {
 		return nil
 	}
 	s.pauseRequested = false
-	_, err := s.raisePauseLocked(r.ctx, r, signalPauseRequest(s.step), SourceSignal, s.step, 0, &parkedStep{r: r, at: at, calls: calls})
+	_, err := s.raisePauseLocked(r.ctx, r, signalPauseRequest(s.step), SourceSignal, s.step, 0, &parkedStep{r: r, at: at, calls: calls}, nil)
 	if err != nil {
 		return err
 	}
@@ -544,7 +544,7 @@ func (s *Session) boundaryCtx(ctx context.Context, r *run) error {
 		return nil
 	}
 	s.pauseRequested = false
-	p, err := s.raisePauseLocked(ctx, r, signalPauseRequest(s.step), SourceSignal, s.step, 0, nil)
+	p, err := s.raisePauseLocked(ctx, r, signalPauseRequest(s.step), SourceSignal, s.step, 0, nil, nil)
 	s.mu.Unlock()
 	if err != nil {
 		return err
@@ -770,13 +770,23 @@ func (s *Session) finishTurn(text string, calls []ToolCall, usage *Usage, cut bo
 	}
 	msgs := []Message{msg}
 	for _, c := range calls {
-		msgs = append(msgs, interruptedResult(c))
+		msgs = append(msgs, interruptedResult(c, ""))
 	}
 	s.appendHistoryLocked(msgs...)
 }
 
-func interruptedResult(c ToolCall) Message {
-	return Message{Role: RoleTool, ToolCallID: c.ID, Text: "interrupted before completion", IsError: true, Interrupted: true}
+// interruptedNote ends the result of a tool call cut by an interrupt.
+const interruptedNote = "interrupted before completion"
+
+// interruptedResult is the result of call c cut by an interrupt: what the
+// call had output by then (a command's lines so far, within the tool's
+// cap), so the model and the person see what ran, and the note.
+func interruptedResult(c ToolCall, output string) Message {
+	text := interruptedNote
+	if output != "" {
+		text = strings.TrimSuffix(output, "\n") + "\n" + interruptedNote
+	}
+	return Message{Role: RoleTool, ToolCallID: c.ID, Text: text, IsError: true, Interrupted: true}
 }
 
 // runTools runs one turn's tool calls, in parallel when there are several
@@ -802,7 +812,7 @@ func (s *Session) runTools(r *run, calls []ToolCall) error {
 		case <-r.ctx.Done():
 		}
 		if r.ctx.Err() != nil {
-			results[i] = interruptedResult(c) // never started
+			results[i] = interruptedResult(c, "") // never started
 			continue
 		}
 		wg.Go(func() {
@@ -835,15 +845,18 @@ func (s *Session) recordResults(r *run, results ...Message) error {
 // runTool runs one call and returns its result, or, when the call parked
 // at a question (env.then set), nothing yet: park raises it.
 func (s *Session) runTool(r *run, c ToolCall, step int, canPark bool) (*Env, Message) {
+	env := &Env{session: s, run: r, call: c, step: step}
+	tool, lookupErr := s.eng.tools.Lookup(c.Name)
 	s.mu.Lock()
+	if lookupErr == nil {
+		env.tool, env.canPark = tool, canPark
+		s.callRunsLocked(env) // executing from its start event on
+	}
 	s.emitLocked(Event{Type: EventToolStarted, Tool: c.Name, CallID: c.ID, Step: step})
 	s.mu.Unlock()
-	env := &Env{session: s, run: r, call: c, step: step}
-	tool, err := s.eng.tools.Lookup(c.Name)
-	if err != nil {
-		return env, s.finishTool(env, Message{Role: RoleTool, ToolCallID: c.ID, Text: err.Error(), IsError: true})
+	if lookupErr != nil {
+		return env, s.finishTool(env, Message{Role: RoleTool, ToolCallID: c.ID, Text: lookupErr.Error(), IsError: true})
 	}
-	env.tool, env.canPark = tool, canPark
 	res, err := protect("tool", c.Name, func() (Result, error) { return tool.Run(r.ctx, c, env) })
 	env.canPark = false
 	if errors.Is(err, errParked) && env.then != nil {
@@ -863,7 +876,7 @@ func (s *Session) toolResult(env *Env, res Result, err error) Message {
 			r.sideEffectCut = true
 			s.mu.Unlock()
 		}
-		return interruptedResult(c)
+		return interruptedResult(c, res.Output)
 	}
 	if err != nil {
 		return Message{Role: RoleTool, ToolCallID: c.ID, Text: err.Error(), IsError: true}
@@ -878,6 +891,7 @@ func (s *Session) finishTool(env *Env, msg Message) Message {
 		status = "error"
 	}
 	s.mu.Lock()
+	s.callStopsLocked(env)
 	s.emitLocked(Event{Type: EventToolFinished, Tool: env.call.Name, CallID: env.call.ID, Step: env.step, Text: status})
 	s.mu.Unlock()
 	return msg
@@ -891,7 +905,8 @@ func (s *Session) finishTool(env *Env, msg Message) Message {
 func (s *Session) park(env *Env) error {
 	r := env.run
 	s.mu.Lock()
-	_, err := s.raisePauseLocked(r.ctx, r, *env.ask, SourceTool, env.step, 0, env)
+	s.callStopsLocked(env) // Run has returned: nothing of the call runs until the answer
+	_, err := s.raisePauseLocked(r.ctx, r, *env.ask, SourceTool, env.step, 0, env, nil)
 	env.ask = nil // the pause holds what the user is asked
 	s.mu.Unlock()
 	if err == nil {
@@ -909,6 +924,9 @@ func (env *Env) resume(s *Session, res PauseResult, pauseErr error) {
 	err := pauseErr
 	if err == nil {
 		then := env.then
+		s.mu.Lock()
+		s.callRunsLocked(env)
+		s.mu.Unlock()
 		out, err = protect("tool", env.call.Name, func() (Result, error) { return then(env.run.ctx, res) })
 	}
 	err = s.finishParked(env, out, err, pauseErr != nil)

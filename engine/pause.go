@@ -148,6 +148,9 @@ type pending struct {
 	// What an approval remembers (PauseRequest.RememberKey), and where;
 	// nil for most pauses (a pointer: a parked pause holds only that).
 	grant *grantKey
+	// held: a running tool call's goroutine waits for it (see
+	// Session.executingLocked).
+	held bool
 }
 
 // parked is where a parked run goes on once its pause has ended: answered

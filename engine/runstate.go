@@ -86,9 +86,11 @@ const (
 
 // Counts is what the global controls affect, counted at one moment.
 type Counts struct {
-	Proceeding int `json:"proceeding"`  // sessions an emergency stop would stop
-	Eligible   int `json:"eligible"`    // sessions ResumeAll would resume
-	NeedsInput int `json:"needs_input"` // blocked sessions waiting for an answer
+	Proceeding int `json:"proceeding"` // sessions an emergency stop would stop (not those already stopping)
+	Eligible   int `json:"eligible"`   // sessions ResumeAll would resume
+	// NeedsInput counts the sessions waiting for an answer: blocked, or
+	// proceeding with a question pending beside a running call.
+	NeedsInput int `json:"needs_input"`
 }
 
 // StopReport is what EmergencyStop did.
@@ -107,9 +109,17 @@ type ResumeReport struct {
 func (e *Engine) Counts() Counts {
 	var c Counts
 	for _, s := range e.Sessions() {
-		switch st, el := s.state(); {
-		case st == RunProceeding:
+		s.mu.Lock()
+		st, el := s.stateLocked()
+		stopping := s.run != nil && s.run.stopReason != ""
+		asking := len(s.pauses) > 0
+		s.mu.Unlock()
+		switch {
+		case st == RunProceeding && !stopping:
 			c.Proceeding++
+			if asking {
+				c.NeedsInput++
+			}
 		case st == RunBlocked:
 			c.NeedsInput++
 		case el.Eligible:
@@ -121,31 +131,45 @@ func (e *Engine) Counts() Counts {
 
 // EmergencyStop interrupts every proceeding session with reason
 // emergency_stop: runs in flight and task loops running a task (a loop
-// runs inside its session's run). Sessions waiting for the user, blocked
-// on a question (a task loop waiting between tasks included) or already
-// stopping are not touched, so a second call stops nothing more. Every
-// run is cancelled first, then each stop is stored and told (stopping):
-// the last session's work stops as soon as the first's, not after the
-// writes of all the others.
+// runs inside its session's run). A run with anything executing (a model
+// streaming, a tool call running) is proceeding even when another call of
+// the same turn waits at a question: the stop cuts all of it, and its
+// pending pauses are answered interrupted. Sessions waiting for the user,
+// only blocked on a question (a task loop waiting between tasks included)
+// or already stopping are not touched, so a second call stops nothing
+// more. Every run is cancelled first, then each stop is stored and told
+// (stopping): the last session's work stops as soon as the first's, not
+// after the writes of all the others. It returns once the cut calls of
+// tools that run processes (ProcessRunner: the bash tool) have returned,
+// their process trees gone; other tools' calls (a JS tool's gets its
+// abort) are not waited for.
 func (e *Engine) EmergencyStop() StopReport {
 	rep := StopReport{Stopped: []string{}}
 	type stop struct {
-		s *Session
-		r *run
+		s       *Session
+		r       *run
+		pending []*pending // the pauses the stop ended
 	}
 	var stops []stop
 	for _, s := range e.Sessions() {
-		if r := s.cancelIfProceeding(ReasonEmergencyStop); r != nil {
-			stops = append(stops, stop{s, r})
+		if r, pending := s.cancelIfProceeding(ReasonEmergencyStop); r != nil {
+			stops = append(stops, stop{s, r, pending})
 			rep.Stopped = append(rep.Stopped, s.id)
 		}
 	}
+	waits := make([]<-chan struct{}, 0, len(stops))
 	for _, st := range stops {
 		st.s.mu.Lock()
-		if st.s.run == st.r { // else it has ended already, interrupted with the reason
-			st.s.announceStopLocked(st.r, nil)
+		if st.s.run == st.r {
+			st.s.announceStopLocked(st.r, st.pending)
+		} else { // ended already, interrupted with the reason; a parked run can't have
+			st.s.answerInterruptedLocked(st.pending)
 		}
+		waits = append(waits, st.r.callsDoneLocked())
 		st.s.mu.Unlock()
+	}
+	for _, w := range waits {
+		<-w
 	}
 	return rep
 }
@@ -223,7 +247,9 @@ func (s *Session) stateLocked() (RunState, Eligibility) {
 	switch {
 	case s.closed || s.closing:
 		return RunTerminal, Eligibility{Reason: NotEligibleTerminal}
-	case s.run != nil && s.run.stopReason == "" && len(s.pauses) > 0:
+	case s.run != nil && s.run.stopReason == "" && len(s.pauses) > 0 && !s.executingLocked(s.run):
+		// Only waiting: a call still running beside a question (parallel
+		// calls) keeps the run proceeding, for Stop and emergency stop.
 		return RunBlocked, Eligibility{Reason: NotEligibleNeedsInput}
 	case s.run != nil:
 		return RunProceeding, Eligibility{Reason: NotEligibleProceeding}
@@ -249,16 +275,17 @@ func (s *Session) stateLocked() (RunState, Eligibility) {
 }
 
 // cancelIfProceeding cancels the run in flight with reason when it is
-// proceeding (not blocked on a question, not already stopping) and returns
-// it; announceStopLocked tells it. A proceeding run has no pending pause.
-func (s *Session) cancelIfProceeding(reason Reason) *run {
+// proceeding (not only blocked on a question, not already stopping) and
+// returns it with the pauses the stop ended; announceStopLocked tells
+// them.
+func (s *Session) cancelIfProceeding(reason Reason) (*run, []*pending) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if st, _ := s.stateLocked(); st != RunProceeding || s.run.stopReason != "" {
-		return nil
+		return nil, nil
 	}
 	r := s.run
-	s.cancelRunLocked(r, reason)
+	pending := s.cancelRunLocked(r, reason)
 	s.status.Store(int32(s.deriveLocked())) // stopping; the event follows
-	return r
+	return r, pending
 }

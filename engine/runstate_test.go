@@ -137,3 +137,52 @@ func findMarker(h []engine.Message, text string) string {
 	}
 	return ""
 }
+
+// A call running beside another call's question (parallel calls of one
+// turn) keeps the run proceeding: Stop and emergency stop act on it. Once
+// only the question is left, the run is blocked.
+func TestARunWithACallRunningBesideAQuestionIsProceeding(t *testing.T) {
+	t.Parallel()
+	g := newGate()
+	e, s := newEngine(t, []engine.ScriptTurn{
+		{ToolCalls: []engine.ScriptCall{call("gate", nil), ask(engine.PauseConfirm, "sure?")}},
+		{Text: "done"},
+	}, engine.WithTool("gate", g))
+	sub := s.Subscribe()
+	defer sub.Close()
+	out := start(t, s, "go")
+	<-g.started
+	waitEvent(t, sub, isType(engine.EventPaused))
+	assert.Equal(t, engine.RunProceeding, s.RunState())
+	assert.Equal(t, engine.Eligibility{Reason: engine.NotEligibleProceeding}, s.Eligibility())
+	assert.Equal(t, engine.Counts{Proceeding: 1, NeedsInput: 1}, e.Counts())
+
+	g.release <- struct{}{}
+	ev := waitEvent(t, sub, func(ev engine.Event) bool { return ev.Type == engine.EventToolFinished && ev.Tool == "gate" })
+	assert.Equal(t, engine.RunBlocked, s.RunState(), "only the question is left")
+	assert.Equal(t, engine.StatusPaused, ev.Status)
+	assert.Equal(t, engine.Counts{NeedsInput: 1}, e.Counts())
+	assert.Empty(t, e.EmergencyStop().Stopped, "a run only waiting for an answer is not stopped")
+
+	require.NoError(t, s.Confirm("", true))
+	require.NoError(t, (<-out).Err)
+}
+
+// A session already stopping (its tool has not returned yet) is not one an
+// emergency stop would affect: Counts leaves it out.
+func TestCountsLeaveOutASessionAlreadyStopping(t *testing.T) {
+	t.Parallel()
+	g := newGate()
+	g.holdAfterCancel = true
+	e, s := newEngine(t, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("gate", nil)}}}, engine.WithTool("gate", g))
+	sub := s.Subscribe()
+	defer sub.Close()
+	out := start(t, s, "go")
+	<-g.started
+	require.Equal(t, engine.Counts{Proceeding: 1}, e.Counts())
+	require.NoError(t, s.Interrupt(engine.ReasonUserStop))
+	require.Equal(t, engine.StatusStopping, s.Status())
+	assert.Equal(t, engine.Counts{}, e.Counts())
+	g.release <- struct{}{}
+	require.ErrorIs(t, (<-out).Err, engine.ErrInterrupted)
+}

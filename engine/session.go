@@ -110,6 +110,12 @@ type run struct {
 	outcome  chan Outcome // Start's: gets how the run ended (nil: nobody asked)
 	// turnCancel ends the model turn in flight (nil between turns).
 	turnCancel context.CancelCauseFunc
+	// calls counts the tool calls whose code runs (Run, or an Ask's
+	// AskFunc), a call waiting at its own pause included (pending.held);
+	// processCalls those of them of a ProcessRunner, whose end callsDone,
+	// when made, tells (see callsDoneLocked).
+	calls, processCalls int
+	callsDone           chan struct{}
 	// done is closed when the run has ended; made by the first waiter
 	// (doneLocked), as most runs end without one.
 	done  chan struct{}
@@ -136,6 +142,67 @@ func (r *run) endedLocked() {
 	if r.done != nil {
 		close(r.done)
 	}
+}
+
+// executingLocked reports whether something of run r is executing: a
+// model turn streaming, or a tool call running that is not waiting at its
+// own pause. A run executing is proceeding, whatever else waits.
+func (s *Session) executingLocked(r *run) bool {
+	if r.turnCancel != nil {
+		return true
+	}
+	waiting := 0
+	for _, p := range s.pauses {
+		if p.held {
+			waiting++
+		}
+	}
+	return r.calls > waiting
+}
+
+// callRunsLocked counts env's call as running its code (see run.calls);
+// the call's tool_started or the answer that carries a parked call on is
+// the change observers see.
+func (s *Session) callRunsLocked(env *Env) {
+	if env.running {
+		return
+	}
+	env.running = true
+	env.run.calls++
+	if pr, ok := env.tool.(ProcessRunner); ok && pr.RunsProcesses(env.call) {
+		env.processes = true
+		env.run.processCalls++
+	}
+}
+
+// callStopsLocked counts env's call as no longer running: it has ended, or
+// it parked at its question.
+func (s *Session) callStopsLocked(env *Env) {
+	if !env.running {
+		return
+	}
+	env.running = false
+	r := env.run
+	r.calls--
+	if env.processes {
+		env.processes = false
+		if r.processCalls--; r.processCalls == 0 && r.callsDone != nil {
+			close(r.callsDone)
+			r.callsDone = nil
+		}
+	}
+}
+
+// callsDoneLocked returns a channel closed once no call of run r to a
+// ProcessRunner runs: a cut bash command's tree is gone by then.
+func (r *run) callsDoneLocked() <-chan struct{} {
+	if r.processCalls == 0 {
+		return closedChan
+	}
+	if r.callsDone == nil {
+		r.callsDone = make(chan struct{})
+	}
+	return r.callsDone
 }
 
 // Snapshot is a consistent copy of a session's state.
@@ -362,25 +429,28 @@ func (s *Session) emitProgress(call ToolCall, step int, chunk string) {
 
 // pauseFor raises a pause for run r and blocks until it is answered, ctx is
 // done, or r is interrupted.
-func (s *Session) pauseFor(ctx context.Context, r *run, req PauseRequest, src PauseSource, step, task int) (PauseResult, error) {
-	p, err := s.raisePause(ctx, r, req, src, step, task)
+func (s *Session) pauseFor(ctx context.Context, r *run, req PauseRequest, src PauseSource, step, task int, by *Env) (PauseResult, error) {
+	p, err := s.raisePause(ctx, r, req, src, step, task, by)
 	if err != nil {
 		return PauseResult{Answer: AnswerInterrupted}, err
 	}
 	return s.waitPause(ctx, r, p, req.Timeout)
 }
 
-// raisePause makes a pause of run r pending (status paused) and emits it.
-func (s *Session) raisePause(ctx context.Context, r *run, req PauseRequest, src PauseSource, step, task int) (*pending, error) {
+// raisePause makes a pause of run r pending (status paused) and emits it;
+// by is the tool call that waits for it, if one does.
+func (s *Session) raisePause(ctx context.Context, r *run, req PauseRequest, src PauseSource, step, task int, by *Env) (*pending, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.raisePauseLocked(ctx, r, req, src, step, task, nil)
+	return s.raisePauseLocked(ctx, r, req, src, step, task, nil, by)
 }
 
 // raisePauseLocked makes the pause pending: a goroutine waits for it with
 // waitPause, or, when parked is set, the answer continues the parked run
-// with it (see park, parkAtBoundary).
-func (s *Session) raisePauseLocked(ctx context.Context, r *run, req PauseRequest, src PauseSource, step, task int, parked parked) (*pending, error) {
+// with it (see park, parkAtBoundary). by is the running tool call whose
+// goroutine waits for it (nil: none, or not a tool's): while it waits, the
+// call does not count as executing.
+func (s *Session) raisePauseLocked(ctx context.Context, r *run, req PauseRequest, src PauseSource, step, task int, parked parked, by *Env) (*pending, error) {
 	if !req.Kind.valid() {
 		return nil, fmt.Errorf("%w: pause kind %q (want %q or %q)", ErrInvalidArgument, req.Kind, PauseContinue, PauseConfirm)
 	}
@@ -408,6 +478,7 @@ func (s *Session) raisePauseLocked(ctx context.Context, r *run, req PauseRequest
 		},
 		parked: parked,
 		grant:  req.grant,
+		held:   by != nil && by.running,
 	}
 	if parked == nil {
 		p.answered = make(chan PauseResult, 1)
@@ -602,10 +673,7 @@ func (s *Session) cancelRunLocked(r *run, reason Reason) []*pending {
 // announceStopLocked tells observers that run r is stopping (the stop's
 // reason stored first), after the pauses the stop ended.
 func (s *Session) announceStopLocked(r *run, pending []*pending) {
-	// Every pause the interrupt ends is answered "interrupted", oldest first.
-	for _, p := range pending {
-		s.emitLocked(Event{Type: EventPauseAnswered, Answered: &p.Pause, Answer: AnswerInterrupted})
-	}
+	s.answerInterruptedLocked(pending)
 	s.emitLocked(Event{Type: EventStopping, Reason: r.stopReason})
 	// A parked run has no goroutine to see the cancelled context: it
 	// unwinds on a fresh one, as a waiter's would.
@@ -613,6 +681,14 @@ func (s *Session) announceStopLocked(r *run, pending []*pending) {
 		if p.parked != nil {
 			s.eng.runs.start(func() { p.parked.resume(s, PauseResult{Answer: AnswerInterrupted}, interruptErr(r.ctx)) })
 		}
+	}
+}
+
+// answerInterruptedLocked tells that every pause a stop ended is answered
+// "interrupted", oldest first.
+func (s *Session) answerInterruptedLocked(pending []*pending) {
+	for _, p := range pending {
+		s.emitLocked(Event{Type: EventPauseAnswered, Answered: &p.Pause, Answer: AnswerInterrupted})
 	}
 }
 

@@ -554,7 +554,7 @@ func (tl *TaskLoop) waitBetween(r *run, i int) error {
 	if t := tl.infos[i]; t.Status == TaskFailed {
 		details = "Task failed: " + t.Error
 	}
-	p, err := tl.s.raisePause(r.ctx, r, PauseRequest{Kind: PauseContinue, Tool: "Tasks", Message: msg, Details: details}, SourceTask, tl.s.Snapshot().Step, i+1)
+	p, err := tl.s.raisePause(r.ctx, r, PauseRequest{Kind: PauseContinue, Tool: "Tasks", Message: msg, Details: details}, SourceTask, tl.s.Snapshot().Step, i+1, nil)
 	if err != nil {
 		tl.mu.Unlock()
 		return err

@@ -24,8 +24,10 @@ type Result struct {
 }
 
 // Tool is one capability the model can call. Run must return promptly once
-// ctx is done (the user pressed Esc); the session's Env gives it pauses,
-// progress output, the working directory and session-scoped state.
+// ctx is done (the user pressed Esc); the Output it returns then (what it
+// had printed) is kept in the call's result before the note "interrupted
+// before completion". The session's Env gives it pauses, progress output,
+// the working directory and session-scoped state.
 type Tool interface {
 	Run(ctx context.Context, call ToolCall, env *Env) (Result, error)
 }
@@ -73,6 +75,12 @@ func (d describedTool) HasSideEffects(call ToolCall) bool {
 	return ok && se.HasSideEffects(call)
 }
 
+// RunsProcesses passes the question on to the tool described.
+func (d describedTool) RunsProcesses(call ToolCall) bool {
+	pr, ok := d.Tool.(ProcessRunner)
+	return ok && pr.RunsProcesses(call)
+}
+
 // AsksBeforeActing passes the question on to the tool described.
 func (d describedTool) AsksBeforeActing(call ToolCall) bool {
 	ab, ok := d.Tool.(AsksFirst)
@@ -93,6 +101,16 @@ type SideEffecter interface {
 // Continue first asks whether to repeat it.
 type AsksFirst interface {
 	AsksBeforeActing(call ToolCall) bool
+}
+
+// ProcessRunner is implemented by tools whose calls run processes and,
+// once the call's context is done, end them, tree and all, before Run
+// returns, within a bounded time (the bash tool: its grace). An emergency
+// stop returns once the cut calls of such tools have returned, so that no
+// process of them is left when it reports; other tools' cut calls (a JS
+// tool's, which gets its abort) are not waited for.
+type ProcessRunner interface {
+	RunsProcesses(call ToolCall) bool
 }
 
 // Registry maps tool names to tools. The zero value is empty and ready.
@@ -183,6 +201,9 @@ type Env struct {
 	// What Ask parked on: the question and what finishes the call.
 	ask  *PauseRequest
 	then AskFunc
+	// running: the call's code runs (counted in run.calls; processes: in
+	// run.processCalls too). Guarded by the session's mu.
+	running, processes bool
 }
 
 // AskFunc finishes a tool call with the user's answer to its question (see
@@ -228,7 +249,7 @@ func (e *Env) Pause(ctx context.Context, req PauseRequest) (PauseResult, error) 
 	if res, done, err := e.remembered(ctx, &req); done {
 		return res, err
 	}
-	res, err := e.session.pauseFor(ctx, e.run, req, SourceTool, e.step, 0)
+	res, err := e.session.pauseFor(ctx, e.run, req, SourceTool, e.step, 0, e)
 	if err != nil && e.run.ctx.Err() != nil {
 		e.cutAtPause.Store(true)
 	}

@@ -23,7 +23,9 @@ export interface Eligibility {
   asksAgain?: boolean;          // blocked on a question a restart cut: continue() asks it again (resumeAll skips it)
 }
 
-/** What the global controls affect, counted at one moment. */
+/** What the global controls affect, counted at one moment: proceeding
+ *  leaves out sessions already stopping; needsInput counts every session
+ *  with a question pending (blocked, or beside a call still running). */
 export interface Counts { proceeding: number; eligible: number; needsInput: number; }
 export interface StopReport { stopped: string[]; }
 export interface ResumeReport { resumed: string[]; skipped: Record<string, string>; }
@@ -670,7 +672,10 @@ export declare class Engine {
   /** Runtime statistics (see EngineStats). */
   stats(): EngineStats;
   /** Stops every proceeding session and task loop running a task (reason
-   *  emergency_stop); idle and blocked sessions are untouched. Idempotent. */
+   *  emergency_stop): one running a call or streaming the model is proceeding
+   *  even while another call waits at a question (that pause is answered
+   *  interrupted). Returns once the cut commands' process trees are gone.
+   *  Idle sessions and those only waiting for an answer are untouched. Idempotent. */
   emergencyStop(): StopReport;
   /** Continues every eligible session, or with ids those of them alone (what
    *  a confirmation listed, never one that became eligible since; [] resumes

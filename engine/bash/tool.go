@@ -136,6 +136,10 @@ func newFileLogAny() any { return newFileLog() }
 // resuming after one was cut off asks first.
 func (t *Tool) HasSideEffects(engine.ToolCall) bool { return true }
 
+// RunsProcesses reports true: a cut command's tree is gone, within the
+// grace, when Run returns.
+func (t *Tool) RunsProcesses(engine.ToolCall) bool { return true }
+
 // AsksBeforeActing reports true: a command is judged, and asked about,
 // before it runs, so after a restart a command cut at its question is
 // asked again at once.
@@ -210,7 +214,9 @@ func (t *Tool) execute(ctx context.Context, a Args, env *engine.Env, files *File
 	out, err := t.run.run(ctx, a.Command, env.Dir(), environ, timeout, policy, env.Progress)
 	ss.setLast(out.report)
 	if ctx.Err() != nil {
-		return engine.Result{}, interrupted(ctx)
+		// What it printed before the stop (within the output cap) stays
+		// in its result: the model and the person see what ran.
+		return engine.Result{Output: out.output}, interrupted(ctx)
 	}
 	if err != nil && out.report.Error != "" || errors.Is(err, contain.ErrNoSupervisor) {
 		return toolError("Command not run: %v", err), nil

@@ -447,7 +447,7 @@ func TestInterruptKillsProcessGroup(t *testing.T) {
 			snap := a.s.Snapshot()
 			require.NotNil(t, snap.Interruption)
 			assert.True(t, snap.Interruption.SideEffectCut, "bash has side effects")
-			assert.Equal(t, "interrupted before completion", a.toolResult().Text)
+			assert.Equal(t, "started\ninterrupted before completion", a.toolResult().Text, "what it printed, then the note")
 		})
 	}
 }

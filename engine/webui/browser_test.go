@@ -404,3 +404,33 @@ func TestALongCommandIsShownWhole(t *testing.T) {
 	require.NoError(t, s.Confirm("", false))
 	<-out
 }
+
+// Attack (issue 27): a turn runs a long call beside a confirm. The page
+// showed the session as "Needs input", Stop disabled and emergency stop
+// at "(0 proceeding)", disabled, while the long call ran on. A session with
+// a call running is proceeding: Stop and emergency stop are offered, and
+// emergency stop cuts the call and the confirm.
+func TestACallRunningBesideAConfirmIsOfferedStopAndEmergencyStop(t *testing.T) {
+	e := newEngine(t)
+	s := newSession(t, e, "agent",
+		engine.ScriptTurn{ToolCalls: []engine.ScriptCall{sleepFor(600000), ask(engine.PauseConfirm, "Potentially dangerous command", "rm -rf ./build")}},
+		engine.ScriptTurn{Text: "all done"})
+	sub := s.Subscribe()
+	t.Cleanup(sub.Close)
+	_, out, err := s.Start(t.Context(), "go")
+	require.NoError(t, err)
+	waitEvent(t, sub, isType(engine.EventPaused))
+	srv := serve(t, e)
+	tb := openTab(t, startBrowser(t), srv.URL())
+	tb.waitFor(`!document.getElementById('pause').hidden && document.querySelector('#pause .pause-details').textContent === 'rm -rf ./build'`)
+	tb.waitFor(`document.querySelector('[data-session=agent] .badge').textContent === 'Proceeding'`)
+	assert.Equal(t, "Waiting for: Potentially dangerous command", tb.eval(`document.querySelector('[data-session=agent] .detail').textContent`))
+	assert.Equal(t, "Stop false", tb.eval(text("primary")+` + ' ' + document.getElementById('primary').disabled`))
+	assert.Equal(t, "Emergency stop (1 proceeding) false", tb.eval(text("emergency-stop")+` + ' ' + document.getElementById('emergency-stop').disabled`))
+
+	tb.click("#emergency-stop")
+	tb.waitFor(text("notice") + ` === 'Emergency stop: stopped agent'`)
+	tb.waitFor(`document.getElementById('pause').hidden && document.querySelector('[data-session=agent] .badge').textContent === 'Interrupted'`)
+	o := <-out
+	require.Equal(t, engine.ReasonEmergencyStop, o.Result.Interruption.Reason)
+}

@@ -232,8 +232,10 @@ export class Engine {
     return st;
   }
 
-  /** Stops every proceeding session (reason emergency_stop); idle and blocked
-   *  sessions are not touched. Returns {stopped: [session ids]}. */
+  /** Stops every proceeding session (reason emergency_stop), a call running
+   *  beside a pending question included; idle sessions and those only waiting
+   *  for an answer are not touched. Returns {stopped: [session ids]} once the
+   *  cut commands' process trees are gone. */
   emergencyStop(...args) {
     return fromNative(native.engineEmergencyStop(this.#handle(), ...args));
   }

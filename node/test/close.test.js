@@ -3,35 +3,13 @@
 // command is gone. Process exit still waits for a close in progress.
 
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
 import { Engine, internals } from '../index.js';
-import { describeExit, fixture, runNode, tempDir } from './helpers.js';
+import { describeExit, fixture, liveMarked, runNode, tempDir } from './helpers.js';
 
 /** A command that ignores SIGTERM (its children inherit that), named by marker in its argv. */
 const stubborn = (marker) => `sh -c 'trap "" TERM; echo ready; while :; do sleep 30; done' ${marker}`;
-
-/**
- * Live (not zombie) processes whose command line holds marker. Found by
- * name, not by pid: under the supervisor's PID namespace the shell's $$ is
- * not its pid on the host.
- */
-function liveMarked(marker) {
-  const live = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      if (!readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(marker)) continue;
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
-      if (state !== 'Z' && state !== 'X') live.push(Number(name));
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return live;
-}
 
 let seq = 0;
 /** A session running a stubborn command; resolves with it, its run and the command's marker. */

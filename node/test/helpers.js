@@ -1,7 +1,7 @@
 // Shared test helpers: scripts, event waits, child-process scenarios.
 
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -121,4 +121,25 @@ export function startReplayServer({ timeoutMs = 120_000 } = {}) {
       reject(new Error(`the replay server exited (${code}) before serving: ${stderr}`));
     });
   });
+}
+
+/**
+ * Live (not zombie) processes whose command line holds marker. Found by
+ * name, not by pid: under the supervisor's PID namespace the shell's $$ is
+ * not its pid on the host.
+ */
+export function liveMarked(marker) {
+  const live = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (!readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(marker)) continue;
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+      if (state !== 'Z' && state !== 'X') live.push(Number(name));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return live;
 }

@@ -69,7 +69,7 @@ export interface SessionRow {
   runState: RunState;
   /** While interrupted: "Stopped by you", "Stopped by emergency stop"... */
   reasonLabel?: string;
-  /** While blocked: what the pause asks ("Potentially dangerous command"), or asks again. */
+  /** While a pause is pending (blocked, or beside a call still running): what it asks ("Potentially dangerous command"), or, blocked by a restart, asks again. */
   waitingFor?: string;
   /** Continue may be offered. */
   eligible: boolean;

@@ -237,7 +237,7 @@ function render() {
     const s = state.sessions.get(id);
     let detail = '';
     if (s.run_state === 'interrupted' && s.interruption) detail = label(s.interruption.reason);
-    if (s.run_state === 'blocked' && s.pause) detail = `Waiting for: ${s.pause.message}`;
+    if (s.pause) detail = `Waiting for: ${s.pause.message}`; // blocked, or a call still runs beside it
     if (s.run_state === 'blocked' && !s.pause && s.needs_input) detail = `Asks again: ${s.needs_input.message}`;
     return el('li', { class: id === state.selected ? 'selected' : '', 'data-session': id, onclick: () => select(id) },
       el('span', {}, el('span', { class: 'name' }, id), el('br'), el('span', { class: 'detail' }, detail)),

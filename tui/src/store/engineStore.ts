@@ -13,7 +13,7 @@ const NO_STATE_CHANGE: ReadonlySet<string> = new Set(['text', 'tool_progress', '
 export function toSessionRow(snap: SessionSnapshot): SessionRow {
   const row: SessionRow = { id: snap.id, runState: snap.runState, eligible: snap.eligibility?.eligible ?? false };
   if (snap.runState === 'interrupted' && snap.interruption) row.reasonLabel = reasonLabel(snap.interruption.reason);
-  if (snap.runState === 'blocked' && snap.pause) row.waitingFor = snap.pause.message;
+  if (snap.pause) row.waitingFor = snap.pause.message; // blocked, or a call still runs beside it
   if (snap.eligibility?.asksAgain) {
     row.asksAgain = true; // the question a restart cut: Continue asks it again
     if (snap.interruption) row.reasonLabel = reasonLabel(snap.interruption.reason);
