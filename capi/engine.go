@@ -11,6 +11,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -34,7 +36,15 @@ type engineConfig struct {
 	Store string `json:"store"`
 	// Provider is the model of sessions that name none (see modelProvider).
 	Provider json.RawMessage `json:"provider"`
+	// Tools, when set, are the built-in tools offered to the model (of
+	// builtinTools); nil offers them all. Tools the host registers later
+	// are offered too.
+	Tools *[]string `json:"tools"`
 }
+
+// builtinTools are the tools an engine offers the model unless its
+// config's "tools" chooses some.
+var builtinTools = []string{"ask", "bash", "sleep", "web"}
 
 type bashConfig struct {
 	TimeoutMS *int64          `json:"timeout_ms"`
@@ -231,9 +241,23 @@ func il_engine_create(configJSON *C.char, out *C.il_handle) C.il_status {
 			// A session's own model ("provider" or "script") comes back with it.
 			opts = append(opts, engine.WithStore(cfg.Store), engine.WithProviderLoader("openai", openai.Load))
 		}
+		if cfg.Tools != nil {
+			for _, name := range *cfg.Tools {
+				if !slices.Contains(builtinTools, name) {
+					return errorf(C.IL_ERR_INVALID_ARGUMENT, "tools: %q is not a built-in tool: choose among %s", name, strings.Join(builtinTools, ", "))
+				}
+			}
+		}
 		e, err := engine.Open(context.Background(), append(opts, toolOpts...)...)
 		if err != nil {
 			return err
+		}
+		if cfg.Tools != nil {
+			for _, name := range builtinTools {
+				if !slices.Contains(*cfg.Tools, name) {
+					e.Tools().Unregister(name)
+				}
+			}
 		}
 		ee := &engineEntry{e: e, bash: bashTool}
 		ee.events = newDispatcher(ee.e, ee.report)

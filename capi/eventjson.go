@@ -125,7 +125,12 @@ func appendRunResultJSON(b []byte, r *engine.RunResult) []byte {
 	}
 	b = appendOptString(b, `,"error":`, r.Error)
 	b = appendOptString(b, `,"errorCode":`, r.ErrorCode)
-	return append(b, '}')
+	b = appendOptString(b, `,"text":`, r.Text)
+	b = append(b, `,"usage":{"input":`...)
+	b = strconv.AppendInt(b, int64(r.Usage.Input), 10)
+	b = append(b, `,"output":`...)
+	b = strconv.AppendInt(b, int64(r.Usage.Output), 10)
+	return append(b, '}', '}')
 }
 
 // appendOptStrings appends key and the array ss unless it is empty (omitempty).

@@ -430,6 +430,14 @@ il_status il_session_get_run_state(il_handle session, char **out_state);
  * "reason"?:"why not","repeats_side_effect"?:true}. */
 il_status il_session_eligibility(il_handle session, char **out_json);
 
+/*
+ * Judges a command as the bash tool would in the session: its rules,
+ * working directory, files written and remembered grants (as
+ * il_host_check, without host work). *out_json: {"decision":
+ * "allow|confirm|deny", "reasons": [...]}.
+ */
+il_status il_session_check(il_handle session, const char *cmd, char **out_json);
+
 /* The history: a JSON array of {"role","text"?,"tool_calls"?,
  * "tool_call_id"?,"is_error"?,"interrupted"?}. */
 il_status il_session_history(il_handle session, char **out_json);

@@ -292,6 +292,19 @@ func il_session_eligibility(h C.il_handle, out **C.char) C.il_status {
 	})
 }
 
+//export il_session_check
+func il_session_check(h C.il_handle, cmd *C.char, out **C.char) C.il_status {
+	return call("il_session_check", h, func(se *sessionEntry) error {
+		if cmd == nil {
+			return errorf(C.IL_ERR_INVALID_ARGUMENT, "cmd is NULL: pass the command line to check")
+		}
+		if out == nil {
+			return errNilOut("out_json")
+		}
+		return putJSON(out, se.eng.bash.Judge(se.s.Env(), goString(cmd)))
+	})
+}
+
 //export il_session_prompt
 func il_session_prompt(h C.il_handle, text *C.char, out *C.uint64_t) C.il_status {
 	return call("il_session_prompt", h, func(se *sessionEntry) error {

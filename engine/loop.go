@@ -317,7 +317,7 @@ func (s *Session) beginLocked(ctx context.Context, bind func(*run)) (*run, error
 		return nil, fmt.Errorf("session %s (%s): %w", s.id, s.deriveLocked(), ErrRunning)
 	}
 	rctx, cancel := context.WithCancelCause(ctx)
-	r := &run{id: s.eng.runSeq.Add(1), base: ctx, ctx: rctx, provider: s.provider, cancel: cancel}
+	r := &run{id: s.eng.runSeq.Add(1), base: ctx, ctx: rctx, provider: s.provider, cancel: cancel, startTokens: s.tokens}
 	// The caller's ctx ending is a stop request like Interrupt(system_stop):
 	// the status is stopping until the run has unwound.
 	if ctx.Done() != nil {
@@ -415,7 +415,7 @@ func (s *Session) end(r *run, err error) (RunResult, error) {
 			s.interruption.Loop = r.loop.id
 		}
 		in := *s.interruption
-		res := RunResult{Run: r.id, Status: StatusInterrupted, Interruption: &in}
+		res := RunResult{Run: r.id, Status: StatusInterrupted, Interruption: &in, Usage: s.runUsageLocked(r)}
 		if err == nil || !errors.Is(err, ErrInterrupted) {
 			err = &interruptCause{reason: reason}
 		}
@@ -426,14 +426,19 @@ func (s *Session) end(r *run, err error) (RunResult, error) {
 		s.lastEnd = endFailed
 		s.lastError = err.Error()
 		code := ErrorCode(err)
-		res := RunResult{Run: r.id, Status: StatusIdle, Error: err.Error(), ErrorCode: code}
+		res := RunResult{Run: r.id, Status: StatusIdle, Error: err.Error(), ErrorCode: code, Usage: s.runUsageLocked(r)}
 		s.emitLocked(Event{Type: EventRunFailed, Text: err.Error(), Code: code, Run: r.id, Result: &res})
 		return res, err
 	}
 	s.lastEnd = endFinished
-	res := RunResult{Run: r.id, Status: StatusIdle}
+	res := RunResult{Run: r.id, Status: StatusIdle, Text: r.text, Usage: s.runUsageLocked(r)}
 	s.emitLocked(Event{Type: EventRunFinished, Run: r.id, Result: &res})
 	return res, nil
+}
+
+// runUsageLocked is the tokens run r used: the session's now less those at its start.
+func (s *Session) runUsageLocked(r *run) Usage {
+	return Usage{Input: s.tokens.Input - r.startTokens.Input, Output: s.tokens.Output - r.startTokens.Output}
 }
 
 // turns alternates model turns and tool calls, parking at step boundaries
@@ -758,6 +763,9 @@ func (s *Session) finishTurn(text string, calls []ToolCall, usage *Usage, cut bo
 		s.tokens.Output += usage.Output
 	} else {
 		s.tokens.Output += (len(text) + 3) / 4
+	}
+	if r := s.run; r != nil && !cut {
+		r.text = text // the run's final answer is its last turn's text ("" after tool calls)
 	}
 	if text == "" && len(calls) == 0 {
 		s.appendHistoryLocked() // the tokens, even when there is no message

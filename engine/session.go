@@ -104,6 +104,8 @@ type run struct {
 	stopOnDone    func() bool // unregisters the stop on the caller's ctx ending
 	stopReason    Reason      // set by Interrupt; the run is stopping
 	sideEffectCut bool        // a tool with side effects was cut off
+	text          string      // the text of the run's last whole assistant message (RunResult.Text)
+	startTokens   Usage       // the session's tokens when the run started (RunResult.Usage)
 	// parkable: a lone tool call's Env.Ask parks the run instead of
 	// blocking its goroutine (a background run of the engine's own loop).
 	parkable bool
@@ -236,6 +238,11 @@ type RunResult struct {
 	Interruption *Interruption `json:"interruption,omitempty"`
 	Error        string        `json:"error,omitempty"`
 	ErrorCode    string        `json:"error_code,omitempty"` // what kind of failure (ErrorCode), e.g. "rate_limited"
+	// Text is the model's final answer: the text of the run's last assistant
+	// message ("" when it ended on tool calls, was cut, or the host ran it).
+	Text string `json:"text,omitempty"`
+	// Usage counts the tokens of this run alone.
+	Usage Usage `json:"usage"`
 }
 
 // ID returns the session id.
@@ -632,7 +639,7 @@ func (s *Session) answer(pauseID string, a Answer, opts ...AnswerOption) error {
 // Interrupt while stopping is a no-op.
 func (s *Session) Interrupt(reason Reason) error {
 	if !reason.Valid() {
-		return fmt.Errorf("%w: interruption reason %q", ErrInvalidArgument, reason)
+		return fmt.Errorf("%w: interruption reason %q: use user_stop (the default), emergency_stop, system_stop, server_restart or timeout", ErrInvalidArgument, reason)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -131,6 +131,15 @@ func (r *Registry) Register(name string, t Tool) {
 	r.specs = nil
 }
 
+// Unregister removes the tool under name, if any: the model is no longer
+// offered it, and a call of it is an unknown tool.
+func (r *Registry) Unregister(name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.tools, name)
+	r.specs = nil
+}
+
 // Lookup returns the tool registered under name.
 func (r *Registry) Lookup(name string) (Tool, error) {
 	r.mu.RLock()
@@ -216,6 +225,11 @@ var errParked = errors.New("engine: the tool call is parked on a question (retur
 
 // SessionID is the id of the session running the tool.
 func (e *Env) SessionID() string { return e.session.id }
+
+// Env returns a view of s for judging a command outside a tool call (its
+// directory, environment and Local state). It belongs to no run: it must
+// not pause or report progress.
+func (s *Session) Env() *Env { return &Env{session: s} }
 
 // Dir is the session's working directory ("" means the process's).
 func (e *Env) Dir() string { return e.session.dir }

@@ -1,5 +1,5 @@
 // Interlock: a Go engine for long-running agent sessions, loaded as a native addon.
-// This file is the typed public API of `interlock` (node/index.js). Every
+// This file is the typed public API of `agent-interlock` (node/index.js). Every
 // object key on this surface is camelCase (the library's snake_case JSON is
 // converted in node/lib/convert.js); event type names are the engine's.
 
@@ -32,8 +32,6 @@ export interface ResumeReport { resumed: string[]; skipped: Record<string, strin
 
 export { REASON_LABELS, reasonLabel } from './reasons.js';
 
-/** C enum values of Status (session_get_status). */
-export declare const StatusCode: Readonly<Record<Status, number>>;
 
 export interface PauseInfo {
   id: string;
@@ -170,9 +168,12 @@ export type EngineEvent =
   | InterruptedEvent | RunFinishedEvent | RunFailedEvent | ClosedEvent | WarningEvent | GrantedEvent | GrantsChangedEvent;
 
 /** The listener argument of each event type of a session; 'event' receives every type. */
-export type SessionEventMap = { [K in Exclude<EventType, 'grants_changed'>]: Extract<EngineEvent, { type: K }> } & { event: EngineEvent };
+export type SessionEventMap = { [K in Exclude<EventType, 'grants_changed'>]: Extract<EngineEvent, { type: K }> } & { event: EngineEvent } & SignalEventMap & {
+  /** Never emitted (failures are thrown or rejected); accepted so that events.once and events.on work. */
+  error: Error;
+};
 /** The engine's: every session's event types, and its own (grants_changed). */
-export type EngineEventMap = SessionEventMap & { grants_changed: GrantsChangedEvent };
+export type EngineEventMap = Omit<SessionEventMap, SignalEvent> & { grants_changed: GrantsChangedEvent };
 
 export interface Tokens { input: number; output: number; }
 
@@ -260,13 +261,21 @@ export interface HistoryMessage {
   reason?: Reason;      // marker of an interruption ("Stopped by you")
 }
 
+/** How a run ended: what prompt(), continue() and a host run's end() resolve with. */
 export interface RunResult {
-  run: number;                     // the engine's run id
-  status: Status;                  // 'idle' after a finished run, 'interrupted' after a stop
+  /** 'finished': the model gave its final answer; 'failed': see error; 'interrupted': see interruption. */
+  outcome: 'finished' | 'failed' | 'interrupted';
+  /** The session's status after the run ('idle', 'interrupted'; 'closed' when the engine closed first). */
+  status: Status;
+  /** The model's final answer ('' when the run did not finish). */
+  text: string;
+  /** Why the run failed: code is the provider's kind of failure when known ('rate_limited', ...), else 'ERR_RUN_FAILED'; 'ERR_CLOSED' when the engine closed before the run ended. */
+  error?: { code: ProviderErrorCode | string; message: string };
   interruption?: Interruption;
-  error?: string;
-  errorCode?: ProviderErrorCode | string; // what kind of failure, when known (e.g. 'rate_limited')
-  code?: string;                   // 'ERR_INTERRUPTED' after an interruption
+  /** Tokens of this run alone. */
+  usage: Tokens;
+  /** The engine's id of the run. */
+  run: number;
 }
 
 export interface Decision {
@@ -274,13 +283,19 @@ export interface Decision {
   reasons: string[];
 }
 
+/**
+ * Options of engine.createSession. Keys are camelCase; an unknown key is an
+ * error naming the nearest known one.
+ */
 export interface SessionOptions {
   id?: string;
-  dir?: string;                    // working directory for tools
-  env?: string[];                  // extra KEY=value for processes
+  /** Working directory for tools (default: the engine's workDir); it must exist. */
+  workDir?: string;
+  /** Extra variables for the session's commands, as process.env's shape: {NAME: 'value'}. */
+  env?: Record<string, string>;
   sandbox?: SandboxPolicy;         // replaces the engine's bash.sandbox for this session
-  /** Scripted provider turns: an array, or the library's JSON as a string (snake_case keys, passed as is). */
-  script?: ScriptTurn[] | string;
+  /** Scripted provider turns (tests, demos). */
+  script?: ScriptTurn[];
   /** A real model instead of a script. */
   provider?: ProviderConfig;
 }
@@ -295,8 +310,21 @@ export interface ScriptTurn {
   error?: string;                  // the model call fails with this message
 }
 
+/** The tools the engine itself provides. */
+export type BuiltinTool = 'ask' | 'bash' | 'sleep' | 'web';
+
+/**
+ * new Engine(config). Keys are camelCase; an unknown key is an error naming
+ * the nearest known one ("did you mean `workDir`?").
+ */
 export interface EngineConfig {
+  /** The sessions' working directory (default: the process's); it must exist. */
   workDir?: string;
+  /**
+   * The built-in tools offered to the model. Default: all of them, ['ask',
+   * 'bash', 'sleep', 'web']. Tools registered with registerTool are offered too.
+   */
+  tools?: BuiltinTool[];
   defaultPauseMode?: boolean;
   streamIdleTimeoutMs?: number;
   bash?: {
@@ -339,11 +367,11 @@ export interface AuditEntry {
 
 /**
  * Every failed call throws (or, for prompt/continue/run, rejects with) an
- * InterlockError whose `code` is the C status name and whose message is the
- * library's last error. Wrong argument types or counts throw a TypeError
- * naming the usage, with `code` 'ERR_INVALID_ARG_TYPE' (wrong type),
- * 'ERR_INVALID_ARG_VALUE' (e.g. a NUL inside a string, an unknown event
- * type) or 'ERR_INVALID_ARG_COUNT' (too few or too many arguments).
+ * InterlockError with a `code`; its message names the call and the field as
+ * you wrote them, what was wrong and what to do. Wrong arguments are also
+ * TypeErrors, with `code` 'ERR_INVALID_ARG_TYPE' (wrong type),
+ * 'ERR_INVALID_ARG_VALUE' (an unknown or misspelt key, a NUL inside a
+ * string, a folder that does not exist) or 'ERR_INVALID_ARG_COUNT'.
  */
 export declare class InterlockError extends Error {
   constructor(message: string, code: string);
@@ -437,7 +465,25 @@ export interface ToolContext {
  */
 export interface JsTool<A = any> {
   description?: string;
-  parameters?: Record<string, unknown>; // JSON Schema of args
+  /**
+   * JSON Schema of args. The model's arguments are checked against it
+   * before run (ajv): arguments that do not match never reach run; the
+   * model gets a tool error saying what is wrong.
+   */
+  parameters?: Record<string, unknown>;
+  /**
+   * Ask the user before run: the engine's confirm (same keys, components,
+   * grants and audit as the bash tool's), showing the arguments. A
+   * function decides per call; a throw fails closed (not run). A denial is
+   * a tool error the model sees.
+   */
+  needsApproval?: boolean | ((args: A, ctx: ToolContext) => boolean | Promise<boolean>);
+  /**
+   * What an approval covers, per call: with it the user may approve for the
+   * session or project ([S] / [P]), and later calls with the same key run
+   * without asking.
+   */
+  rememberKey?: (args: A) => string;
   graceMs?: number;
   run(args: A, ctx: ToolContext): unknown | Promise<unknown>;
 }
@@ -472,7 +518,7 @@ export interface HostRun {
   end(result?: Error | { error: string }): RunResult;
 }
 
-/** Notifications of a session's signal controller. */
+/** The control-signal events of a session (session.on('onPause', ...)). */
 export type SignalEvent = 'onPause' | 'onResume' | 'onCancel' | 'onError';
 interface SignalEventBase {
   session: string;
@@ -491,31 +537,20 @@ export interface OnCancelEvent extends SignalEventBase { type: 'onCancel'; reaso
 export interface OnErrorEvent extends SignalEventBase { type: 'onError'; error: Error; }
 export interface SignalEventMap { onPause: OnPauseEvent; onResume: OnResumeEvent; onCancel: OnCancelEvent; onError: OnErrorEvent; }
 
-/** A session's signal controller: control signals in, signal events out. */
-export declare class SessionController {
-  private constructor();
-  /** pause: park at the next step boundary (never cuts a tool); resume: release; cancel: interrupt. */
-  signal(sig: ControlSignal): void;
-  on<K extends SignalEvent>(type: K, fn: (ev: SignalEventMap[K]) => void): this;
-  off<K extends SignalEvent>(type: K, fn: (ev: SignalEventMap[K]) => void): this;
-}
 
 export declare class Session {
   private constructor();
   readonly id: string;
   /** Sync getters: a direct call into Go, no allocation of snapshots. */
-  readonly status: Status;       // one addon call returning the C enum; 'closed' after close()
-  readonly statusCode: number;   // StatusCode value
+  readonly status: Status;       // 'closed' after close()
   readonly version: number;      // throws ERR_CLOSED after close()
   readonly pauseState: PauseInfo | null;  // null after close()
   readonly runState: RunState;   // 'terminal' after close()
   readonly eligibility: Eligibility;
-  /** The signal controller (the same object every time); it exists before the first run. */
-  readonly controller: SessionController;
   snapshot(): SessionSnapshot;
   history(): HistoryMessage[];
   /**
-   * Starts a run; resolves with how it ended (the run's terminal event), also when it was
+   * Starts a run; resolves with how it ended ({outcome, text, ...}), also when it was
    * interrupted or failed. Rejects only when it cannot start (ERR_RUNNING,
    * ERR_CLOSED, TypeError...). While runs are pending they keep the process
    * alive unless engine.unref() was called.
@@ -537,29 +572,34 @@ export declare class Session {
    */
   resume(pauseId?: string): void;
   /**
-   * Answers a confirm pause: pauseId, or the one the last event showed, as
-   * resume() does (a second confirm(true) never approves the next pause). Answers given in
-   * one tick are applied together in one call into the engine, at the end
-   * of the tick or before any later call on the engine or its sessions
-   * (a read included), in the order given. Every error JS can know is
-   * thrown at once: bad arguments, ERR_CLOSED, ERR_NOT_PAUSED,
-   * ERR_UNKNOWN_PAUSE, ERR_WRONG_PAUSE_KIND, ERR_INVALID_ARGUMENT (a
-   * remember scope the pause does not offer: see its rememberScopes). One only
-   * the engine can find when it applies the answer (the pause was
-   * interrupted, timed out or answered elsewhere meanwhile) is emitted as a
-   * process warning (an InterlockError with its code), as close() reports
-   * its late failures.
+   * Answers a confirm pause: options.pauseId, or the one the last event
+   * showed, as resume() does (a second confirm(true) never approves the
+   * next pause). remember: 'session' / 'project' remembers the approval
+   * (see PauseInfo.rememberScopes); reason is recorded with the answer.
+   * Every failure throws at once: bad arguments, ERR_CLOSED,
+   * ERR_NOT_PAUSED, ERR_UNKNOWN_PAUSE, ERR_WRONG_PAUSE_KIND.
    */
-  confirm(approved: boolean, reason?: string, pauseId?: string, remember?: RememberScope): void;
+  confirm(approved: boolean, options?: { pauseId?: string; remember?: RememberScope; reason?: string }): void;
+  /** Stops the run in flight (reason default 'user_stop'). */
   interrupt(reason?: Reason): void;
+  /** The control signals: 'pause' parks at the next step boundary (never cuts a tool), 'resume' releases it, 'cancel' is interrupt('user_stop'). */
   signal(sig: ControlSignal): void;
-  on<K extends keyof SessionEventMap>(type: K, fn: (ev: SessionEventMap[K]) => void): this;
-  off<K extends keyof SessionEventMap>(type: K, fn: (ev: SessionEventMap[K]) => void): this;
   /**
-   * Closes the session and returns at once (idempotent): a run in flight is
-   * interrupted (system_stop) and unwinds in the background.
+   * Judges a shell command as the bash tool would in this session: its
+   * rules, working directory, files written and remembered grants.
    */
-  close(): void;
+  check(command: string): Decision;
+  on<K extends keyof SessionEventMap>(type: K, fn: (ev: SessionEventMap[K]) => void): this;
+  once<K extends keyof SessionEventMap>(type: K, fn: (ev: SessionEventMap[K]) => void): this;
+  off<K extends keyof SessionEventMap>(type: K, fn: (ev: SessionEventMap[K]) => void): this;
+  removeListener<K extends keyof SessionEventMap>(type: K, fn: (ev: SessionEventMap[K]) => void): this;
+  /** Every event from now on: `for await (const ev of session.events())`; ends once the session has closed. */
+  events(): AsyncIterableIterator<EngineEvent | SignalEventMap[SignalEvent]>;
+  /**
+   * Closes the session (idempotent): a run in flight is interrupted
+   * (system_stop). Resolves once everything has unwound; never blocks the thread.
+   */
+  close(): Promise<void>;
   /** Settles once the session is closed and everything unwound (tools dead, 'closed' delivered). Never rejects. */
   readonly closed: Promise<void>;
 }
@@ -600,7 +640,23 @@ export interface TaskLoopEvent {
   run?: number;           // completed, interrupted, resumed: the run's id
   state?: TaskLoopState;  // completed, interrupted: the loop's state at the run's end
 }
-export interface TaskSpec { title: string; prompt: string; script?: ScriptTurn[] | string; }
+export interface TaskSpec { title: string; prompt: string; script?: ScriptTurn[]; }
+
+/** A task loop's event of one type. */
+export type TaskLoopEventOf<K extends TaskEventType> = TaskLoopEvent & { type: K };
+/** The listener argument of each task-loop event type; 'event' receives every type. */
+export type TaskLoopEventMap = { [K in TaskEventType]: TaskLoopEventOf<K> } & {
+  started: TaskLoopEventOf<'started'>;
+  task_begin: TaskLoopEventOf<'task_begin'> & { task: number; title: string };
+  task_end: TaskLoopEventOf<'task_end'> & { task: number; title: string };
+  failed: TaskLoopEventOf<'failed'> & { task: number; error: string };
+  completed: TaskLoopEventOf<'completed'> & { run: number; state: TaskLoopState };
+  interrupted: TaskLoopEventOf<'interrupted'> & { run: number; state: TaskLoopState };
+  pause_mode_changed: TaskLoopEventOf<'pause_mode_changed'> & { pauseMode: boolean };
+  event: TaskLoopEvent;
+  /** Never emitted; accepted so that events.once and events.on work. */
+  error: Error;
+};
 
 /** How a run of the loop ended: its state, plus error/code when it did not complete (ERR_INTERRUPTED: `interrupted`, resumable). */
 export interface TaskLoopResult extends TaskLoopState {
@@ -624,10 +680,14 @@ export declare class TaskLoop {
    */
   continue(): Promise<TaskLoopResult> | undefined;
   continueAll(): void;   // switch to continuous and go
-  on(type: TaskEventType | 'event', fn: (ev: TaskLoopEvent) => void): this;
-  off(type: TaskEventType | 'event', fn: (ev: TaskLoopEvent) => void): this;
-  /** Stops and closes the loop, returning at once. Its session stays open: close it too. Idempotent. */
-  close(): void;
+  on<K extends keyof TaskLoopEventMap>(type: K, fn: (ev: TaskLoopEventMap[K]) => void): this;
+  once<K extends keyof TaskLoopEventMap>(type: K, fn: (ev: TaskLoopEventMap[K]) => void): this;
+  off<K extends keyof TaskLoopEventMap>(type: K, fn: (ev: TaskLoopEventMap[K]) => void): this;
+  removeListener<K extends keyof TaskLoopEventMap>(type: K, fn: (ev: TaskLoopEventMap[K]) => void): this;
+  /** Every event of the loop from now on, for `for await`; ends once the loop has closed. */
+  events(): AsyncIterableIterator<TaskLoopEvent>;
+  /** Stops and closes the loop; resolves once it has unwound. Its session stays open: close it too. Idempotent. */
+  close(): Promise<void>;
   /** Settles once the loop is closed and has unwound. Never rejects. */
   readonly closed: Promise<void>;
 }
@@ -652,9 +712,9 @@ export interface EngineStats {
 }
 
 export declare class Engine {
-  /** config: an object, or the same as a JSON string. Unknown fields are ERR_INVALID_ARGUMENT. */
-  constructor(config?: EngineConfig | string);
-  createSession(opts?: SessionOptions | string): Session;
+  /** Unknown or misspelt keys, wrong types and a workDir that does not exist throw (ERR_INVALID_ARG_*). */
+  constructor(config?: EngineConfig);
+  createSession(opts?: SessionOptions): Session;
   /** An open session created through this engine (ERR_UNKNOWN_SESSION otherwise). */
   session(id: string): Session;
   sessions(): SessionSnapshot[];
@@ -666,8 +726,7 @@ export declare class Engine {
    * those it brought back (a loop of prompt tasks, with its session), oldest first.
    */
   taskLoops(): TaskLoop[];
-  checkCommand(cmd: string): Decision;
-  /** Registers (or replaces) a tool written in JS, described to the model with its schema. */
+  /** Registers (or replaces) a tool written in JS, described to the model with its schema; A types its args. */
   registerTool<A = any>(name: string, tool: JsTool<A>): this;
   /** Runtime statistics (see EngineStats). */
   stats(): EngineStats;
@@ -704,7 +763,11 @@ export declare class Engine {
    *  and tool_progress deltas that JS had not taken yet are merged (see
    *  TextEvent.coalesced). And the engine's own: grants_changed. */
   on<K extends keyof EngineEventMap>(type: K, fn: (ev: EngineEventMap[K]) => void): this;
+  once<K extends keyof EngineEventMap>(type: K, fn: (ev: EngineEventMap[K]) => void): this;
   off<K extends keyof EngineEventMap>(type: K, fn: (ev: EngineEventMap[K]) => void): this;
+  removeListener<K extends keyof EngineEventMap>(type: K, fn: (ev: EngineEventMap[K]) => void): this;
+  /** Every event of every session from now on: `for await (const ev of engine.events())`; ends once the engine has closed. */
+  events(): AsyncIterableIterator<EngineEvent>;
   /**
    * By default only pending runs (prompt, continue, task-loop run) keep the
    * process alive: an engine with nothing running lets Node exit. ref()
@@ -714,18 +777,17 @@ export declare class Engine {
   ref(): this;
   unref(): this;
   /**
-   * Closes task loops and sessions (interrupting runs) and the engine, and
-   * returns at once: it never blocks the JS thread, even while a tool takes
-   * the kill grace to die. The last events are still delivered; `closed`
-   * settles when everything has unwound. Idempotent. Engines still open at
-   * process exit are closed then, and closes in progress are waited for.
+   * Closes task loops and sessions (interrupting runs) and the engine:
+   * `await engine.close()`. It never blocks the JS thread, even while a tool
+   * takes the kill grace to die; the promise resolves once everything has
+   * unwound and the last event was delivered. Idempotent. Engines still
+   * open at process exit are closed then, and closes in progress are waited for.
    */
-  close(): void;
+  close(): Promise<void>;
   /** Settles once every session and tool has unwound and the last event was delivered. Never rejects. */
   readonly closed: Promise<void>;
 }
 
-export declare function checkCommand(cmd: string): Decision;
 export declare const version: string;
 
 /** Test and diagnostics hooks; not part of the stable API. */

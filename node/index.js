@@ -17,7 +17,6 @@ import { openEngineCount } from './lib/engine.js';
 
 import { guardReceivers } from './lib/args.js';
 import { EngineObject, isEngineObject } from './lib/base.js';
-import { SessionController } from './lib/controller.js';
 import { Engine, isEngine } from './lib/engine.js';
 import { Session, isSession } from './lib/session.js';
 import { TaskLoop, isTaskLoop } from './lib/task-loop.js';
@@ -27,12 +26,9 @@ guardReceivers(EngineObject, isEngineObject, 'session', 'a Session or TaskLoop')
 guardReceivers(Session, isSession, 'session', 'a Session');
 guardReceivers(TaskLoop, isTaskLoop, 'taskLoop', 'a TaskLoop');
 guardReceivers(Engine, isEngine, 'engine', 'an Engine');
-guardReceivers(SessionController, (o) => o instanceof SessionController, 'controller', 'a session controller');
 
 export { InterlockError } from './lib/errors.js';
-export { StatusCode } from './lib/session.js';
-export { checkCommand } from './lib/engine.js';
-export { Engine, Session, SessionController, TaskLoop };
+export { Engine, Session, TaskLoop };
 export { REASON_LABELS, reasonLabel } from './reasons.js';
 
 /** The library version. */

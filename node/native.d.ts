@@ -110,7 +110,7 @@ export interface Native {
   /** il_taskloop_close on a worker thread. */
   taskLoopCloseAsync(loop: Handle): Promise<void>;
 
-  checkCommand(cmd: string): string;
+  sessionCheck(session: Handle, command: string): string;
   /** il_store_audit_log: the audit log of a store file no engine holds (JSON). */
   storeAuditLog(path: string, session?: string): string;
 

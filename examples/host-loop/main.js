@@ -11,7 +11,7 @@ const session = engine.createSession();
 // approve, and remember the approval for the rest of the session.
 session.on('paused', (ev) => {
   console.log(`paused (${ev.pause.kind}): ${ev.pause.message}: ${ev.pause.details}`);
-  if (ev.pause.kind === 'confirm') session.confirm(true, undefined, ev.pause.id, 'session');
+  if (ev.pause.kind === 'confirm') session.confirm(true, { pauseId: ev.pause.id, remember: 'session' });
   else session.resume();
 });
 session.on('tool_progress', (ev) => process.stdout.write(ev.text));
@@ -39,7 +39,7 @@ async function myAgentLoop(run) {
 
 const run = session.begin();
 await myAgentLoop(run);
-console.log(`run ended: ${run.end().status}`); // run ended: idle
+console.log(`run ended: ${run.end().outcome}`); // run ended: finished
 
 // A second run, stopped as Esc would stop it: run.signal aborts, step() rejects.
 const second = session.begin();
@@ -48,6 +48,5 @@ session.interrupt(); // what Esc does
 await aborted;
 await second.step().catch((err) => console.log(`step: ${err.code}`)); // step: ERR_INTERRUPTED
 const res = second.end();
-console.log(`run ended: ${res.status}, ${res.interruption.label}`); // run ended: interrupted, Stopped by you
-engine.close();
-await engine.closed;
+console.log(`run ended: ${res.outcome}, ${res.interruption.label}`); // run ended: interrupted, Stopped by you
+await engine.close();

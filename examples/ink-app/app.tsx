@@ -32,7 +32,6 @@ const app = render(
 const result = await session.prompt('clean up');
 app.unmount();
 await app.waitUntilExit();
-console.log(`run ended: ${result.status}`);
-engine.close(); // returns at once
-await engine.closed; // everything has unwound
+console.log(`run ended: ${result.outcome}`);
+await engine.close(); // resolves once everything has unwound; never blocks the thread
 rmSync(workDir, { recursive: true, force: true });

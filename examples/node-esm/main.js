@@ -18,10 +18,9 @@ const session = engine.createSession({
 });
 session.on('paused', (ev) => {
   console.log(`${ev.pause.message}: ${ev.pause.details}`); // Potentially dangerous command: rm -rf ./build
-  session.confirm(true); // or session.confirm(false, 'reason'), or session.interrupt()
+  session.confirm(true); // or session.confirm(false, { reason: 'not now' }), or session.interrupt()
 });
 const result = await session.prompt('clean up');
-console.log(`run ended: ${result.status}`); // run ended: idle
-engine.close(); // returns at once
-await engine.closed; // everything has unwound
+console.log(`run ended: ${result.outcome}: ${result.text}`); // run ended: finished: Done.
+await engine.close(); // resolves once everything has unwound; never blocks the thread
 rmSync(workDir, { recursive: true, force: true });

@@ -23,11 +23,11 @@ const session = engine.createSession({
 session.on('text', (ev) => process.stdout.write(ev.text));
 session.on('paused', (ev) => {
   console.log(`\n${ev.pause.message}: ${ev.pause.details}`);
-  session.confirm(true); // or session.confirm(false, 'reason'), or session.interrupt()
+  session.confirm(true); // or session.confirm(false, { reason: 'not now' }), or session.interrupt()
 });
 session.on('run_failed', (ev) => console.log(`\nmodel failed (${ev.code}): ${ev.text}`));
 const result = await session.prompt('Remove the build directory in the current directory.');
-console.log(`\nrun ended: ${result.status}, tokens ${result.status === 'idle' ? JSON.stringify(session.snapshot().tokens) : '-'}`);
-engine.close();
-await engine.closed;
+console.log(`\nrun ended: ${result.outcome}${result.error ? ` (${result.error.code}: ${result.error.message})` : ''}, tokens ${JSON.stringify(result.usage)}`);
+if (result.outcome === 'failed') process.exitCode = 1;
+await engine.close();
 rmSync(workDir, { recursive: true, force: true });

@@ -26,8 +26,7 @@ session.on('paused', (ev) => {
 });
 
 const result: RunResult = await session.prompt('deploy');
-console.log(`run ended: ${result.status}, ${result.interruption?.label ?? ''}`); // run ended: interrupted, Stopped by you
+console.log(`run ended: ${result.outcome}, ${result.interruption?.label ?? ''}`); // run ended: interrupted, Stopped by you
 console.log(`answers: ${answers.join(', ')}`); // answers: resumed, interrupted
-engine.close(); // returns at once
-await engine.closed; // everything has unwound
+await engine.close(); // resolves once everything has unwound; never blocks the thread
 rmSync(workDir, { recursive: true, force: true });

@@ -4,7 +4,7 @@
 // itself takes (constructor options, ids, listener types) before anything
 // reaches the addon.
 
-import { toNativeJSON } from './convert.js';
+import { nearestKey } from './config.js';
 import { argError } from './errors.js';
 
 /** The JSON-ish type name of v for messages: null, array, object, string, ... */
@@ -30,20 +30,11 @@ export function stringArg(value, name, usage) {
 export function listenerArgs(types, type, fn, usage) {
   if (typeof type !== 'string' || !types.has(type)) {
     const known = typeof type === 'string';
-    throw argError(`${usage}: type must be one of ${[...types].join(', ')}; got ${known ? JSON.stringify(type) : typeName(type)}`,
+    const near = known ? nearestKey(type, types) : undefined;
+    throw argError(`${usage}: type ${known ? JSON.stringify(type) : `of ${typeName(type)}`} is not an event name: ${near ? `did you mean \`${near}\`?` : `the events are ${[...types].join(', ')}`}`,
       known ? 'ERR_INVALID_ARG_VALUE' : 'ERR_INVALID_ARG_TYPE');
   }
   if (typeof fn !== 'function') throw argError(`${usage}: fn must be a function, got ${typeName(fn)}`);
-}
-
-/** The options of engine.createTaskLoop as the library's JSON. */
-export function taskLoopOptions(opts, usage) {
-  if (typeName(opts) !== 'object') throw argError(`${usage}: opts must be an object, got ${typeName(opts)}`);
-  if (!Array.isArray(opts.tasks)) throw argError(`${usage}: opts.tasks must be an array, got ${typeName(opts.tasks)}`);
-  if (opts.pauseMode !== undefined && typeof opts.pauseMode !== 'boolean') {
-    throw argError(`${usage}: opts.pauseMode must be a boolean, got ${typeName(opts.pauseMode)}`);
-  }
-  return toNativeJSON(opts, 'opts', usage); // other fields go through: the library rejects unknown ones
 }
 
 /**
@@ -84,20 +75,19 @@ export function engineConfigArg(config, usage) {
   return config;
 }
 
-/** Session options: an id, when given, must pass idArg (also inside a JSON string). */
+/** Session options (checked): an id, when given, must pass idArg. */
 export function sessionOptionsArg(opts, usage) {
-  let id;
-  if (typeof opts === 'string') {
-    try {
-      id = JSON.parse(opts)?.id;
-    } catch {
-      return opts; // not JSON: the library says so
-    }
-  } else if (typeName(opts) === 'object') {
-    id = opts.id;
-  }
-  if (typeof id === 'string') idArg(id, 'opts.id', usage);
+  if (typeof opts.id === 'string') idArg(opts.id, 'opts.id', usage);
   return opts;
+}
+
+/**
+ * err, its message naming call when it names none (a use after close says
+ * which call it was: "engine.createSession(): engine is closed: ...").
+ */
+export function inCall(err, call) {
+  if (err?.code === 'ERR_CLOSED' && typeof err.message === 'string' && !/^[a-zA-Z]+[.(]/.test(err.message)) err.message = `${call}: ${err.message}`;
+  return err;
 }
 
 /**
@@ -123,7 +113,11 @@ export function guardReceivers(cls, isInstance, owner, label) {
       d.value = {
         [key](...args) {
           check(this, `${key}()`);
-          return fn.apply(this, args);
+          try {
+            return fn.apply(this, args);
+          } catch (err) {
+            throw inCall(err, `${owner}.${key}()`);
+          }
         },
       }[key];
     } else {

@@ -6,7 +6,7 @@
 import process from 'node:process';
 
 import { closedError } from './errors.js';
-import { Listeners } from './listeners.js';
+import { eventIterator, Listeners } from './listeners.js';
 
 /** The token internal constructors require (objects come from Engine methods). */
 export const kInternal = Symbol('interlock.internal');
@@ -24,7 +24,7 @@ export const kRetired = Symbol('interlock.retired');
 export const kHandle = Symbol('interlock.handle');
 /** The handle, also after close, once queued answers are applied (for reads). */
 export const kReadHandle = Symbol('interlock.readHandle');
-/** The handle, also after close, nothing flushed. */
+/** The handle, also after close. */
 export const kRawHandle = Symbol('interlock.rawHandle');
 /** A session record's current-pause token (Session only). */
 export const kPauseSeen = Symbol('interlock.pauseSeen');
@@ -96,7 +96,7 @@ export class EngineObject {
     this.#h = handle;
     this.#id = id;
     this.#kind = kind;
-    this.#listeners = new Listeners(kind.types, kind.owner, engine[kInternal].wanted);
+    this.#listeners = new Listeners(kind.types, kind.owner, engine[kInternal].wanted, kind.streamTypes);
   }
 
   get id() {
@@ -113,14 +113,28 @@ export class EngineObject {
     return this;
   }
 
+  once(type, fn) {
+    this.#listeners.once(type, fn);
+    return this;
+  }
+
+  /** EventEmitter's name for off(): events.once and events.on call it. */
+  removeListener(type, fn) {
+    return this.off(type, fn);
+  }
+
+  /** Every event from now on, for `for await`; it ends once the object has closed and its last event was delivered. */
+  events() {
+    return eventIterator(this, this.closed);
+  }
+
   /**
    * Closes the object and returns at once (idempotent): a run in flight is
    * interrupted and unwinds in the background (tools are killed, a command
    * ignoring SIGTERM is killed after the grace). `closed` says when it is done.
    */
   close() {
-    if (this.#closed) return;
-    this.#engine[kInternal].flushAnswers(); // answers given before close() are applied first
+    if (this.#closed) return this.closed;
     this.#closed = true;
     this.#closeTracked = true;
     this.#engine[kInternal].runStarted(); // keeps the process alive until unwound
@@ -129,6 +143,7 @@ export class EngineObject {
       if (err?.code !== 'ERR_INVALID_HANDLE' && err?.code !== 'ERR_CLOSED') throw err;
     });
     Promise.all([native, this[kEndSeen]()]).then(() => this.#settleUnwound(), (err) => this.#settleUnwound(err));
+    return this.closed;
   }
 
   /**
@@ -171,7 +186,6 @@ export class EngineObject {
 
   /** The handle, even after close (for getters that report 'closed' themselves). */
   get [kReadHandle]() {
-    this.#engine[kInternal].flushAnswers(); // a read sees every answer given before it
     return this.#h;
   }
 
@@ -183,7 +197,6 @@ export class EngineObject {
   /** The handle of an open object; ERR_CLOSED after close. */
   [kHandle]() {
     if (this.#closed) throw closedError(`${this.#kind.noun} ${this.#id}`, this.#kind.instead);
-    this.#engine[kInternal].flushAnswers(); // answers queued before this call go first
     return this.#h;
   }
 

@@ -2,13 +2,14 @@
 
 import process from 'node:process';
 
-import { engineConfigArg, idArg, noExtra, sessionOptionsArg, taskLoopOptions, typeName } from './args.js';
-import { fromNative, toNativeJSON } from './convert.js';
+import { engineConfigArg, idArg, noExtra, sessionOptionsArg, typeName } from './args.js';
+import { checkObject, ENGINE_CONFIG, SERVE_OPTIONS, SESSION_OPTIONS, TASK_LOOP_OPTIONS } from './config.js';
+import { fromNative, toNative, toNativeJSON } from './convert.js';
 import { argError, closedError, InterlockError } from './errors.js';
 import { kClosed, kInternal, kRawHandle } from './base.js';
 import { Dispatcher } from './dispatch.js';
 import { HostRouter } from './host.js';
-import { Listeners } from './listeners.js';
+import { eventIterator, Listeners } from './listeners.js';
 import { native } from './native.js';
 import { ENGINE_EVENTS, Session } from './session.js';
 import { TaskLoop } from './task-loop.js';
@@ -35,11 +36,6 @@ const kCloseSync = Symbol('interlock.closeSync');
 /** How many engines are open (internals.openEngines). */
 export function openEngineCount() {
   return openEngines.size;
-}
-
-/** Judges a shell command as the bash tool would (before rules and remembered approvals). */
-export function checkCommand(...args) {
-  return fromNative(native.checkCommand(...args));
 }
 
 /**
@@ -74,6 +70,14 @@ function sameFlatOptions(opts, last) {
   }
 }
 
+/** Checked session options (camelCase) as the library's JSON: workDir is its dir, env its KEY=value list. */
+function sessionOptionsJSON(opts) {
+  const { workDir, env, ...rest } = opts;
+  if (workDir !== undefined) rest.dir = workDir;
+  if (env !== undefined) rest.env = Object.entries(env).map(([k, v]) => `${k}=${v}`);
+  return JSON.stringify(toNative(rest));
+}
+
 /** The engine: owns sessions and task loops; one event stream from Go. */
 export let isEngine;
 
@@ -98,25 +102,22 @@ export class Engine {
   #closedPromise = new Promise((resolve) => {
     this.#resolveClosed = resolve;
   });
-  // confirm() answers of this tick (see Session.confirm), applied in one
-  // library call at the end of the tick or before any other call.
-  #answers = [];
   // The last createSession options object of plain values and its JSON
   // (see flatOptions): sessions made one after another with options alike
   // (10,000 from one script) convert them once.
   #lastOptions = null;
 
   constructor(config, ...extra) {
-    const usage = 'new Engine(config?: EngineConfig | string)';
+    const usage = 'new Engine(config?: EngineConfig)';
     noExtra(extra, usage, '0 to 1 arguments');
-    const json = toNativeJSON(engineConfigArg(config, usage), 'config', usage);
+    const json = config === undefined ? undefined : JSON.stringify(toNative(engineConfigArg(checkObject(config, ENGINE_CONFIG, 'config', usage), usage)));
     this.#dispatch = new Dispatcher(this.#listeners, () => {
       this.#closed = true;
       this.#closing = false;
       openEngines.delete(this);
       closingEngines.delete(this);
       this.#resolveClosed();
-    }, this.#host, this.#wanted, () => this.#flushAnswers());
+    }, this.#host, this.#wanted, () => {});
     this.#h = native.engineCreate(json, (batch) => this.#dispatch.onEvents(batch));
     // A JS tool's call comes on a line of its own, not behind event batches.
     const host = this.#host;
@@ -136,11 +137,6 @@ export class Engine {
         },
         host: this.#host,
         wanted: this.#wanted,
-        queueConfirm: (answer) => {
-          if (this.#answers.length === 0) queueMicrotask(this.#flushAnswers);
-          this.#answers.push(answer);
-        },
-        flushAnswers: this.#flushAnswers,
       }),
     });
     // Sessions a store brought back get their wrappers, as created ones do.
@@ -153,13 +149,15 @@ export class Engine {
   }
 
   createSession(opts, ...extra) {
-    const usage = 'engine.createSession(opts?: SessionOptions | string)';
+    const usage = 'engine.createSession(opts?: SessionOptions)';
     noExtra(extra, usage, '0 to 1 arguments');
     let json;
-    if (this.#lastOptions !== null && sameFlatOptions(opts, this.#lastOptions)) {
+    if (opts === undefined) {
+      json = undefined;
+    } else if (this.#lastOptions !== null && sameFlatOptions(opts, this.#lastOptions)) {
       json = this.#lastOptions.json;
     } else {
-      json = toNativeJSON(sessionOptionsArg(opts, usage), 'opts', usage);
+      json = sessionOptionsJSON(sessionOptionsArg(checkObject(opts, SESSION_OPTIONS, 'opts', usage), usage));
       this.#lastOptions = flatOptions(opts, json);
     }
     const [h, id] = native.sessionCreate(this.#handle(), json);
@@ -173,7 +171,7 @@ export class Engine {
     idArg(id, 'id', usage);
     this.#handle();
     const s = this.#dispatch.session(id);
-    if (!s || s.status === 'closed') throw new InterlockError(`session ${JSON.stringify(id)}: unknown session`, 'ERR_UNKNOWN_SESSION');
+    if (!s || s.status === 'closed') throw new InterlockError(`${usage}: no open session has id ${JSON.stringify(id)}: use an id engine.sessions() lists`, 'ERR_UNKNOWN_SESSION');
     return s;
   }
 
@@ -190,7 +188,8 @@ export class Engine {
   createTaskLoop(opts, ...extra) {
     const usage = 'engine.createTaskLoop(opts: {tasks: TaskSpec[], pauseMode?: boolean})';
     noExtra(extra, usage, '1 argument');
-    const json = taskLoopOptions(opts, usage);
+    const checked = checkObject(opts, TASK_LOOP_OPTIONS, 'opts', usage);
+    const json = JSON.stringify(toNative(checked));
     const [loopH, sessionH] = native.taskLoopCreate(this.#handle(), json);
     const session = this.#dispatch.adoptSession(new Session(kInternal, this, sessionH));
     return this.#dispatch.adoptLoop(new TaskLoop(kInternal, this, loopH, session));
@@ -213,12 +212,6 @@ export class Engine {
     noExtra(extra, usage, '2 arguments');
     this.#host.register(this.#handle(), name, tool, usage);
     return this;
-  }
-
-  /** Judges a shell command as the bash tool would (before rules). */
-  checkCommand(...args) {
-    this.#handle();
-    return checkCommand(...args);
   }
 
   /**
@@ -292,7 +285,7 @@ export class Engine {
   serve(opts, ...extra) {
     const usage = 'engine.serve(opts?: {port?: number, host?: string, allowRemote?: boolean, token?: string})';
     noExtra(extra, usage, '0 to 1 arguments');
-    const json = toNativeJSON(opts ?? {}, 'opts', usage);
+    const json = JSON.stringify(toNative(opts === undefined ? {} : checkObject(opts, SERVE_OPTIONS, 'opts', usage)));
     const [server, url] = native.engineServe(this.#handle(), json);
     let closed = false;
     return Object.freeze({
@@ -315,6 +308,21 @@ export class Engine {
     return this;
   }
 
+  once(type, fn) {
+    this.#listeners.once(type, fn);
+    return this;
+  }
+
+  /** EventEmitter's name for off(): events.once and events.on call it. */
+  removeListener(type, fn) {
+    return this.off(type, fn);
+  }
+
+  /** Every event of every session from now on, for `for await`; it ends once the engine has closed. */
+  events() {
+    return eventIterator(this, this.#closedPromise);
+  }
+
   /** The engine keeps the process alive until close() or unref(), also with no run pending. */
   ref() {
     this.#refMode = 'ref';
@@ -335,8 +343,7 @@ export class Engine {
    * `closed` settles when everything has unwound and the stream has ended.
    */
   close() {
-    if (this.#closed) return;
-    this.#flushAnswers(); // answers given before close() are applied first
+    if (this.#closed) return this.#closedPromise;
     this.#closed = true;
     this.#closing = true;
     openEngines.delete(this);
@@ -344,6 +351,7 @@ export class Engine {
     for (const o of this.#dispatch.objects()) o[kClosed]();
     this.#updateRef(); // the stream keeps the process alive until it has ended
     native.engineCloseAsync(this.#h).catch((err) => process.emitWarning(err));
+    return this.#closedPromise;
   }
 
   /** Settles once the engine has closed, everything has unwound and the last event was delivered. Never rejects. */
@@ -354,7 +362,6 @@ export class Engine {
   /** Process exit: close and wait on this thread (no promise can settle). */
   [kCloseSync]() {
     if (this.#closed) return;
-    this.#flushAnswers();
     this.#closed = true;
     openEngines.delete(this);
     for (const o of this.#dispatch.objects()) o[kClosed]();
@@ -363,42 +370,8 @@ export class Engine {
 
   #handle() {
     if (this.#closed) throw closedError('engine', 'create a new Engine');
-    this.#flushAnswers();
     return this.#h;
   }
-
-  /**
-   * Applies the queued confirm() answers in one library call, in the order
-   * given. An answer the engine refuses now (the pause was interrupted or
-   * timed out meanwhile: what confirm() could not know when it returned) is
-   * emitted as a process warning, the way failures after a call returned
-   * are reported (close()): never dropped silently.
-   */
-  #flushAnswers = () => {
-    const answers = this.#answers;
-    if (answers.length === 0) return;
-    this.#answers = [];
-    const nums = new Float64Array(answers.length * 2);
-    let texts = '';
-    for (let i = 0; i < answers.length; i++) {
-      const a = answers[i];
-      nums[2 * i] = a.handle;
-      nums[2 * i + 1] = (a.approved ? 1 : 0) | (a.reason != null ? 2 : 0) | (a.remember != null ? 4 : 0) | 8;
-      texts += `${a.pauseId}\0${a.reason ?? ''}\0${a.remember ?? ''}\0`;
-    }
-    let failed;
-    try {
-      failed = native.sessionsConfirm(this.#h, nums, texts);
-    } catch (err) {
-      failed = answers.map((_, i) => [i, err]); // the engine closed meanwhile
-    }
-    if (failed === undefined) return;
-    for (const [i, err] of failed) {
-      const a = answers[i];
-      const what = `session.confirm(${a.approved}) of pause ${a.pauseId} of session ${JSON.stringify(a.session.id)}`;
-      process.emitWarning(new InterlockError(`${what} was refused when applied at the end of the tick: ${err.message}`, err.code));
-    }
-  };
 
   #updateRef() {
     const ref = this.#closing || (!this.#closed && (this.#refMode === 'ref' || (this.#refMode === 'auto' && this.#pendingRuns > 0)));

@@ -4,13 +4,45 @@
 // a tool_call event runs the JS function, host_abort aborts its signal,
 // pause_done settles a pause promise, step_done a step promise.
 
+import { createRequire } from 'node:module';
+
+import { checkObject } from './config.js';
 import { camelized, fromNative, toNativeJSON } from './convert.js';
 import { argError, InterlockError } from './errors.js';
 import { native } from './native.js';
+import { runResult } from './results.js';
 
 /** Routes host work of one engine: registered tools and work in flight by host handle. */
+/** What registerTool's tool object may hold (run and needsApproval are checked apart: functions). */
+const TOOL_SPEC = { description: 'string', parameters: 'any', graceMs: 'number', needsApproval: 'any', rememberKey: 'any', run: 'any' };
+
+let ajv; // made at the first tool with parameters
+/** A validator of args against the JSON Schema `schema` (ajv, every error reported). */
+function compileSchema(schema, usage) {
+  if (ajv === undefined) {
+    const Ajv = createRequire(import.meta.url)('ajv');
+    ajv = new Ajv({ allErrors: true, strict: false });
+  }
+  try {
+    return ajv.compile(schema);
+  } catch (err) {
+    throw argError(`${usage}: tool.parameters is not a valid JSON Schema (${err.message}): see https://json-schema.org/understanding-json-schema`, 'ERR_INVALID_ARG_VALUE');
+  }
+}
+
+/** Why args do not match the tool's parameters, in words the model can act on. */
+function invalidArgs(tool, validate) {
+  const errs = validate.errors.map((e) => {
+    const at = e.instancePath ? `args${e.instancePath.replaceAll('/', '.')}` : 'args';
+    if (e.keyword === 'additionalProperties') return `${at} has no field ${JSON.stringify(e.params.additionalProperty)}`;
+    if (e.keyword === 'required') return `${at} needs the field ${JSON.stringify(e.params.missingProperty)}`;
+    return `${at} ${e.message}`;
+  });
+  return `tool ${tool}: the arguments do not match its parameters: ${errs.join('; ')}. Call it again with arguments that do.`;
+}
+
 export class HostRouter {
-  #tools = new Map(); // name -> run function
+  #tools = new Map(); // name -> {run, validate?, needsApproval?, rememberKey?}
   // host handle -> {controller, waiters: Map(request -> {resolve, reject})}
   // (pauses and steps; the map made at the first: most tool calls never pause).
   #work = new Map();
@@ -20,10 +52,21 @@ export class HostRouter {
   register(engineHandle, name, tool, usage) {
     if (typeof name !== 'string' || name === '') throw argError(`${usage}: name must be a non-empty string, got ${typeof name}`);
     if (tool === null || typeof tool !== 'object') throw argError(`${usage}: tool must be an object, got ${tool === null ? 'null' : typeof tool}`);
-    if (typeof tool.run !== 'function') throw argError(`${usage}: tool.run must be a function (args, ctx) => result, got ${typeof tool.run}`);
-    const { run, ...spec } = tool;
+    const checked = checkObject(tool, TOOL_SPEC, 'tool', usage);
+    const { run, needsApproval, rememberKey, ...spec } = checked;
+    if (typeof run !== 'function') throw argError(`${usage}: tool.run must be a function (args, ctx) => result, got ${typeof run}`);
+    if (needsApproval !== undefined && typeof needsApproval !== 'boolean' && typeof needsApproval !== 'function') {
+      throw argError(`${usage}: tool.needsApproval must be true, false or a function (args, ctx) => boolean, got ${typeof needsApproval}`);
+    }
+    if (rememberKey !== undefined && typeof rememberKey !== 'function') {
+      throw argError(`${usage}: tool.rememberKey must be a function (args) => string, got ${typeof rememberKey}`);
+    }
+    if (spec.parameters !== undefined && (spec.parameters === null || typeof spec.parameters !== 'object' || Array.isArray(spec.parameters))) {
+      throw argError(`${usage}: tool.parameters must be a JSON Schema object, got ${spec.parameters === null ? 'null' : typeof spec.parameters}`);
+    }
+    const validate = spec.parameters === undefined ? undefined : compileSchema(spec.parameters, usage);
     native.engineRegisterTool(engineHandle, name, toNativeJSON(spec, 'tool', usage));
-    this.#tools.set(name, run);
+    this.#tools.set(name, { run, validate, needsApproval: needsApproval || undefined, rememberKey });
   }
 
   /** Opens the JS side of host work: its abort controller and pending pauses and steps. */
@@ -38,7 +81,7 @@ export class HostRouter {
     const json = toNativeJSON(result ?? {}, 'result', 'end(result?)');
     let refused = false;
     try {
-      return fromNative(native.hostEnd(host, json));
+      return runResult(undefined, fromNative(native.hostEnd(host, json)));
     } catch (err) {
       refused = err?.code === 'ERR_INVALID_ARGUMENT'; // the library read nothing: the work goes on
       throw err;
@@ -107,7 +150,7 @@ export class HostRouter {
 
   #call(host, tool, args, sessionId, callId, step) {
     const work = this.open(host);
-    const run = this.#tools.get(tool);
+    const entry = this.#tools.get(tool);
     const ctx = Object.freeze({
       signal: work.controller.signal,
       sessionId,
@@ -140,18 +183,30 @@ export class HostRouter {
     };
     // Called at once: a tool that returns a plain value answers within this
     // callback, without a trip through the microtask queue.
-    let result;
-    let thenable;
-    try {
-      if (!run) throw new Error(`tool ${tool} is not registered in this process`);
-      result = run(args ?? {}, ctx);
-      thenable = typeof result?.then === 'function';
-    } catch (err) {
-      failed(err);
+    const input = args ?? {};
+    if (!entry) {
+      failed(`tool ${tool} is not registered in this process`);
       return;
     }
-    if (thenable) Promise.resolve(result).then(ok, failed);
-    else ok(result);
+    if (entry.validate !== undefined && !entry.validate(input)) {
+      failed(invalidArgs(tool, entry.validate));
+      return;
+    }
+    const start = () => {
+      let result;
+      let thenable;
+      try {
+        result = entry.run(input, ctx);
+        thenable = typeof result?.then === 'function';
+      } catch (err) {
+        failed(err);
+        return;
+      }
+      if (thenable) Promise.resolve(result).then(ok, failed);
+      else ok(result);
+    };
+    if (entry.needsApproval === undefined) start();
+    else approve(tool, entry, input, ctx).then((denied) => (denied === undefined ? start() : failed(denied)), failed);
   }
 
   /** A host-driven run of a session: {signal, step, pause, check, progress, end}. */
@@ -176,6 +231,38 @@ export class HostRouter {
       },
     });
   }
+}
+
+/**
+ * Asks the user, through the engine's confirm, before a tool whose
+ * needsApproval says so runs: resolves undefined when approved (or not
+ * needed), else with why not (the tool error the model sees). A
+ * needsApproval or rememberKey that throws fails closed.
+ */
+async function approve(tool, entry, args, ctx) {
+  let needed = entry.needsApproval;
+  if (typeof needed === 'function') {
+    try {
+      needed = await needed(args, ctx);
+    } catch (err) {
+      return `tool ${tool} was not run: its needsApproval threw (${thrownText(err)})`;
+    }
+  }
+  if (needed !== true) return undefined;
+  const req = { kind: 'confirm', message: `Run ${tool}?`, details: JSON.stringify(args, null, 2) };
+  if (entry.rememberKey !== undefined) {
+    let key;
+    try {
+      key = entry.rememberKey(args);
+    } catch (err) {
+      return `tool ${tool} was not run: its rememberKey threw (${thrownText(err)})`;
+    }
+    if (typeof key !== 'string' || key === '') return `tool ${tool} was not run: its rememberKey returned ${typeof key}, not a non-empty string`;
+    req.rememberKey = key;
+  }
+  const res = await ctx.pause(req);
+  if (res.answer === 'approved') return undefined;
+  return `tool ${tool} was not run: the user answered ${res.answer}${res.reason ? ` (${res.reason})` : ''}`;
 }
 
 /**

@@ -50,11 +50,29 @@ export class Listeners {
     this.#count(type, 1);
   }
 
+  /** Adds fn for the next event of type only (as EventEmitter's once). */
+  once(type, fn) {
+    listenerArgs(this.#types, type, fn, `${this.#owner}.once(type, fn)`);
+    const wrapper = (ev) => {
+      this.remove(type, wrapper);
+      fn(ev);
+    };
+    wrapper.listener = fn; // off(type, fn) finds it
+    this.add(type, wrapper);
+  }
+
   remove(type, fn) {
     listenerArgs(this.#types, type, fn, `${this.#owner}.off(type, fn)`);
     const had = this.#byType?.get(type);
-    if (had === fn) this.#byType.delete(type);
-    else if (!(had instanceof Set && had.delete(fn))) return;
+    if (had === fn || had?.listener === fn) {
+      this.#byType.delete(type);
+    } else if (had instanceof Set) {
+      const found = had.has(fn) ? fn : [...had].find((w) => w.listener === fn);
+      if (found === undefined) return;
+      had.delete(found);
+    } else {
+      return;
+    }
     this.#count(type, -1);
   }
 
@@ -84,6 +102,53 @@ export class Listeners {
     }
     for (const fn of [...had]) callOne(fn, ev);
   }
+}
+
+/**
+ * An async iterator of every event of emitter (a Session, TaskLoop or
+ * Engine), in order, from now until `ended` settles (the object closed and
+ * its last event was delivered) or the loop breaks. Events that come while
+ * the loop body runs wait in a queue.
+ */
+export function eventIterator(emitter, ended) {
+  const queue = [];
+  let wake = null;
+  let done = false;
+  const on = (ev) => {
+    if (done) return;
+    queue.push(ev);
+    if (wake) {
+      const w = wake;
+      wake = null;
+      w();
+    }
+  };
+  const finish = () => {
+    done = true;
+    emitter.off('event', on);
+  };
+  emitter.on('event', on);
+  ended.then(() => {
+    if (done) return;
+    finish();
+    if (wake) wake();
+  });
+  return {
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+    async next() {
+      while (queue.length === 0 && !done) await new Promise((resolve) => (wake = resolve));
+      if (queue.length > 0) return { value: queue.shift(), done: false };
+      return { value: undefined, done: true };
+    },
+    async return() {
+      finish();
+      queue.length = 0;
+      if (wake) wake();
+      return { value: undefined, done: true };
+    },
+  };
 }
 
 /** Calls fn(ev); what it throws becomes an uncaught exception, after the others ran. */

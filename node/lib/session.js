@@ -3,30 +3,35 @@
 // (see index.d.ts).
 
 import { noExtra } from './args.js';
-import { SessionController } from './controller.js';
-import { fromNative, toNativeJSON } from './convert.js';
+import { SIGNAL_EVENTS, SIGNAL_STREAM_TYPES, signalEventOf } from './signals.js';
+import { checkObject, CONFIRM_OPTIONS, HOST_RUN_OPTIONS } from './config.js';
+import { fromNative, toNative } from './convert.js';
 import { argError } from './errors.js';
+import { inCall, typeName } from './args.js';
 import { EngineObject, kClosed, kEmit, kEnd, kEndResult, kEndSeen, kEnded, kHandle, kInternal, kIsClosed, kPauseSeen, kPendingRuns, kRawHandle, kReadHandle, kRelease, kRetired, kRunResult, kTrack } from './base.js';
 import { native } from './native.js';
+import { runResult } from './results.js';
 import { fixSignalsBeforeRun } from './signal-guard.js';
 
-/** Status names by C enum value (il_session_get_status). */
-export const STATUS_NAMES = Object.freeze(['idle', 'running', 'interrupted', 'paused', 'stopping', 'closed']);
-/** C enum values of Status. */
-export const StatusCode = Object.freeze(Object.fromEntries(STATUS_NAMES.map((name, code) => [name, code])));
-const CLOSED = StatusCode.closed;
+/** Status names by the library's status number. */
+const STATUS_NAMES = Object.freeze(['idle', 'running', 'interrupted', 'paused', 'stopping', 'closed']);
 
 /** Event types a Session's on() accepts. */
 export const SESSION_EVENTS = new Set([
   'run_started', 'text', 'tool_call_delta', 'tool_started', 'tool_progress', 'tool_finished', 'paused', 'pause_answered',
   'pause_requested', 'stopping', 'interrupted', 'run_finished', 'run_failed', 'closed', 'warning', 'granted', 'event',
+  // The control-signal events (pause / resume / cancel of signal(), a failed run), derived from those above.
+  ...SIGNAL_EVENTS,
+  // Never emitted (failures are thrown or rejected): accepted so that events.once and events.on work.
+  'error',
 ]);
 
 /** Event types the engine's on() accepts: every session's, and its own (of no session). */
-export const ENGINE_EVENTS = new Set([...SESSION_EVENTS, 'grants_changed']);
+export const ENGINE_EVENTS = new Set([...SESSION_EVENTS, 'grants_changed'].filter((t) => !SIGNAL_EVENTS.includes(t)));
 
 const SESSION_KIND = Object.freeze({
   types: SESSION_EVENTS, owner: 'session', noun: 'session', instead: 'create a new session', closeNative: native.sessionCloseAsync,
+  streamTypes: (type) => SIGNAL_STREAM_TYPES[type] ?? [type],
 });
 
 /** One agent session. Get one from engine.createSession(). */
@@ -38,19 +43,12 @@ export class Session extends EngineObject {
   }
 
   #closedEventSeen = false;
-  #controller;
   // The 'closed' event was delivered (or the stream ended): a promise made
   // only when close() waits for it.
   #closedEvent = null;
   #resolveClosedEvent = null;
   #closedEventDone = false;
   #engine;
-  // The session's current pause as the last event about pauses said
-  // ("confirm/p3", "-" for none, see the dispatcher), and the id of the
-  // last pause this object answered: what confirm() checks without asking
-  // the engine.
-  #pause = '-';
-  #answered = '';
   // The id of the last pause an event showed, kept after one says none is
   // pending ("" before any, or when its id was unreadable).
   #shown = '';
@@ -67,22 +65,12 @@ export class Session extends EngineObject {
     return this[kIsClosed] ? 'closed' : STATUS_NAMES[native.sessionStatus(this[kReadHandle])];
   }
 
-  get statusCode() {
-    return this[kIsClosed] ? CLOSED : native.sessionStatus(this[kReadHandle]);
-  }
-
   get version() {
     return native.sessionVersion(this[kHandle]());
   }
 
   get pauseState() {
     return this[kIsClosed] ? null : fromNative(native.sessionPauseState(this[kReadHandle]));
-  }
-
-  /** The signal controller: signal() and onPause / onResume / onCancel / onError. */
-  get controller() {
-    this.#controller ??= new SessionController(this, this.#engine[kInternal].wanted);
-    return this.#controller;
   }
 
   /** 'idle' | 'proceeding' | 'interrupted' | 'blocked' | 'terminal' (seed 003). */
@@ -109,7 +97,7 @@ export class Session extends EngineObject {
       fixSignalsBeforeRun(); // a run starts tools: last net for the signal guard
       return this[kTrack](native.sessionPrompt(this[kHandle](), ...args));
     } catch (err) {
-      return Promise.reject(err);
+      return Promise.reject(inCall(err, 'session.prompt(text)'));
     }
   }
 
@@ -118,7 +106,7 @@ export class Session extends EngineObject {
       fixSignalsBeforeRun(); // a run starts tools: last net for the signal guard
       return this[kTrack](native.sessionContinue(this[kHandle](), ...args));
     } catch (err) {
-      return Promise.reject(err);
+      return Promise.reject(inCall(err, 'session.continue()'));
     }
   }
 
@@ -134,32 +122,26 @@ export class Session extends EngineObject {
     const usage = 'session.begin(opts?: {graceMs?: number})';
     noExtra(extra, usage, '0 to 1 arguments');
     const hooks = this.#engine[kInternal];
-    const host = native.sessionBegin(this[kHandle](), toNativeJSON(opts, 'opts', usage));
+    const host = native.sessionBegin(this[kHandle](), opts === undefined ? undefined : JSON.stringify(toNative(checkObject(opts, HOST_RUN_OPTIONS, 'opts', usage))));
     hooks.runStarted();
     return hooks.host.begin(host, () => hooks.runEnded());
   }
 
   resume(...args) {
-    const current = this.#pause;
     native.sessionResume(this[kHandle](), ...this.#naming(args, 0, 1));
-    this.#answered = args[0] ?? current.slice(current.indexOf('/') + 1);
   }
 
   /**
-   * Answers a confirm pause. When the last event said which confirm pause
-   * is current and the arguments are plain, the answer is queued and all
-   * answers of the tick are applied in one library call (at the end of the
-   * tick, or before any other call of this engine's objects): every error
-   * this object can know of (closed, bad arguments, no confirm pause, not
-   * the current pause, answered already) is thrown at once through the
-   * direct call, as before; one that only the engine can find then (the
-   * pause was interrupted meanwhile) becomes a process warning.
+   * Answers a confirm pause: approved, and options {pauseId, remember,
+   * reason}. Without pauseId it answers the pause the last event showed
+   * (see #naming). Every failure is thrown, at once.
    */
-  confirm(...args) {
-    if (this.#queueConfirm(args)) return;
-    const current = this.#pause;
-    native.sessionConfirm(this[kHandle](), ...this.#naming(args, 2, 4));
-    this.#answered = args[2] ?? current.slice(current.indexOf('/') + 1);
+  confirm(approved, options, ...extra) {
+    const usage = "session.confirm(approved: boolean, options?: {pauseId?: string, remember?: 'once' | 'session' | 'project', reason?: string})";
+    if (extra.length > 0) throw argError(`${usage}: expected 1 to 2 arguments, got ${2 + extra.length}`, 'ERR_INVALID_ARG_COUNT');
+    if (typeof approved !== 'boolean') throw argError(`${usage}: approved must be true or false, got ${typeName(approved)}`);
+    const o = options === undefined ? {} : checkObject(options, CONFIRM_OPTIONS, 'options', usage);
+    native.sessionConfirm(this[kHandle](), approved, o.reason ?? null, o.pauseId ?? (this.#shown || null), o.remember ?? null);
   }
 
   /**
@@ -180,27 +162,17 @@ export class Session extends EngineObject {
     return named;
   }
 
-  #queueConfirm(args) {
-    const n = args.length;
-    if (n < 1 || n > 4 || typeof args[0] !== 'boolean' || this[kIsClosed]) return false;
-    const pause = this.#pause;
-    if (!pause.startsWith('confirm/')) return false;
-    const id = pause.slice(8);
-    const [approved, reason, pauseId, remember] = args;
-    if (id === this.#answered || (pauseId != null && pauseId !== id)) return false;
-    if (reason != null && (typeof reason !== 'string' || reason.includes('\0'))) return false;
-    // A remembered approval goes through the direct call: only the engine
-    // knows the scopes the pause offers, and a refusal is thrown at once.
-    if (remember != null && remember !== 'once') return false;
-    this.#answered = id;
-    this.#engine[kInternal].queueConfirm({ session: this, handle: this[kRawHandle], pauseId: id, approved, reason, remember });
-    return true;
-  }
-
   /** The current pause after an event (the record's token). */
   [kPauseSeen](token) {
-    this.#pause = token;
     if (token !== '-') this.#shown = token.includes('/') ? token.slice(token.indexOf('/') + 1) : '';
+  }
+
+  /**
+   * Judges a shell command as the bash tool would in this session: its
+   * rules, working directory, files written and remembered grants.
+   */
+  check(...args) {
+    return fromNative(native.sessionCheck(this[kHandle](), ...args));
   }
 
   interrupt(...args) {
@@ -217,7 +189,8 @@ export class Session extends EngineObject {
       this[kClosed]();
     }
     super[kEmit](ev);
-    this.#controller?.[kEmit](ev);
+    const sig = signalEventOf(ev);
+    if (sig !== undefined) super[kEmit]({ ...sig, session: ev.session, step: ev.step, monoNs: ev.monoNs });
     if (ev.type === 'closed') {
       // Go emits it once the session's close has finished: all unwound.
       this.#settleClosedEvent();
@@ -240,11 +213,6 @@ export class Session extends EngineObject {
     super[kEnd](why);
   }
 
-  [kRelease]() {
-    super[kRelease]();
-    this.#controller?.release();
-  }
-
   #settleClosedEvent() {
     this.#closedEventDone = true;
     this.#resolveClosedEvent?.();
@@ -255,14 +223,16 @@ export class Session extends EngineObject {
     return this.#closedEventSeen && this[kPendingRuns] === 0;
   }
 
-  /** The result a terminal run event carries; an interrupted run has code ERR_INTERRUPTED. */
+  /**
+   * How a run ended, from its terminal event: {outcome, status, text,
+   * error?, interruption?, usage, run}. A failed run is 'failed' with its
+   * error, never an idle run that looks fine.
+   */
   [kRunResult](ev) {
-    const res = { ...ev.result };
-    if (res.status === 'interrupted') res.code = 'ERR_INTERRUPTED';
-    return res;
+    return runResult(ev.type, ev.result);
   }
 
   [kEndResult](why) {
-    return { status: 'closed', error: why, code: 'ERR_CLOSED' };
+    return { outcome: 'interrupted', status: 'closed', text: '', error: { code: 'ERR_CLOSED', message: why }, usage: { input: 0, output: 0 } };
   }
 }

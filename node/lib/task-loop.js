@@ -10,6 +10,7 @@ import { fixSignalsBeforeRun } from './signal-guard.js';
 /** Event types a TaskLoop's on() accepts. */
 export const TASK_EVENTS = new Set([
   'started', 'task_begin', 'task_end', 'failed', 'completed', 'interrupted', 'paused', 'resumed', 'pause_mode_changed', 'event',
+  'error', // never emitted: accepted so that events.once and events.on work
 ]);
 
 const TASK_LOOP_KIND = Object.freeze({

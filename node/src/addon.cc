@@ -142,6 +142,8 @@ Args::Args(const Napi::CallbackInfo& info, const char* usage, size_t min, size_t
 void ThrowTypeError(Napi::Env env, const std::string& message, const char* code) {
   Napi::TypeError err = Napi::TypeError::New(env, message);
   err.Set("code", Napi::String::New(env, code));
+  // The JS API's brand of argument errors (errors.js): instanceof InterlockError.
+  err.Value().DefineProperty(Napi::PropertyDescriptor::Value(Napi::Symbol::For(env, "interlock.argError"), Napi::Boolean::New(env, true), napi_default));
   throw err;
 }
 

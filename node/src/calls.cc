@@ -617,11 +617,12 @@ Napi::Value TaskLoopState(const Napi::CallbackInfo& info) {
 
 // ---- Commands -------------------------------------------------------------
 
-Napi::Value CheckCommand(const Napi::CallbackInfo& info) {
-  Args args(info, "checkCommand(cmd: string)", 1, 1, false);
-  std::string cmd = args.String(0, "cmd");
+Napi::Value SessionCheck(const Napi::CallbackInfo& info) {
+  Args args(info, "session.check(command: string)", 1, 1);
+  il_handle session = args.Handle();
+  std::string cmd = args.String(0, "command");
   char* json = nullptr;
-  Check(info.Env(), il_check_command(cmd.c_str(), &json), 0);
+  Check(info.Env(), il_session_check(session, cmd.c_str(), &json), session);
   return TakeString(info.Env(), json);
 }
 
@@ -690,7 +691,7 @@ void RegisterCalls(Napi::Env env, Napi::Object exports) {
       {"taskLoopContinueAll", TaskLoopContinueAll},
       {"taskLoopState", TaskLoopState},
       {"taskLoopCloseAsync", TaskLoopCloseAsync},
-      {"checkCommand", CheckCommand},
+      {"sessionCheck", SessionCheck},
       {"storeAuditLog", StoreAuditLog},
   };
   for (const Entry& e : entries) Export(env, exports, e.name, e.fn);

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 
-import { Engine, InterlockError, checkCommand, internals } from '../index.js';
+import { Engine, InterlockError, internals } from '../index.js';
 import { loadAddon } from '../load.js';
 import { askConfirm, askContinue, hang, nextEvent, settledCounters, tempDir } from './helpers.js';
 
@@ -66,37 +66,32 @@ function closedEngine() {
 }
 
 const MB = 1024 * 1024;
-const cyclic = {};
-cyclic.self = cyclic;
 
 // want: TypeError, or the InterlockError code. msg: a pattern the message must match.
 const cases = [
   // Engine config
-  { name: 'Engine: config of the wrong type', want: TypeError, msg: /new Engine\(config\?: EngineConfig \| string\): config must be an object or a JSON string, got number/, run: () => new Engine(42) },
-  { name: 'Engine: config that is not JSON', want: 'ERR_INVALID_ARGUMENT', msg: /engine config/, run: () => new Engine('{not json') },
-  { name: 'Engine: unknown config field', want: 'ERR_INVALID_ARGUMENT', msg: /bogus/, run: () => new Engine({ bogus: 1 }) },
-  { name: 'Engine: config field of the wrong type', want: 'ERR_INVALID_ARGUMENT', msg: /timeout_ms/, run: () => new Engine({ bash: { timeout_ms: 'soon' } }) },
-  { name: 'Engine: config that is an array', want: 'ERR_INVALID_ARGUMENT', run: () => new Engine('[1, 2]') },
-  { name: 'Engine: config with trailing data', want: 'ERR_INVALID_ARGUMENT', run: () => new Engine('{} {}') },
-  { name: 'Engine: negative timeout', want: 'ERR_INVALID_ARGUMENT', msg: /stream_idle_timeout_ms/, run: () => new Engine({ stream_idle_timeout_ms: -1 }) },
-  { name: 'Engine: config that cannot be JSON', want: TypeError, msg: /cannot be converted to JSON/, run: () => new Engine(cyclic) },
-  { name: 'Engine: 10 MB config string', want: 'ERR_INVALID_ARGUMENT', run: () => new Engine('x'.repeat(10 * MB)) },
-  { name: 'Engine: config with a NUL', want: TypeError, code: 'ERR_INVALID_ARG_VALUE', msg: /NUL/, run: () => new Engine('{"work_dir": "a\0b"}') },
+  { name: 'Engine: config of the wrong type', want: TypeError, msg: /new Engine\(config\?: EngineConfig\): config must be an object, got a number/, run: () => new Engine(42) },
+  { name: 'Engine: config as a JSON string', want: TypeError, code: 'ERR_INVALID_ARG_TYPE', msg: /config must be an object, got a string/, run: () => new Engine('{"workDir": "/tmp"}') },
+  { name: 'Engine: unknown config field', want: TypeError, code: 'ERR_INVALID_ARG_VALUE', msg: /config\.bogus is not a known field/, run: () => new Engine({ bogus: 1 }) },
+  { name: 'Engine: config field of the wrong type', want: TypeError, code: 'ERR_INVALID_ARG_TYPE', msg: /config\.bash\.timeoutMs must be a number/, run: () => new Engine({ bash: { timeoutMs: 'soon' } }) },
+  { name: 'Engine: a snake_case key', want: TypeError, code: 'ERR_INVALID_ARG_VALUE', msg: /config\.stream_idle_timeout_ms is not a known field \(keys are camelCase\): did you mean `streamIdleTimeoutMs`/, run: () => new Engine({ stream_idle_timeout_ms: -1 }) },
+  { name: 'Engine: config that is an array', want: TypeError, msg: /config must be an object, got an array/, run: () => new Engine([1, 2]) },
   { name: 'Engine: too many arguments', want: TypeError, code: 'ERR_INVALID_ARG_COUNT', msg: /got 2/, run: () => new Engine({}, {}) },
+  { name: 'Engine: a built-in tool that does not exist', want: 'ERR_INVALID_ARGUMENT', msg: /"bsh" is not a built-in tool: choose among ask, bash, sleep, web/, run: () => new Engine({ tools: ['bsh'] }) },
 
   // createSession
   { name: 'createSession: opts of the wrong type', want: TypeError, msg: /engine.createSession/, run: () => engine.createSession(5) },
   { name: 'createSession: too many arguments', want: TypeError, code: 'ERR_INVALID_ARG_COUNT', msg: /expected 0 to 1 arguments, got 2/, run: () => engine.createSession({}, {}) },
-  { name: 'createSession: unknown option', want: 'ERR_INVALID_ARGUMENT', msg: /colour/, run: () => engine.createSession({ colour: 'red' }) },
-  { name: 'createSession: script string that is not JSON', want: 'ERR_INVALID_ARGUMENT', msg: /script/, run: () => engine.createSession({ script: 'not json' }) },
-  { name: 'createSession: script of the wrong type', want: 'ERR_INVALID_ARGUMENT', msg: /script/, run: () => engine.createSession({ script: 42 }) },
+  { name: 'createSession: unknown option', want: TypeError, code: 'ERR_INVALID_ARG_VALUE', msg: /opts\.colour is not a known field/, run: () => engine.createSession({ colour: 'red' }) },
+  { name: 'createSession: script as a string', want: TypeError, msg: /opts\.script must be an array, got a string/, run: () => engine.createSession({ script: '[]' }) },
+  { name: 'createSession: script of the wrong type', want: TypeError, msg: /opts\.script must be an array/, run: () => engine.createSession({ script: 42 }) },
   { name: 'createSession: duplicate id', want: 'ERR_DUPLICATE', run: () => { idle({ id: 'twin' }); engine.createSession({ id: 'twin' }); } },
   {
     name: 'createSession: an option whose getter throws, also right after options alike',
-    want: TypeError, code: 'ERR_INVALID_ARG_VALUE', msg: /opts cannot be converted to JSON: no dir/,
+    want: TypeError, code: 'ERR_INVALID_ARG_VALUE', msg: /reading opts\.workDir threw \(no dir\)/,
     run: () => {
-      idle({ dir: '.' });
-      engine.createSession({ get dir() { throw new Error('no dir'); } });
+      idle({ workDir: '.' });
+      engine.createSession({ get workDir() { throw new Error('no dir'); } });
     },
   },
 
@@ -114,16 +109,16 @@ const cases = [
   // Answers of the wrong kind or for the wrong pause
   { name: 'confirm on a continue pause', want: 'ERR_WRONG_PAUSE_KIND', msg: /continue pause/, run: async () => (await paused(askContinue)).confirm(true) },
   { name: 'resume on a confirm pause', want: 'ERR_WRONG_PAUSE_KIND', msg: /confirm pause/, run: async () => (await paused(askConfirm)).resume() },
-  { name: 'confirm of an unknown pause id', want: 'ERR_UNKNOWN_PAUSE', run: async () => (await paused(askConfirm)).confirm(true, undefined, 'p999') },
+  { name: 'confirm of an unknown pause id', want: 'ERR_UNKNOWN_PAUSE', run: async () => (await paused(askConfirm)).confirm(true, { pauseId: 'p999' }) },
   { name: 'resume of a 1 MB pause id', want: 'ERR_UNKNOWN_PAUSE', run: async () => (await paused(askContinue)).resume('p'.repeat(MB)) },
-  { name: 'confirm with an unknown remember scope', want: 'ERR_INVALID_ARGUMENT', msg: /remember/, run: async () => (await paused(askConfirm)).confirm(true, '', undefined, 'forever') },
+  { name: 'confirm with an unknown remember scope', want: 'ERR_INVALID_ARGUMENT', msg: /remember/, run: async () => (await paused(askConfirm)).confirm(true, { reason: '', remember: 'forever' }) },
   { name: 'answering the same pause twice', want: 'ERR_NOT_PAUSED', run: async () => { const s = await paused(askContinue); s.resume(); s.resume(); } },
 
   // Argument types and counts of answers
-  { name: 'confirm without arguments', want: TypeError, code: 'ERR_INVALID_ARG_COUNT', msg: /session.confirm\(approved: boolean.*expected 1 to 4 arguments, got 0/, run: () => idle().confirm() },
-  { name: 'confirm with a string for approved', want: TypeError, code: 'ERR_INVALID_ARG_TYPE', msg: /approved must be a boolean, got string/, run: () => idle().confirm('yes') },
-  { name: 'confirm with a number for reason', want: TypeError, msg: /reason must be a string, got number/, run: () => idle().confirm(true, 42) },
-  { name: 'confirm with too many arguments', want: TypeError, msg: /got 5/, run: () => idle().confirm(true, 'r', 'p1', 'once', 'extra') },
+  { name: 'confirm without arguments', want: TypeError, code: 'ERR_INVALID_ARG_TYPE', msg: /session.confirm\(approved: boolean.*approved must be true or false, got undefined/, run: () => idle().confirm() },
+  { name: 'confirm with a string for approved', want: TypeError, code: 'ERR_INVALID_ARG_TYPE', msg: /approved must be true or false, got string/, run: () => idle().confirm('yes') },
+  { name: 'confirm with a number for reason', want: TypeError, msg: /options\.reason must be a string, got a number/, run: () => idle().confirm(true, { reason: 42 }) },
+  { name: 'confirm with too many arguments', want: TypeError, msg: /got 3/, run: () => idle().confirm(true, { reason: 'r' }, 'p1') },
   { name: 'resume with a number', want: TypeError, msg: /pauseId must be a string, got number/, run: () => idle().resume(1) },
   { name: 'resume with too many arguments', want: TypeError, msg: /expected 0 to 1 arguments, got 2/, run: () => idle().resume('a', 'b') },
 
@@ -144,20 +139,20 @@ const cases = [
   { name: 'continue with an argument', want: TypeError, msg: /session.continue\(\)/, run: () => idle().continue('now') },
 
   // Listeners
-  { name: 'on with an unknown event type', want: TypeError, code: 'ERR_INVALID_ARG_VALUE', msg: /type must be one of/, run: () => idle().on('pause', () => {}) },
+  { name: 'on with an unknown event type', want: TypeError, code: 'ERR_INVALID_ARG_VALUE', msg: /type "pause" is not an event name: did you mean `paused`\?/, run: () => idle().on('pause', () => {}) },
   { name: 'on without a function', want: TypeError, msg: /fn must be a function/, run: () => idle().on('paused', 42) },
   { name: 'off with a symbol type', want: TypeError, run: () => idle().off(Symbol('x'), () => {}) },
 
   // Commands
-  { name: 'checkCommand without a command', want: TypeError, msg: /checkCommand\(cmd: string\)/, run: () => checkCommand() },
-  { name: 'checkCommand with a number', want: TypeError, run: () => checkCommand(42) },
-  { name: 'checkCommand with a NUL', want: TypeError, msg: /NUL/, run: () => checkCommand('ls\0rm') },
+  { name: 'check without a command', want: TypeError, msg: /session\.check\(command: string\)/, run: () => idle().check() },
+  { name: 'check with a number', want: TypeError, run: () => idle().check(42) },
+  { name: 'check with a NUL', want: TypeError, msg: /NUL/, run: () => idle().check('ls\0rm') },
 
   // Task loops
   { name: 'createTaskLoop without options', want: TypeError, msg: /engine.createTaskLoop/, run: () => engine.createTaskLoop() },
   { name: 'createTaskLoop with tasks of the wrong type', want: TypeError, msg: /opts.tasks must be an array/, run: () => engine.createTaskLoop({ tasks: 'all' }) },
   { name: 'createTaskLoop with pauseMode of the wrong type', want: TypeError, run: () => engine.createTaskLoop({ tasks: [], pauseMode: 'yes' }) },
-  { name: 'createTaskLoop with an unknown task field', want: 'ERR_INVALID_ARGUMENT', msg: /bogus/, run: () => engine.createTaskLoop({ tasks: [{ title: 't', prompt: 'p', bogus: 1 }] }) },
+  { name: 'createTaskLoop with an unknown task field', want: TypeError, code: 'ERR_INVALID_ARG_VALUE', msg: /opts\.tasks\[0\]\.bogus is not a known field/, run: () => engine.createTaskLoop({ tasks: [{ title: 't', prompt: 'p', bogus: 1 }] }) },
   { name: 'setPauseMode with a string', want: TypeError, msg: /taskLoop.setPauseMode\(on: boolean\)/, run: () => { const l = engine.createTaskLoop({ tasks: [{ title: 't', prompt: 'p' }] }); closing.push(l, l.session); cleanups.push(() => { l.close(); l.session.close(); }); l.setPauseMode('on'); } },
 
   // After close
@@ -190,7 +185,6 @@ const cases = [
 
   // Ids that cannot cross the C boundary intact: refused, never truncated or replaced
   { name: 'createSession: id with a NUL', want: TypeError, code: 'ERR_INVALID_ARG_VALUE', msg: /opts\.id .*NUL/, run: () => engine.createSession({ id: 'a\0b' }) },
-  { name: 'createSession: id with a NUL in a JSON string', want: TypeError, code: 'ERR_INVALID_ARG_VALUE', msg: /NUL/, run: () => engine.createSession('{"id": "a\\u0000b"}') },
   { name: 'createSession: id with a lone surrogate', want: TypeError, code: 'ERR_INVALID_ARG_VALUE', msg: /lone surrogate/, run: () => engine.createSession({ id: 'x\ud800' }) },
   { name: 'createSession: id with a lone low surrogate', want: TypeError, code: 'ERR_INVALID_ARG_VALUE', msg: /lone surrogate/, run: () => engine.createSession({ id: '\udc00' }) },
   { name: 'session: id with a NUL', want: TypeError, code: 'ERR_INVALID_ARG_VALUE', msg: /NUL/, run: () => { idle({ id: 'nul' }); engine.session('nul\0tail'); } },
@@ -201,7 +195,6 @@ const cases = [
   { name: 'Engine: a fractional grace', want: RangeError, code: 'ERR_OUT_OF_RANGE', msg: /config\.bash\.graceMs/, run: () => new Engine({ bash: { graceMs: 0.5 } }) },
   { name: 'Engine: an infinite idle timeout', want: RangeError, code: 'ERR_OUT_OF_RANGE', msg: /config\.streamIdleTimeoutMs/, run: () => new Engine({ streamIdleTimeoutMs: Infinity }) },
   { name: 'Engine: a negative timeout', want: RangeError, code: 'ERR_OUT_OF_RANGE', msg: /config\.bash\.timeoutMs/, run: () => new Engine({ bash: { timeoutMs: -1 } }) },
-  { name: 'Engine: overflow in a JSON string config', want: 'ERR_INVALID_ARGUMENT', msg: /bash\.timeout_ms/, run: () => new Engine('{"bash": {"timeout_ms": 10000000000000000}}') },
 
   // Methods on the wrong receiver: TypeError ERR_INVALID_THIS, not a bare private-field error
   { name: 'Session method on a plain object', want: TypeError, code: 'ERR_INVALID_THIS', msg: /session\.resume\(\): called on object that is not a Session/, run: () => Object.getPrototypeOf(idle()).resume.call({}) },
@@ -239,7 +232,7 @@ test('huge strings go through: 10 MB prompt, 1 MB command', async () => {
   const res = await s.prompt('x'.repeat(10 * MB));
   assert.equal(res.status, 'idle');
   assert.equal(s.history()[0].text.length, 10 * MB);
-  const d = checkCommand(`echo ${'a'.repeat(MB)} && rm -rf /tmp/x`);
+  const d = s.check(`echo ${'a'.repeat(MB)} && rm -rf /tmp/x`);
   assert.ok(['allow', 'confirm', 'deny'].includes(d.decision));
 });
 

@@ -146,7 +146,7 @@ test('bad sandbox config is refused naming the field', async () => {
     [{ bash: { sandbox: { writable: ['build'] } } }, /bash\.sandbox\.writable\[0\] is "build": use an absolute path/],
     [{ bash: { sandbox: { writable: ['/nonexistent/x'] } } }, /bash\.sandbox\.writable\[0\] is "\/nonexistent\/x"/],
     [{ bash: { sandbox: { network: 'maybe' } } }, /bash\.sandbox\.network/],
-    [{ bash: { sandbox: { maxProcesses: -1 } } }, /bash\.sandbox\.max_processes is -1/],
+    [{ bash: { sandbox: { maxProcesses: -1 } } }, /bash\.sandbox\.maxProcesses is -1/],
   ];
   for (const [config, message] of cases) {
     assert.throws(() => new Engine(config), (err) => err.code === 'ERR_INVALID_ARGUMENT' && message.test(err.message), JSON.stringify(config));
@@ -163,7 +163,7 @@ test('secrets in the host environment are not visible to commands', () => {
   const script = `
     import { Engine } from ${JSON.stringify(new URL('../index.js', import.meta.url).href)};
     const e = new Engine();
-    const s = e.createSession({ env: ['GIVEN_TOKEN=by-session'], script: [{ toolCalls: [{ name: 'bash', args: { command: 'env' } }] }, { text: 'done' }] });
+    const s = e.createSession({ env: { GIVEN_TOKEN: 'by-session' }, script: [{ toolCalls: [{ name: 'bash', args: { command: 'env' } }] }, { text: 'done' }] });
     await s.prompt('go');
     console.log(JSON.stringify(s.history().find((m) => m.role === 'tool').text));
     e.close();`;

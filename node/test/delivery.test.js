@@ -123,7 +123,7 @@ test('events carry monoNs, a bigint on the clock of process.hrtime.bigint()', as
 });
 
 test('engine.close() from inside a listener while Go keeps emitting: no deadlock, the run settles', async () => {
-  const own = new Engine({ work_dir: tempDir(), bash: { rules: [{ prefix: 'sh -c', action: 'allow' }] } });
+  const own = new Engine({ workDir: tempDir(), bash: { rules: [{ prefix: 'sh -c', action: 'allow' }] } });
   const s = own.createSession({ script: [call('bash', { command: `sh -c 'yes | head -c 50000000'` }), { text: 'done' }] });
   let chunks = 0;
   s.on('tool_progress', () => {
@@ -175,7 +175,7 @@ test('a run end nobody listens to settles prompt() with the result it carries, a
   // interrupted run's result holds a nested object.
   const tricky = 'bad }{ "quoted" ,"run":7,"result":{"x":1} \\ end';
   const results = async (listen) => {
-    const own = new Engine({ work_dir: tempDir() });
+    const own = new Engine({ workDir: tempDir() });
     const heard = [];
     if (listen) for (const t of ['run_finished', 'run_failed', 'interrupted']) own.on(t, (ev) => heard.push(ev.result));
     const out = [await own.createSession({ id: 'a "}', script: [{ text: 'fine' }] }).prompt('go')];
@@ -194,9 +194,10 @@ test('a run end nobody listens to settles prompt() with the result it carries, a
   const withoutTime = (r) => (r.interruption ? { ...r, interruption: { ...r.interruption, at: 'at' } } : r);
   assert.deepEqual(quiet.out.map(withoutTime), heard.out.map(withoutTime));
   assert.deepEqual(heard.heard.map((r) => r.status), ['idle', 'idle', 'interrupted']);
-  assert.equal(quiet.out[1].error.includes(tricky), true, JSON.stringify(quiet.out[1]));
+  assert.equal(quiet.out[1].outcome, 'failed');
+  assert.equal(quiet.out[1].error.message.includes(tricky), true, JSON.stringify(quiet.out[1]));
   assert.equal(typeof quiet.out[2].interruption, 'object', JSON.stringify(quiet.out[2]));
-  assert.equal(quiet.out[2].code, 'ERR_INTERRUPTED');
+  assert.equal(quiet.out[2].outcome, 'interrupted');
 });
 
 test('2,000 sessions parked hold no goroutine; approved and closed, goroutines and open sessions are back to where they were (stacks are freed lazily by the Go runtime: not asserted)', async () => {

@@ -153,7 +153,7 @@ test('a project grant remembered in one host is honoured after a restart, only i
   const script = [{ toolCalls: [{ name: 'bash', args: { command: 'rm -f missing.txt' } }] }, { text: 'done' }];
   /** Runs the command in dir; answers a confirm with answer; returns whether it was asked. */
   async function run(engine, cwd, answer) {
-    const s = engine.createSession({ dir: cwd, script });
+    const s = engine.createSession({ workDir: cwd, script });
     let asked = false;
     s.on('paused', () => {
       asked = true;
@@ -165,7 +165,7 @@ test('a project grant remembered in one host is honoured after a restart, only i
   }
   const first = new Engine({ store });
   try {
-    assert.equal(await run(first, project, (s) => s.confirm(true, undefined, undefined, 'project')), true);
+    assert.equal(await run(first, project, (s) => s.confirm(true, { remember: 'project' })), true);
   } finally {
     first.close();
     await first.closed;
@@ -250,7 +250,7 @@ test('a JS tool cut by the kill makes resuming ask first, though the next host r
       const res = s.continue();
       const { pause } = await asked;
       assert.equal(pause.message, 'Resuming may repeat an action that was cut off');
-      s.confirm(false, undefined, pause.id);
+      s.confirm(false, { pauseId: pause.id });
       assert.equal((await res).status, 'idle');
       assert.equal(runs, 0, 'the deploy did not run again');
     } finally {
@@ -279,7 +279,7 @@ test('a JS tool that acted, then asked, killed at its question: continue() asks 
       const { pause } = await asked;
       assert.equal(pause.message, 'Resuming may repeat an action that was cut off');
       assert.equal(runs, 0, 'asked before the tool ran again');
-      s.confirm(false, undefined, pause.id);
+      s.confirm(false, { pauseId: pause.id });
       assert.equal((await res).status, 'idle');
       assert.equal(runs, 0, 'the deploy did not run again');
       assert.equal(readFileSync(`${store}.effects`, 'utf8'), 'deployed\n', 'acted once, before the kill');

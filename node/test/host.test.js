@@ -6,7 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, test } from 'node:test';
 
-import { Engine, checkCommand, internals } from '../index.js';
+import { Engine, internals } from '../index.js';
 import { nextEvent, settledCounters, tempDir } from './helpers.js';
 
 const engine = new Engine({ workDir: tempDir() });
@@ -60,7 +60,7 @@ test('ctx.pause raises a real engine pause', async () => {
       assert.equal(ev.pause.tool, 'js_send');
       assert.equal(ev.pause.details, 'bob@example.com');
       assert.equal(s.status, 'paused');
-      s.confirm(false, 'wrong person');
+      s.confirm(false, { reason: 'wrong person' });
     });
     await s.prompt('go');
     assert.equal(toolResult(s).text, 'not sent: wrong person');
@@ -209,7 +209,9 @@ test('a host-driven loop: proceeding, pause, progress, end', async () => {
 
     const failed = s.begin();
     const ev = nextEvent(s, 'run_failed');
-    assert.equal(failed.end(new Error('model HTTP 500')).error, 'model HTTP 500');
+    const failedRes = failed.end(new Error('model HTTP 500'));
+    assert.equal(failedRes.outcome, 'failed');
+    assert.equal(failedRes.error.message, 'model HTTP 500');
     assert.equal((await ev).text, 'model HTTP 500');
   } finally {
     s.close();
@@ -264,12 +266,12 @@ test("run.check judges with the session's gate: rules, directory, grants remembe
     writeFileSync(path.join(d, 'notes.txt'), 'keep');
   }
   const gated = new Engine({ workDir: projA, bash: { rules: [{ prefix: 'shred', action: 'deny' }] } });
-  const s = gated.createSession({ dir: projA, script: [{ toolCalls: [{ name: 'bash', args: { command: 'rm -rf build' } }] }, { text: 'done' }] });
-  const other = gated.createSession({ dir: projA });
+  const s = gated.createSession({ workDir: projA, script: [{ toolCalls: [{ name: 'bash', args: { command: 'rm -rf build' } }] }, { text: 'done' }] });
+  const other = gated.createSession({ workDir: projA });
   try {
     let run = s.begin();
     assert.equal(run.check('shred -u notes.txt').decision, 'deny', 'the engine\'s bash rules apply');
-    assert.equal(checkCommand('shred -u notes.txt').decision, 'confirm', 'the global check knows no rules');
+    assert.equal(other.check('shred -u notes.txt').decision, 'deny', 'session.check knows the rules too');
     assert.equal(run.check(`echo x > ${projA}/notes.txt`).decision, 'allow', "a write in the session's directory");
     assert.equal(run.check(`echo x > ${projB}/notes.txt`).decision, 'confirm', 'a write outside it');
     const d = run.check('rm -rf build');
@@ -283,7 +285,7 @@ test("run.check judges with the session's gate: rules, directory, grants remembe
     const pause = (await shown).pause;
     assert.deepEqual([pause.tool, pause.message, pause.details, pause.reasons],
       ['Bash', 'Potentially dangerous command', 'rm -rf build', ['recursive deletion: rm -rf build']]);
-    s.confirm(true, undefined, pause.id, 'session');
+    s.confirm(true, { pauseId: pause.id, remember: 'session' });
     assert.deepEqual(await approved, { answer: 'approved', remember: 'session' });
     assert.equal(run.check('rm -rf build').decision, 'allow', 'remembered for this session');
     run.end();
@@ -314,7 +316,7 @@ test("signal('pause') parks a host-driven loop at run.step(), resume releases it
     s.signal('pause');
     await requested;
     assert.equal(s.status, 'running', "a pause signal never cuts the host's work in flight");
-    const onPause = nextEvent(s.controller, 'onPause');
+    const onPause = nextEvent(s, 'onPause');
     const paused = nextEvent(s, 'paused');
     let stepped = false;
     const step = run.step().then((n) => {
@@ -327,7 +329,7 @@ test("signal('pause') parks a host-driven loop at run.step(), resume releases it
     assert.equal(s.status, 'paused');
     await onPause;
     assert.equal(stepped, false, 'step() waits while the signal pause is pending');
-    const onResume = nextEvent(s.controller, 'onResume');
+    const onResume = nextEvent(s, 'onResume');
     s.signal('resume');
     assert.equal(await step, 2);
     await onResume;
@@ -363,12 +365,12 @@ test("a JS tool judges its commands with the session's gate: ctx.check and ctx.p
     },
   });
   const call = { toolCalls: [{ name: 'js_shell', args: { command: 'rm -rf build' } }] };
-  const s = engine.createSession({ dir, script: [call, call, { text: 'done' }] });
+  const s = engine.createSession({ workDir: dir, script: [call, call, { text: 'done' }] });
   try {
     s.on('paused', (ev) => {
       assert.equal(ev.pause.tool, 'js_shell');
       assert.deepEqual(ev.pause.reasons, ['recursive deletion: rm -rf build']);
-      s.confirm(true, undefined, ev.pause.id, 'session');
+      s.confirm(true, { pauseId: ev.pause.id, remember: 'session' });
     });
     assert.equal((await s.prompt('go')).status, 'idle');
     assert.deepEqual(checks, [['confirm', 'approved', 'allow'], ['allow', 'not asked', 'allow']]);

@@ -186,13 +186,13 @@ describe('npm pack and install from the tarball', { timeout: 10 * 60_000 }, () =
   // tsc --strict where it is TypeScript, and run.
   const tsc = path.join(packageRoot, 'node_modules', 'typescript', 'bin', 'tsc');
   const examples = [
-    { name: 'node-esm', run: ['main.js'], want: [/Potentially dangerous command: rm -rf \.\/build/, /run ended: idle/] },
+    { name: 'node-esm', run: ['main.js'], want: [/Potentially dangerous command: rm -rf \.\/build/, /run ended: finished: Done\./] },
     { name: 'typescript', tsc: true, run: ['dist/main.js'], want: [/paused \(continue\): Look at the plan/, /run ended: interrupted, Stopped by you/, /answers: resumed, interrupted/] },
-    { name: 'ink-app', tsc: true, peers: ['ink@^6', 'react@^19'], run: ['dist/app.js'], want: [/the agent will ask before it deletes \.\/build/, /run ended: idle/] },
-    { name: 'host-loop', run: ['main.js'], want: [/step: apply it/, /check: confirm git history rewrite/, /paused \(confirm\): Potentially dangerous command: git apply/, /answer: approved/, /check: allow/, /run ended: idle/, /step: ERR_INTERRUPTED/, /run ended: interrupted, Stopped by you/] },
-    { name: 'js-tool', run: ['main.js'], want: [/paused \(send_email\): Send "Release notes"\? team@example.com/, /can be remembered for: session, project/, /sending to team@example.com\.\.\./, /tool result: sent/, /run ended: idle/, /approved by a session grant: send "Release notes" to team@example.com/, /sending to team@example.com \(approved before\)/] },
+    { name: 'ink-app', tsc: true, peers: ['ink@^6', 'react@^19'], run: ['dist/app.js'], want: [/the agent will ask before it deletes \.\/build/, /run ended: finished/] },
+    { name: 'host-loop', run: ['main.js'], want: [/step: apply it/, /check: confirm git history rewrite/, /paused \(confirm\): Potentially dangerous command: git apply/, /answer: approved/, /check: allow/, /run ended: finished/, /step: ERR_INTERRUPTED/, /run ended: interrupted, Stopped by you/] },
+    { name: 'js-tool', run: ['main.js'], want: [/paused \(send_email\): Run send_email\?/, /can be remembered for: session, project/, /sending to team@example.com\.\.\./, /tool result: sent/, /run ended: finished: Done\./, /approved by a session grant: send "Release notes" to team@example.com/] },
     // Against the replay server of recorded OpenAI-compatible responses.
-    { name: 'openai-provider', replay: 'tool_calls', run: ['main.js'], want: [/Potentially dangerous command: rm -rf \.\/build/, /Removed \.\/build\./, /run ended: idle, tokens \{"input":200,"output":23\}/] },
+    { name: 'openai-provider', replay: 'tool_calls', run: ['main.js'], want: [/Potentially dangerous command: rm -rf \.\/build/, /Removed \.\/build\./, /run ended: finished, tokens \{"input":200,"output":23\}/] },
   ];
   for (const ex of examples) {
     test(`examples/${ex.name} runs from the tarball`, async () => {

@@ -13,7 +13,7 @@ let server;
 let engine;
 before(async () => {
   server = await startReplayServer();
-  engine = new Engine({ work_dir: tempDir() });
+  engine = new Engine({ workDir: tempDir() });
 });
 after(async () => {
   engine?.close();
@@ -27,7 +27,7 @@ after(async () => {
 test('a full agent turn: bash confirm approved from JS, arguments streamed', async () => {
   const dir = tempDir();
   mkdirSync(path.join(dir, 'build'));
-  const s = engine.createSession({ dir, provider: { type: 'openai', baseUrl: server.url, model: 'tool_calls', maxTokens: 100 } });
+  const s = engine.createSession({ workDir: dir, provider: { type: 'openai', baseUrl: server.url, model: 'tool_calls', maxTokens: 100 } });
   try {
     let args = '';
     s.on('tool_call_delta', (ev) => (args += ev.text));
@@ -57,8 +57,9 @@ test('a failure is run_failed with its code', async () => {
     const ev = await failed;
     assert.equal(ev.code, 'server_error');
     assert.match(ev.text, /The server had an error while processing your request/);
-    assert.equal(res.errorCode, 'server_error');
-    assert.match(res.error, /after 2 attempts/);
+    assert.equal(res.outcome, 'failed', 'a failed run never looks idle-and-fine');
+    assert.equal(res.error.code, 'server_error');
+    assert.match(res.error.message, /after 2 attempts/);
   } finally {
     s.close();
   }
@@ -84,7 +85,7 @@ test('interrupt mid-stream keeps the partial text', async () => {
 test('a bad provider config is an InterlockError saying what to fix', () => {
   assert.throws(() => engine.createSession({ provider: { type: 'openai', model: 'm', baseUrl: 'x' } }), /base URL "x"/);
   assert.throws(() => engine.createSession({ provider: { type: 'anthropic', model: 'm' } }), /provider type must be "openai"/);
-  assert.throws(() => engine.createSession({ provider: { type: 'openai' } }), /no model/);
+  assert.throws(() => engine.createSession({ provider: { type: 'openai' } }), /opts\.provider\.model is missing/);
   assert.throws(() => engine.createSession({ script: [], provider: { type: 'openai', model: 'm' } }), /both script and provider/);
 });
 

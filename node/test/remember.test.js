@@ -36,15 +36,15 @@ const noPause = (s) => {
 
 test("a JS tool's confirm approved for the session is not asked again in that session, and only there", async () => {
   const dir = tempDir();
-  const s = engine.createSession({ dir, script: deploy('production') });
-  const other = engine.createSession({ dir, script: deploy('production') });
+  const s = engine.createSession({ workDir: dir, script: deploy('production') });
+  const other = engine.createSession({ workDir: dir, script: deploy('production') });
   try {
     const shown = nextEvent(s, 'paused');
     const first = s.prompt('deploy');
     const pause = (await shown).pause;
     assert.deepEqual(pause.rememberScopes, ['session', 'project'], 'a keyed confirm offers both scopes');
     assert.equal(pause.rememberKey, 'deploy to production', 'the pause says what is remembered');
-    s.confirm(true, undefined, pause.id, 'session');
+    s.confirm(true, { pauseId: pause.id, remember: 'session' });
     assert.equal((await first).status, 'idle');
     assert.deepEqual(answers.at(-1), { answer: 'approved', remember: 'session' });
 
@@ -59,7 +59,7 @@ test("a JS tool's confirm approved for the session is not asked again in that se
 
     const asked = nextEvent(other, 'paused');
     const third = other.prompt('deploy');
-    other.confirm(false, undefined, (await asked).pause.id);
+    other.confirm(false, { pauseId: (await asked).pause.id });
     assert.equal((await third).status, 'idle', "another session's grant approves nothing");
     assert.deepEqual(answers.at(-1), { answer: 'denied' });
   } finally {
@@ -77,7 +77,7 @@ test("a host loop's run.pause approved for the session is not asked again", asyn
     const first = run.pause(req);
     const pause = (await shown).pause;
     assert.deepEqual(pause.rememberScopes, ['session', 'project']);
-    s.confirm(true, undefined, pause.id, 'session');
+    s.confirm(true, { pauseId: pause.id, remember: 'session' });
     assert.deepEqual(await first, { answer: 'approved', remember: 'session' });
 
     const off = noPause(s);
@@ -88,7 +88,7 @@ test("a host loop's run.pause approved for the session is not asked again", asyn
 
     const asked = nextEvent(s, 'paused');
     const other = run.pause({ ...req, rememberKey: 'send weekly report to all@example.com' });
-    s.confirm(false, undefined, (await asked).pause.id);
+    s.confirm(false, { pauseId: (await asked).pause.id });
     assert.equal((await other).answer, 'denied', 'another key is asked');
     run.end();
   } finally {
@@ -104,9 +104,9 @@ test('a remember scope the pause does not offer is refused at once', async (t) =
       const run = s.prompt('go');
       const pause = (await shown).pause;
       assert.equal(pause.rememberScopes, undefined, 'nothing offered');
-      assert.throws(() => s.confirm(true, undefined, pause.id, 'session'), { code: 'ERR_INVALID_ARGUMENT', message: /not offered by this pause/ });
+      assert.throws(() => s.confirm(true, { pauseId: pause.id, remember: 'session' }), { code: 'ERR_INVALID_ARGUMENT', message: /not offered by this pause/ });
       assert.equal(s.status, 'paused', 'still waiting');
-      s.confirm(true, undefined, pause.id, 'once');
+      s.confirm(true, { pauseId: pause.id, remember: 'once' });
       assert.equal((await run).status, 'idle');
     } finally {
       s.close();
@@ -127,7 +127,7 @@ test('a remember scope the pause does not offer is refused at once', async (t) =
     try {
       const run = s.begin();
       await assert.rejects(run.pause({ kind: 'confirm', message: 'Send?', rememberKey: 'send', rememberScopes: ['forever'] }), { code: 'ERR_INVALID_ARGUMENT', message: /remember scope "forever" \(offer "session" or "project"\)/ });
-      await assert.rejects(run.pause({ kind: 'confirm', message: 'Send?', rememberKey: 5 }), { code: 'ERR_INVALID_ARGUMENT', message: /remember_key/ });
+      await assert.rejects(run.pause({ kind: 'confirm', message: 'Send?', rememberKey: 5 }), { code: 'ERR_INVALID_ARGUMENT', message: /rememberKey must be a string, got a number/ });
       run.end();
     } finally {
       s.close();
@@ -163,12 +163,12 @@ async function changes(seen, n) {
 
 test('engine.grants() lists what was remembered; revokeGrant() takes it back: the next confirm asks again; each change is a grants_changed event', async () => {
   const dir = tempDir();
-  const s = engine.createSession({ dir, script: deploy('staging') });
+  const s = engine.createSession({ workDir: dir, script: deploy('staging') });
   const seen = grantChanges(s.id);
   try {
     const shown = nextEvent(s, 'paused');
     const first = s.prompt('deploy');
-    s.confirm(true, undefined, (await shown).pause.id, 'session');
+    s.confirm(true, { pauseId: (await shown).pause.id, remember: 'session' });
     await first;
     const mine = engine.grants().filter((g) => g.session === s.id);
     assert.equal(mine.length, 1);
@@ -181,7 +181,7 @@ test('engine.grants() lists what was remembered; revokeGrant() takes it back: th
     assert.throws(() => s.on('grants_changed', () => {}), { code: 'ERR_INVALID_ARG_VALUE' }, "the engine's event: a session's listener would never hear it");
     const asked = nextEvent(s, 'paused');
     const again = s.prompt('deploy again');
-    s.confirm(false, undefined, (await asked).pause.id);
+    s.confirm(false, { pauseId: (await asked).pause.id });
     assert.equal((await again).status, 'idle', 'asked again after the revoke');
 
     assert.throws(() => engine.revokeGrant(mine[0]), { code: 'ERR_INVALID_ARGUMENT', message: /deploy to staging/ });
@@ -206,7 +206,7 @@ test("a JS tool's project grant is honoured after a restart with a file store, i
   };
   /** Deploys from cwd; answers a confirm with answer; returns whether it was asked. */
   async function run(e, cwd, answer) {
-    const s = e.createSession({ dir: cwd, script: deploy('production') });
+    const s = e.createSession({ workDir: cwd, script: deploy('production') });
     let asked = false;
     s.on('paused', (ev) => {
       asked = true;
@@ -217,15 +217,15 @@ test("a JS tool's project grant is honoured after a restart with a file store, i
   }
   const first = open();
   try {
-    assert.equal(await run(first, project, (s, id) => s.confirm(true, undefined, id, 'project')), true);
+    assert.equal(await run(first, project, (s, id) => s.confirm(true, { pauseId: id, remember: 'project' })), true);
   } finally {
     first.close();
     await first.closed;
   }
   const second = open();
   try {
-    assert.equal(await run(second, project, (s, id) => s.confirm(false, undefined, id)), false, 'the grant came back with the store');
-    assert.equal(await run(second, other, (s, id) => s.confirm(false, undefined, id)), true, 'another project is asked');
+    assert.equal(await run(second, project, (s, id) => s.confirm(false, { pauseId: id })), false, 'the grant came back with the store');
+    assert.equal(await run(second, other, (s, id) => s.confirm(false, { pauseId: id })), true, 'another project is asked');
     const granted = second.auditLog().filter((a) => a.event === 'granted');
     assert.deepEqual(granted.map((a) => [a.tool, a.message, a.remember]), [['js_deploy', 'deploy to production', 'project']]);
   } finally {
@@ -237,7 +237,7 @@ test("a JS tool's project grant is honoured after a restart with a file store, i
 
 test("engine.grants() lists the bash tool's grants too, and revokeGrant() takes them back", async () => {
   const dir = tempDir();
-  const s = engine.createSession({ dir, script: [{ toolCalls: [{ name: 'bash', args: { command: 'rm -f notes.txt' } }] }, { text: 'done' }] });
+  const s = engine.createSession({ workDir: dir, script: [{ toolCalls: [{ name: 'bash', args: { command: 'rm -f notes.txt' } }] }, { text: 'done' }] });
   const seen = grantChanges(s.id);
   try {
     let asked = 0;
@@ -245,7 +245,7 @@ test("engine.grants() lists the bash tool's grants too, and revokeGrant() takes 
     s.on('paused', (ev) => {
       asked++;
       keys.push(ev.pause.rememberKey);
-      s.confirm(true, undefined, ev.pause.id, 'session');
+      s.confirm(true, { pauseId: ev.pause.id, remember: 'session' });
     });
     await s.prompt('tidy');
     const mine = engine.grants().filter((g) => g.session === s.id);

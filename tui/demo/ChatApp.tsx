@@ -28,7 +28,7 @@ export function ChatApp({ session, intro, beforePrompt, settleMs, run }: ChatApp
     const say = (note: string) => add({ kind: 'note', text: note, done: true });
     (run ? run(text, say) : session.prompt(text)).then(
       (result) => {
-        if (result.error && result.status !== 'interrupted') add({ kind: 'error', text: `Run failed: ${result.error}`, done: true });
+        if (result.outcome === 'failed') add({ kind: 'error', text: `Run failed: ${result.error?.message}`, done: true });
       },
       (error: Error) => add({ kind: 'error', text: `Could not start: ${error.message}`, done: true }),
     );

@@ -1,7 +1,7 @@
 /** @jsxRuntime automatic */ // tsx runs this file without tui/tsconfig.json
 import { Box, Text, useApp, useInput } from 'ink';
 import { useEffect, useMemo, useState } from 'react';
-import type { Engine, Grant, Session } from '../../node/index.js';
+import type { Engine, Grant, RunResult, Session } from '../../node/index.js';
 import {
   ContinueBar,
   GlobalControls,
@@ -165,10 +165,10 @@ function SessionScreen({ session, row, counts, settleMs, onBack, onQuit }: Sessi
     if (key.tab) onBack();
   });
 
-  const run = (start: () => Promise<{ status: string; error?: string }>) =>
+  const run = (start: () => Promise<RunResult>) =>
     start().then(
       (result) => {
-        if (result.error && result.status !== 'interrupted') add({ kind: 'error', text: `Run failed: ${result.error}`, done: true });
+        if (result.outcome === 'failed') add({ kind: 'error', text: `Run failed: ${result.error?.message}`, done: true });
       },
       (error: Error) => add({ kind: 'error', text: `Could not start: ${error.message}`, done: true }),
     );

@@ -103,12 +103,12 @@ if (opts.sessions) {
   const kept = new Set(engine.sessions().map((s) => s.id));
   for (const { id, prompt, script } of sessionsScripts()) {
     if (kept.has(id)) continue; // brought back by the store: shown as it was left
-    const session = engine.createSession({ id, dir: workDir, script });
+    const session = engine.createSession({ id, workDir, script });
     closers.push(() => session.close());
     session.prompt(prompt).catch(() => {}); // the views show how it goes
   }
   if (host === 'loop' && !kept.has('host')) {
-    const session = engine.createSession({ id: 'host', dir: workDir });
+    const session = engine.createSession({ id: 'host', workDir });
     closers.push(() => session.close());
     hostLoop(session, () => {}).catch(() => {});
   }
@@ -124,7 +124,7 @@ if (opts.sessions) {
   const model = opts.provider
     ? { provider: { type: opts.provider as 'openai', baseUrl: opts['base-url'] || undefined, model: opts.model ?? '', apiKeyEnv: opts['api-key-env'] || undefined } }
     : { script: host === 'js-tool' ? DEPLOY_SCRIPT : opts.script ? shortScript(opts.script) : chatScript(server.url) };
-  const session = engine.createSession({ dir: workDir, ...model });
+  const session = engine.createSession({ workDir, ...model });
   closers.push(() => session.close());
   const who = host === 'loop' ? "the demo's own agent loop" : opts.provider ? `model ${opts.model} at ${opts['base-url'] || 'api.openai.com'}` : 'a scripted agent';
   const intro = `Interlock demo: ${who} working in ${workDir}.${storeNote}`;

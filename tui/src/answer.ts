@@ -12,9 +12,9 @@ export function answerPause(session: SessionLike, decision: PauseDecision, pause
     case 'resume':
       return session.resume(pauseId);
     case 'approve':
-      return remember ? session.confirm(true, undefined, pauseId, remember) : session.confirm(true, undefined, pauseId);
+      return session.confirm(true, remember ? { pauseId, remember } : { pauseId });
     case 'deny':
-      return session.confirm(false, undefined, pauseId);
+      return session.confirm(false, { pauseId });
     case 'cancel':
       return session.interrupt('user_stop');
   }

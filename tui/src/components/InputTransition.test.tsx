@@ -204,7 +204,7 @@ describe('InputTransition keys (seed 000 keyboard table)', () => {
     const { ui, session, clock, update, errors } = await setup();
     await update(() => session.pauseWith(confirmPause));
     session.holdEvents = true; // the UI still shows p1 ...
-    session.confirm(true, undefined, 'p1'); // ... that another client answered
+    session.confirm(true, { pauseId: 'p1' }); // ... that another client answered
     clock.advance(300);
     await ui.press('n');
     assert.equal((errors[0] as { code?: string }).code, 'ERR_NOT_PAUSED');

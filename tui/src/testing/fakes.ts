@@ -10,9 +10,9 @@ import type {
   EventType,
   HistoryMessage,
   HostRun,
-  SessionController,
   PauseInfo,
   Reason,
+  RememberScope,
   RunResult,
   RunState,
   Session,
@@ -22,6 +22,8 @@ import type {
   TaskEventType,
   TaskLoop,
   TaskLoopEvent,
+  TaskLoopEventMap,
+  Decision,
   TaskLoopState,
 } from '../../../node/index.js';
 import { REASON_LABELS } from '../../../node/reasons.js';
@@ -102,15 +104,11 @@ export class FakeSession implements Session {
   prompt(text: string): Promise<RunResult> {
     this.calls.push(['prompt', text]);
     this.set({ status: 'running', interruption: null }, 'run_started');
-    return Promise.resolve({ run: 1, status: 'running' });
+    return Promise.resolve({ outcome: 'finished', status: 'idle', text: '', usage: { input: 0, output: 0 }, run: 1 });
   }
   continue(): Promise<RunResult> {
     this.calls.push(['continue']);
-    return Promise.resolve({ run: 1, status: this.snap.status });
-  }
-  /** The signal controller is not faked: the TUI never uses it. */
-  get controller(): SessionController {
-    throw new Error('FakeSession.controller: signal controllers need a real engine');
+    return Promise.resolve({ outcome: 'finished', status: this.snap.status, text: '', usage: { input: 0, output: 0 }, run: 1 });
   }
   begin(): HostRun {
     throw new Error('FakeSession.begin(): host-driven runs need a real engine (see HostWork.test.tsx)');
@@ -119,7 +117,8 @@ export class FakeSession implements Session {
     this.calls.push(['resume', pauseId]);
     this.answer(pauseId, 'continue', 'resumed');
   }
-  confirm(approved: boolean, reason?: string, pauseId?: string): void {
+  confirm(approved: boolean, options: { pauseId?: string; remember?: RememberScope; reason?: string } = {}): void {
+    const { reason, pauseId } = options;
     this.calls.push(['confirm', approved, reason, pauseId]);
     this.answer(pauseId, 'confirm', approved ? 'approved' : 'denied');
   }
@@ -140,11 +139,31 @@ export class FakeSession implements Session {
     this.listeners.remove(type, fn as (ev: EngineEvent) => void);
     return this;
   }
-  close(): void {
-    this.calls.push(['close']);
-    this.set({ status: 'closed' }, 'closed');
-    this.isClosed = true;
-    this.resolveClosed();
+  once<K extends keyof SessionEventMap>(type: K, fn: (ev: SessionEventMap[K]) => void): this {
+    const once = (ev: SessionEventMap[K]) => {
+      this.off(type, once);
+      fn(ev);
+    };
+    return this.on(type, once);
+  }
+  removeListener<K extends keyof SessionEventMap>(type: K, fn: (ev: SessionEventMap[K]) => void): this {
+    return this.off(type, fn);
+  }
+  /** The event stream is not faked: the TUI reads events with on(). */
+  events(): AsyncIterableIterator<EngineEvent> {
+    throw new Error('FakeSession.events(): async iteration needs a real engine');
+  }
+  check(): Decision {
+    throw new Error('FakeSession.check(): the bash gate needs a real engine');
+  }
+  close(): Promise<void> {
+    if (!this.isClosed) {
+      this.calls.push(['close']);
+      this.set({ status: 'closed' }, 'closed');
+      this.isClosed = true;
+      this.resolveClosed();
+    }
+    return this.closed;
   }
 
   // ---- test drivers ----
@@ -229,9 +248,31 @@ export class FakeTaskLoop implements TaskLoop {
     this.calls.push(['continueAll']);
     if (this.st.pauseMode) this.set({ pauseMode: false, paused: false }, 'pause_mode_changed');
   }
-  on(type: TaskEventType | 'event', fn: (ev: TaskLoopEvent) => void): this { this.listeners.add(type, fn); return this; }
-  off(type: TaskEventType | 'event', fn: (ev: TaskLoopEvent) => void): this { this.listeners.remove(type, fn); return this; }
-  close(): void { this.calls.push(['close']); }
+  on<K extends keyof TaskLoopEventMap>(type: K, fn: (ev: TaskLoopEventMap[K]) => void): this {
+    this.listeners.add(type, fn as (ev: TaskLoopEvent) => void);
+    return this;
+  }
+  off<K extends keyof TaskLoopEventMap>(type: K, fn: (ev: TaskLoopEventMap[K]) => void): this {
+    this.listeners.remove(type, fn as (ev: TaskLoopEvent) => void);
+    return this;
+  }
+  once<K extends keyof TaskLoopEventMap>(type: K, fn: (ev: TaskLoopEventMap[K]) => void): this {
+    const once = (ev: TaskLoopEventMap[K]) => {
+      this.off(type, once);
+      fn(ev);
+    };
+    return this.on(type, once);
+  }
+  removeListener<K extends keyof TaskLoopEventMap>(type: K, fn: (ev: TaskLoopEventMap[K]) => void): this {
+    return this.off(type, fn);
+  }
+  events(): AsyncIterableIterator<TaskLoopEvent> {
+    throw new Error('FakeTaskLoop.events(): async iteration needs a real engine');
+  }
+  close(): Promise<void> {
+    this.calls.push(['close']);
+    return this.closed;
+  }
 
   // ---- test drivers ----
 

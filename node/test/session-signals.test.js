@@ -1,16 +1,16 @@
-// Seed 002's controller from JS: signal() in; onPause / onResume / onCancel /
-// onError out, each with the 0-based index of the step about to run.
+// Seed 002's control signals from JS, on the session: signal() in; onPause /
+// onResume / onCancel / onError out, each with the 0-based index of the
+// step about to run.
 
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 
-import { Engine, SessionController } from '../index.js';
+import { Engine } from '../index.js';
 import { call, hang, nextEvent, tempDir } from './helpers.js';
 
 const engine = new Engine({ workDir: tempDir() });
 after(async () => {
-  engine.close();
-  await engine.closed;
+  await engine.close();
 });
 
 /** Every signal event of c, in order. */
@@ -22,9 +22,7 @@ function record(c) {
 
 test('pause parks at the next step boundary; onPause carries the 0-based index of the step about to run; resume releases it', async () => {
   const s = engine.createSession({ script: [call('ask', { kind: 'continue', message: 'go on?' }, 'first'), { text: 'second turn' }] });
-  const c = s.controller;
-  assert.ok(c instanceof SessionController);
-  assert.equal(s.controller, c, 'one controller per session');
+  const c = s;
   const seen = record(c);
   const texts = [];
   s.on('text', (ev) => texts.push(ev));
@@ -55,15 +53,15 @@ test('pause parks at the next step boundary; onPause carries the 0-based index o
 
 test('a pause withdrawn before it took effect is an onResume; cancel is an onCancel with the reason', async () => {
   const s = engine.createSession({ script: hang });
-  const seen = record(s.controller);
+  const seen = record(s);
   // The model turn's text: step 1 has begun (run_started comes before it
   // does, and a cancel then could land at step 0).
   const thinking = nextEvent(s, 'text');
   const run = s.prompt('go');
   await thinking;
-  s.controller.signal('pause'); // the model turn hangs: no boundary comes
-  s.controller.signal('resume');
-  s.controller.signal('cancel');
+  s.signal('pause'); // the model turn hangs: no boundary comes
+  s.signal('resume');
+  s.signal('cancel');
   const res = await run;
   assert.equal(res.status, 'interrupted');
   assert.deepEqual(seen.map((e) => [e.type, e.reason]), [['onResume', undefined], ['onCancel', 'user_stop']]);
@@ -74,7 +72,7 @@ test('a pause withdrawn before it took effect is an onResume; cancel is an onCan
 test('a failed run is an onError with an Error', async () => {
   const s = engine.createSession({ script: [{ error: 'model exploded' }] });
   const errors = [];
-  s.controller.on('onError', ({ error, step }) => errors.push([error, step]));
+  s.on('onError', ({ error, step }) => errors.push([error, step]));
   const res = await s.prompt('go');
   assert.ok(res.error);
   assert.equal(errors.length, 1);
@@ -83,9 +81,9 @@ test('a failed run is an onError with an Error', async () => {
   s.close();
 });
 
-test('the controller rejects unknown signal events and wrong receivers', () => {
+test('a misspelt signal event is refused, naming the nearest one', () => {
   const s = engine.createSession();
-  assert.throws(() => s.controller.on('paused', () => {}), { code: 'ERR_INVALID_ARG_VALUE' });
-  assert.throws(() => SessionController.prototype.signal.call({}, 'pause'), { code: 'ERR_INVALID_THIS' });
+  assert.throws(() => s.on('onPaused', () => {}), { code: 'ERR_INVALID_ARG_VALUE', message: /did you mean `onPause`/ });
+  assert.throws(() => engine.on('onPause', () => {}), { code: 'ERR_INVALID_ARG_VALUE' }, "the signal events are a session's");
   s.close();
 });
