@@ -38,7 +38,7 @@ func TestEventJSONMatchesEncodingJSON(t *testing.T) {
 		{Session: odd, Version: 3, Type: engine.EventPaused, Status: engine.StatusPaused, Pause: pause, Step: 4, At: at, MonoNS: -1, Tool: "bash", CallID: "c_1"},
 		{Session: "s", Type: engine.EventPauseAnswered, Answered: &engine.Pause{ID: "p1"}, Answer: engine.AnswerDenied, AnswerReason: odd, Remember: "session", By: "tui"},
 		{Session: "s", Type: engine.EventText, Text: odd, Coalesced: 12},
-		{Session: "s", Type: engine.EventRunFinished, Run: 2, Result: &engine.RunResult{Run: 2, Status: engine.StatusIdle}},
+		{Session: "s", Type: engine.EventRunFinished, Run: 2, Result: &engine.RunResult{Run: 2, Status: engine.StatusIdle, Text: odd, Usage: engine.Usage{Input: 3, Output: 5}}},
 		{Session: "s", Type: engine.EventRunFailed, Run: 2, Code: "rate_limited", Text: "429", Result: &engine.RunResult{Run: 2, Status: engine.StatusIdle, Error: odd, ErrorCode: "rate_limited"}},
 		{Session: "s", Type: engine.EventInterrupted, Reason: engine.ReasonUserStop, Result: &engine.RunResult{Run: 1, Status: engine.StatusInterrupted,
 			Interruption: &engine.Interruption{Reason: engine.ReasonUserStop, Label: "Stopped by you", At: at, Resumable: true, SideEffectCut: true}}},
@@ -62,7 +62,7 @@ func TestEventJSONKnowsEveryField(t *testing.T) {
 	known := map[reflect.Type][]string{
 		reflect.TypeFor[engine.Event]():     {"session", "version", "type", "status", "run", "result", "pause", "answered", "answer", "answer_reason", "remember", "by", "reason", "step", "at", "mono_ns", "tool", "call_id", "text", "coalesced", "code", "grant", "-"},
 		reflect.TypeFor[engine.Pause]():     {"id", "kind", "source", "tool", "message", "details", "reasons", "remember_scopes", "remember_key", "step", "task", "at", "version"},
-		reflect.TypeFor[engine.RunResult](): {"run", "status", "interruption", "error", "error_code"},
+		reflect.TypeFor[engine.RunResult](): {"run", "status", "interruption", "error", "error_code", "text", "usage"},
 		reflect.TypeFor[engine.Grant]():     {"tool", "key", "scope", "session", "root", "at"},
 	}
 	for typ, names := range known {

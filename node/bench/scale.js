@@ -232,11 +232,11 @@ class PlainAsker extends EventEmitter {
 
 // ---- run ---------------------------------------------------------------------
 
-const askConfirm = JSON.stringify([{ tool_calls: [{ name: 'ask', args: { kind: 'confirm', message: 'ok?' } }] }, { text: 'done' }]);
+const askConfirm = [{ toolCalls: [{ name: 'ask', args: { kind: 'confirm', message: 'ok?' } }] }, { text: 'done' }];
 
 // Warm-up, so that neither side pays for JIT compilation in the figures.
 {
-  const engine = new Engine({ work_dir: tempDir('interlock-scale-') });
+  const engine = new Engine({ workDir: tempDir('interlock-scale-') });
   const runs = [];
   for (let i = 0; i < 200; i++) {
     const s = engine.createSession({ script: askConfirm });
@@ -254,13 +254,13 @@ const askConfirm = JSON.stringify([{ tool_calls: [{ name: 'ask', args: { kind: '
 // same facts of each session into a new object.
 const plainSnapshot = (s) => ({ id: s.id, status: 'paused', version: s.version, pause: { id: 'p1', kind: 'confirm', message: 'ok?' } });
 const plain = await parkAndApprove(() => new PlainSession(), (sessions) => sessions.map(plainSnapshot));
-const engine = new Engine({ work_dir: tempDir('interlock-scale-') });
+const engine = new Engine({ workDir: tempDir('interlock-scale-') });
 const il = await parkAndApprove(() => engine.createSession({ script: askConfirm }), () => engine.sessions(), engine);
 
-const askMany = JSON.stringify([
-  ...Array.from({ length: PAUSES }, () => ({ tool_calls: [{ name: 'ask', args: { kind: 'confirm', message: 'ok?' } }] })),
+const askMany = [
+  ...Array.from({ length: PAUSES }, () => ({ toolCalls: [{ name: 'ask', args: { kind: 'confirm', message: 'ok?' } }] })),
   { text: 'done' },
-]);
+];
 const noLatency = process.argv.includes('--no-latency'); // for builds without mono_ns
 const plainLat = noLatency ? null : await latencies(new PlainAsker(PAUSES), PAUSES);
 const ilLat = noLatency ? null : await latencies(engine.createSession({ script: askMany }), PAUSES);

@@ -30,7 +30,6 @@ import { REASON_LABELS } from '../../../node/reasons.js';
 
 export type Call = [method: string, ...args: unknown[]];
 
-const STATUS_CODE: Record<Status, number> = { idle: 0, running: 1, interrupted: 2, paused: 3, stopping: 4, closed: 5 };
 const LABEL: Readonly<Record<Reason, string>> = REASON_LABELS;
 
 function codedError(code: string, message: string): Error {
@@ -82,7 +81,6 @@ export class FakeSession implements Session {
   }
 
   get status(): Status { return this.snap.status; }
-  get statusCode(): number { return STATUS_CODE[this.snap.status]; }
   get runState(): RunState {
     return this.isClosed ? 'terminal' : this.snap.runState;
   }
