@@ -15,6 +15,27 @@
 #include <stdlib.h>
 #include <sys/un.h>
 #include <unistd.h>
+#ifdef __x86_64__
+#include <setjmp.h>
+#include <signal.h>
+
+/* A kernel built without i386 emulation (CONFIG_IA32_EMULATION off, or
+ * ia32_emulation=0) answers int 0x80 with SIGSEGV: that too is a refusal. */
+static sigjmp_buf no_i386;
+static void on_segv(int sig) { (void)sig; siglongjmp(no_i386, 1); }
+static long int80(long nr, long b, long c, long d) {
+	struct sigaction sa = {.sa_handler = on_segv}, old;
+	sigaction(SIGSEGV, &sa, &old);
+	long r;
+	if (sigsetjmp(no_i386, 1)) {
+		r = -ENOSYS;
+	} else {
+		__asm__ volatile("int $0x80" : "=a"(r) : "a"(nr), "b"(b), "c"(c), "d"(d) : "memory");
+	}
+	sigaction(SIGSEGV, &old, NULL);
+	return r;
+}
+#endif
 
 static void try(const char *way, long fd, const char *path) {
 	if (fd < 0) {
@@ -45,7 +66,7 @@ int main(int argc, char **argv) {
 #ifdef __x86_64__
 	/* The i386 ABI's socket(2) (359) through int 0x80. */
 	long fd;
-	__asm__ volatile("int $0x80" : "=a"(fd) : "a"(359L), "b"((long)AF_UNIX), "c"((long)SOCK_STREAM), "d"(0L) : "memory");
+	fd = int80(359L, AF_UNIX, SOCK_STREAM, 0);
 	if (fd < 0) errno = (int)-fd, fd = -1;
 	try("int 0x80", fd, argv[1]);
 #endif
