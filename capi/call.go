@@ -108,9 +108,11 @@ func statusName(st C.il_status) string {
 	return statusNames[st]
 }
 
-// Static C strings, made once and never freed: il_version, il_status_name.
+// Static C strings, made once and never freed: il_version, il_status_name,
+// il_reason_labels.
 var (
 	cVersion           = C.CString(version)
+	cReasonLabels      = C.CString(reasonLabelsJSON())
 	cStatusNames       = makeCStatusNames()
 	cUnknownStatusName = C.CString(unknownStatusName)
 )
@@ -184,6 +186,22 @@ func putJSON(out **C.char, v any) error {
 
 //export il_version
 func il_version() *C.char { return cVersion }
+
+//export il_reason_labels
+func il_reason_labels() *C.char { return cReasonLabels }
+
+// reasonLabelsJSON is il_reason_labels' JSON: the engine's label of every
+// interruption reason, and of one it does not know.
+func reasonLabelsJSON() string {
+	b, err := json.Marshal(struct {
+		Labels  map[engine.Reason]string `json:"labels"`
+		Unknown string                   `json:"unknown"`
+	}{engine.ReasonLabels(), engine.UnknownReasonLabel})
+	if err != nil { // a map of strings always encodes
+		panic(err)
+	}
+	return string(b)
+}
 
 //export il_status_name
 func il_status_name(st C.il_status) *C.char {

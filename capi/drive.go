@@ -1,8 +1,12 @@
+//go:build !libinterlock
+
 package main
 
 // Go-typed entry points over the exports, for capi_test.go: test files
 // cannot use cgo. Each converts arguments, calls the export exactly as C
-// would, and converts the results back. Nothing here adds behaviour.
+// would, and converts the results back. Nothing here adds behaviour. Test
+// scaffolding only: the shipped library is built with -tags libinterlock
+// (node/build.js), which leaves this file out.
 
 /*
 #include <pthread.h>

@@ -313,18 +313,8 @@ func il_engine_sessions_camel(h C.il_handle, out **C.char) C.il_status {
 		if out == nil {
 			return errNilOut("out_json")
 		}
-		sessions := ee.e.Sessions()
-		var enc snapshotEncoder
-		b := make([]byte, 0, 512*len(sessions)+3)
-		b = append(b, '[')
-		for i, s := range sessions {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			snap := s.Snapshot()
-			b = enc.append(b, &snap)
-		}
-		b = append(b, ']', 0)
+		b := ee.e.AppendWireSessions(nil)
+		b = append(b, 0)
 		*out = (*C.char)(C.CBytes(b))
 		return nil
 	})

@@ -74,7 +74,6 @@ type dispatcher struct {
 	records   bool         // it is IL_EVENTS_RECORDS (else a JSON array)
 	encoded   int          // items in it
 	inParts   bool         // a large batch goes in parts (the dispatcher goroutine: it may wait for room)
-	scratch   bytes.Buffer // one task-loop event's JSON
 }
 
 func newDispatcher(e *engine.Engine, reportTo func(string)) *dispatcher {
@@ -189,9 +188,6 @@ func (d *dispatcher) takeQueued(inParts bool) {
 	d.deliverBatch()
 	if d.batch.Cap() > keptBatchBytes { // a burst is over: don't keep its memory
 		d.batch = bytes.Buffer{}
-	}
-	if d.scratch.Cap() > keptBatchBytes {
-		d.scratch = bytes.Buffer{}
 	}
 }
 
@@ -361,12 +357,10 @@ func (d *dispatcher) endBatch() []byte {
 // renames nothing; <pause> is the session's current pause, see
 // writePauseToken, so that it knows which pause an answer is for without
 // parsing), and
-// "* <json>\n" in the library's snake_case for anything else (task-loop
-// events, host messages). JSON never holds a raw newline.
+// "* <json>\n" for anything else: task-loop events in the engine's wire
+// format, host messages. JSON never holds a raw newline.
 func (d *dispatcher) addRecords(items []engine.FeedItem) {
-	buf, tmp := &d.batch, &d.scratch
-	enc := json.NewEncoder(tmp)
-	enc.SetEscapeHTML(false)
+	buf := &d.batch
 	for i := range items {
 		it := &items[i]
 		switch raw, ok := it.Extra.(json.RawMessage); {
@@ -374,19 +368,22 @@ func (d *dispatcher) addRecords(items []engine.FeedItem) {
 			buf.WriteString("* ")
 			buf.Write(raw)
 		case it.Event.Loop != nil:
-			tmp.Reset()
-			if err := enc.Encode(it.Event.Loop); err != nil {
+			mark := buf.Len()
+			buf.WriteString("* ")
+			b, err := engine.AppendWireEvent(buf.AvailableBuffer(), &it.Event)
+			if err != nil {
+				buf.Truncate(mark)
 				d.reportTo(fmt.Sprintf("event callback: encoding a %s event of task loop %s as JSON: %v (event dropped)", it.Event.Loop.Type, it.Event.Loop.Loop, err))
 				continue
 			}
-			buf.WriteString("* ")
-			buf.Write(tmp.Bytes()[:tmp.Len()-1]) // Encode's newline
+			buf.Write(b)
 		default:
 			buf.WriteString(string(it.Event.Type))
 			buf.WriteByte(' ')
 			writePauseToken(buf, it.Event.Pause)
 			buf.WriteByte(' ')
-			buf.Write(appendEventJSON(buf.AvailableBuffer(), &it.Event))
+			b, _ := engine.AppendWireEvent(buf.AvailableBuffer(), &it.Event) // a session event always encodes
+			buf.Write(b)
 		}
 		buf.WriteByte('\n')
 		d.encoded++

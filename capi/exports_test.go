@@ -16,7 +16,7 @@ import (
 
 // staticExports return static data: no status to report and nothing in
 // them that can panic, so they need not go through the wrapper.
-var staticExports = []string{"il_version", "il_status_name"}
+var staticExports = []string{"il_version", "il_status_name", "il_reason_labels"}
 
 // cFunctions are declared in interlock.h and defined in C (free.c), not
 // exported from Go: they never enter the Go runtime.

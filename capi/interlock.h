@@ -24,7 +24,7 @@
  *  - Strings in are borrowed: UTF-8, NUL-terminated, copied before the call
  *    returns. Strings out (char** out-parameters) are allocated by the
  *    library and must be released with il_free. Static strings
- *    (il_version, il_status_name) must not be freed.
+ *    (il_version, il_status_name, il_reason_labels) must not be freed.
  *  - Structured data crosses as JSON (UTF-8). The shapes are the engine's
  *    (see the "JSON shapes" notes next to each function).
  *  - Threads. Every function may be called from any thread. None of them
@@ -151,6 +151,11 @@ typedef void (*il_host_cb)(void *user, const char *json, size_t len);
 
 /* The library version ("0.1.0"). Static: do not free. */
 const char *il_version(void);
+
+/* The words shown for each interruption reason, as JSON:
+ * {"labels": {"user_stop": "Stopped by you", ...}, "unknown": "Interrupted"}
+ * ("unknown": the label of a reason not in the table). Static: do not free. */
+const char *il_reason_labels(void);
 
 /* Frees a string returned by the library through a char** out-parameter.
  * NULL is a no-op. */

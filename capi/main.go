@@ -1,7 +1,7 @@
 // Command capi is libinterlock, the C API of the Interlock engine, built
 // as a shared library for the Node addon:
 //
-//	go build -buildmode=c-shared \
+//	go build -buildmode=c-shared -tags libinterlock \
 //		-ldflags '-extldflags -Wl,-soname,libinterlock.so.0.1' \
 //		-o lib/libinterlock.so.0.1 ./capi
 //
@@ -12,7 +12,8 @@
 //
 // The files follow the header: engine.go (and tools.go, the "bash" and
 // "web" tools it registers), session.go, taskloop.go, command.go. drive.go
-// gives tests Go-typed entry points, because test files cannot use cgo.
+// gives tests Go-typed entry points, because test files cannot use cgo; the
+// libinterlock build tag leaves it out of the shipped library.
 package main
 
 /*

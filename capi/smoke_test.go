@@ -10,9 +10,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestCHeaderAgainstLibrary builds the shared library as the Makefile does,
+// TestCHeaderAgainstLibrary builds the shared library as node/build.js does,
 // compiles testdata/smoke.c against interlock.h with gcc, and runs it: the
-// header, the exported symbols and the soname agree, seen from real C.
+// header, the exported symbols and the soname agree, seen from real C. The
+// library carries none of the tests' scaffolding (drive.go).
 func TestCHeaderAgainstLibrary(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
@@ -24,11 +25,17 @@ func TestCHeaderAgainstLibrary(t *testing.T) {
 	}
 	lib := filepath.Join(t.TempDir(), "lib")
 	require.NoError(t, os.Mkdir(lib, 0o755))
-	build := exec.CommandContext(t.Context(), "go", "build", "-buildmode=c-shared",
+	build := exec.CommandContext(t.Context(), "go", "build", "-buildmode=c-shared", "-tags", "libinterlock",
 		"-ldflags", "-extldflags -Wl,-soname,libinterlock.so.0.1",
 		"-o", filepath.Join(lib, "libinterlock.so.0.1"), ".")
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, "go build: %s", out)
+	syms, err := exec.CommandContext(t.Context(), "go", "tool", "nm", filepath.Join(lib, "libinterlock.so.0.1")).CombinedOutput()
+	require.NoError(t, err, "go tool nm: %s", syms)
+	require.Contains(t, string(syms), "main.il_version", "nm lists the library's Go symbols")
+	for _, scaffolding := range []string{"main.drive", "il_capi_sink"} {
+		require.NotContains(t, string(syms), scaffolding, "the shipped library carries drive.go's test scaffolding")
+	}
 
 	bin := filepath.Join(lib, "..", "smoke")
 	cc := exec.CommandContext(t.Context(), gcc, "-std=c11", "-Wall", "-Wextra", "-Werror", "-pedantic",

@@ -86,8 +86,10 @@ type Event struct {
 	Remember     string     `json:"remember,omitempty"`      // pause_answered: the remember scope chosen
 	By           string     `json:"by,omitempty"`            // pause_answered: the client that answered
 	Reason       Reason     `json:"reason,omitempty"`
-	Step         int        `json:"step"`
-	At           time.Time  `json:"at"`
+	// ReasonLabel is the text shown for Reason (ReasonLabel).
+	ReasonLabel string    `json:"reason_label,omitempty"`
+	Step        int       `json:"step"`
+	At          time.Time `json:"at"`
 	// MonoNS is when the change happened, in CLOCK_MONOTONIC nanoseconds:
 	// comparable with Node's process.hrtime.bigint(), for latency. A
 	// string in JSON: nanoseconds outgrow a double's exact integers after

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"maps"
 )
 
 // RunState is a session's state as seed 003 names it: what a user needs to
@@ -35,8 +36,9 @@ func RunStateOf(st Status) RunState {
 	return RunIdle
 }
 
-// reasonLabels is the text shown to a user for each reason. The JS wrapper
-// and the TUI carry the same table (node/reasons.js).
+// reasonLabels is the text shown to a user for each reason: the one table,
+// which the web UI, the JS wrapper and the TUI read from here (snapshots,
+// events, ReasonLabels).
 var reasonLabels = map[Reason]string{
 	ReasonUserStop:      "Stopped by you",
 	ReasonEmergencyStop: "Stopped by emergency stop",
@@ -45,13 +47,21 @@ var reasonLabels = map[Reason]string{
 	ReasonTimeout:       "Stopped: timed out",
 }
 
+// UnknownReasonLabel is the label of a reason the engine does not know.
+const UnknownReasonLabel = "Interrupted"
+
 // ReasonLabel is the text shown to a user for an interruption reason
-// ("Stopped by you", ...); "Interrupted" for an unknown one.
+// ("Stopped by you", ...); UnknownReasonLabel for an unknown one.
 func ReasonLabel(r Reason) string {
 	if l, ok := reasonLabels[r]; ok {
 		return l
 	}
-	return "Interrupted"
+	return UnknownReasonLabel
+}
+
+// ReasonLabels returns the label of every interruption reason (a copy).
+func ReasonLabels() map[Reason]string {
+	return maps.Clone(reasonLabels)
 }
 
 // Eligibility says whether Continue (and ResumeAll) would resume a session.

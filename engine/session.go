@@ -408,6 +408,9 @@ func (s *Session) emitLocked(ev Event) {
 	st := s.deriveLocked()
 	s.status.Store(int32(st))
 	ev.Session = s.id
+	if ev.Reason != "" {
+		ev.ReasonLabel = ReasonLabel(ev.Reason)
+	}
 	ev.Version = s.version.Add(1)
 	ev.Status = st
 	if len(s.pauses) > 0 {

@@ -58,7 +58,8 @@ export function buildLibrary() {
   requireTool(cc, ['--version'], 'cgo needs a C compiler: install gcc (Debian/Ubuntu: `apt-get install build-essential`) or set CC.');
   mkdirSync(path.join(root, 'lib'), { recursive: true });
   const args = [
-    'build', '-buildmode=c-shared', '-trimpath',
+    // libinterlock: the library as shipped, without capi's test scaffolding (drive.go).
+    'build', '-buildmode=c-shared', '-trimpath', '-tags', 'libinterlock',
     '-ldflags', `-extldflags -Wl,-soname,${LIB_NAME}`,
     '-o', path.join('lib', LIB_NAME), './capi',
   ];

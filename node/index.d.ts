@@ -49,6 +49,8 @@ export interface PauseInfo {
   step: number;
   task?: number;
   at: string;           // RFC 3339
+  /** The session's version when the pause was raised. */
+  version: number;
 }
 
 /** A stop in progress (status 'stopping'): the reason given and its label. */
@@ -66,6 +68,7 @@ export interface Interruption {
   notResumable?: string; // why not, when a task loop could not be made again after a restart
   loop?: string;        // the task loop whose run was interrupted
   run?: number;         // the run that was interrupted
+  hostOwned?: boolean;  // the run was the host's own loop (session.begin()): only the host can resume it
 }
 
 export type EventType =
@@ -111,9 +114,9 @@ export interface PauseAnsweredEvent extends EventBase {
   by?: string;               // the client that answered
 }
 export interface PauseRequestedEvent extends EventBase { type: 'pause_requested'; }
-export interface StoppingEvent extends EventBase { type: 'stopping'; reason: Reason; }
+export interface StoppingEvent extends EventBase { type: 'stopping'; reason: Reason; reasonLabel: string; }
 /** The terminal run events carry the run id and how the run ended. */
-export interface InterruptedEvent extends EventBase { type: 'interrupted'; reason: Reason; run: number; result: RunResult; }
+export interface InterruptedEvent extends EventBase { type: 'interrupted'; reason: Reason; reasonLabel: string; run: number; result: RunResult; }
 export interface RunFinishedEvent extends EventBase { type: 'run_finished'; run: number; result: RunResult; }
 /** text: the error; code: what kind of failure, when known (e.g. 'rate_limited'). */
 export interface RunFailedEvent extends EventBase { type: 'run_failed'; text: string; code?: ProviderErrorCode | string; run: number; result: RunResult; }

@@ -11,6 +11,8 @@ export interface Native {
   /** Errors are built with `new errorClass(message, code)`. */
   init(errorClass: new (message: string, code: string) => Error): void;
   version(): string;
+  /** il_reason_labels: JSON {"labels": {reason: label}, "unknown": label}. */
+  reasonLabels(): string;
 
   /** Creates the engine and its event stream: onEvent gets one string per batch of events
    *  (engine order) in the library's IL_EVENTS_RECORDS format — a line "<type> <pause> <camelCase json>"

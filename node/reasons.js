@@ -1,17 +1,14 @@
-// The text shown for each interruption reason: the engine's ReasonLabel
-// table (engine/status.go), for JS and the TUI. Plain data: importing it
-// does not load the addon.
+// The text shown for each interruption reason: the engine's table
+// (il_reason_labels), read once from the addon. No copy lives here.
+
+import { native } from './lib/native.js';
+
+const table = JSON.parse(native.reasonLabels());
 
 /** The label of each interruption reason. */
-export const REASON_LABELS = Object.freeze({
-  user_stop: 'Stopped by you',
-  emergency_stop: 'Stopped by emergency stop',
-  server_restart: 'Interrupted by server restart',
-  system_stop: 'Stopped by the system',
-  timeout: 'Stopped: timed out',
-});
+export const REASON_LABELS = Object.freeze(table.labels);
 
-/** The label of an interruption reason ("Interrupted" for an unknown one). */
+/** The label of an interruption reason (the engine's label of an unknown one: "Interrupted"). */
 export function reasonLabel(reason) {
-  return Object.hasOwn(REASON_LABELS, reason) ? REASON_LABELS[reason] : 'Interrupted';
+  return Object.hasOwn(REASON_LABELS, reason) ? REASON_LABELS[reason] : table.unknown;
 }

@@ -104,8 +104,8 @@ func (s *Server) state(ctx context.Context) State {
 
 func labels() map[string]string {
 	m := map[string]string{}
-	for _, r := range []engine.Reason{engine.ReasonUserStop, engine.ReasonEmergencyStop, engine.ReasonServerRestart, engine.ReasonSystemStop, engine.ReasonTimeout} {
-		m[string(r)] = engine.ReasonLabel(r)
+	for r, l := range engine.ReasonLabels() {
+		m[string(r)] = l
 	}
 	return m
 }

@@ -44,6 +44,11 @@ Napi::Value Version(const Napi::CallbackInfo& info) {
   return Napi::String::New(info.Env(), il_version());
 }
 
+// reasonLabels(): the engine's label table (il_reason_labels JSON).
+Napi::Value ReasonLabels(const Napi::CallbackInfo& info) {
+  return Napi::String::New(info.Env(), il_reason_labels());
+}
+
 Napi::Value DebugCounters(const Napi::CallbackInfo& info) {
   Args args(info, "internals.counters()", 0, 0, false);
   EventCounters c = GetEventCounters(info.Env());
@@ -205,6 +210,7 @@ Napi::Object ModuleInit(Napi::Env env, Napi::Object exports) {
 
   Export(env, exports, "init", Init);
   Export(env, exports, "version", Version);
+  Export(env, exports, "reasonLabels", ReasonLabels);
   Export(env, exports, "debugCounters", DebugCounters);
   Export(env, exports, "fixSignals", JsFixSignals);
   Export(env, exports, "signalReport", JsSignalReport);

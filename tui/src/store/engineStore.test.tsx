@@ -23,10 +23,10 @@ function fakeEngine(snaps: SessionSnapshot[]) {
 }
 
 describe('engine store', () => {
-  it('maps snapshots to rows: reason label when interrupted, the pause when blocked', () => {
+  it("maps snapshots to rows: the engine's reason label when interrupted, the pause when blocked", () => {
     assert.deepEqual(
       toSessionRow({ ...base, id: 'a', status: 'interrupted', runState: 'interrupted', pause: null, eligibility: { eligible: true, repeatsSideEffect: true },
-        interruption: { reason: 'server_restart', label: 'x', at: '', resumable: true } }),
+        interruption: { reason: 'server_restart', label: 'Interrupted by server restart', at: '', resumable: true } }),
       { id: 'a', runState: 'interrupted', eligible: true, reasonLabel: 'Interrupted by server restart', repeatsSideEffect: true },
     );
     assert.deepEqual(

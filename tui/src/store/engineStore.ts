@@ -3,7 +3,6 @@
 // event that can change a run state (not after streamed text).
 
 import type { SessionSnapshot } from '../../../node/index.js';
-import { reasonLabel } from '../labels.js';
 import type { EngineLike, EngineState, SessionRow } from '../types.js';
 import { createVersionedStore, type VersionedStore } from './versionedStore.js';
 
@@ -12,7 +11,7 @@ const NO_STATE_CHANGE: ReadonlySet<string> = new Set(['text', 'tool_progress', '
 /** toSessionRow makes a sessions-view line from an engine snapshot. */
 export function toSessionRow(snap: SessionSnapshot): SessionRow {
   const row: SessionRow = { id: snap.id, runState: snap.runState, eligible: snap.eligibility?.eligible ?? false };
-  if (snap.runState === 'interrupted' && snap.interruption) row.reasonLabel = reasonLabel(snap.interruption.reason);
+  if (snap.runState === 'interrupted' && snap.interruption) row.reasonLabel = snap.interruption.label;
   if (snap.pause) row.waitingFor = snap.pause.message; // blocked, or a call still runs beside it
   if (snap.eligibility?.asksAgain) {
     row.asksAgain = true; // the question a restart cut: Continue asks it again

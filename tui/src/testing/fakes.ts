@@ -186,7 +186,7 @@ export class FakeSession implements Session {
 
   /** pauseWith adds a pending pause (the oldest stays the current one) and emits 'paused'. */
   pauseWith(pause: Partial<PauseInfo> & Pick<PauseInfo, 'id' | 'kind'>): PauseInfo {
-    const full: PauseInfo = { source: 'tool', message: '', step: this.snap.step, at: new Date(0).toISOString(), ...pause };
+    const full: PauseInfo = { source: 'tool', message: '', step: this.snap.step, at: new Date(0).toISOString(), version: this.snap.version + 1, ...pause };
     const pauses = [...this.snap.pauses, full];
     this.set({ status: 'paused', pauses, pause: pauses[0] }, 'paused');
     return full;

@@ -1,24 +1,91 @@
-package main
+package engine
 
 import (
+	"bytes"
 	"encoding/json"
+	"iter"
 	"reflect"
 	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
-
-	"github.com/interlock-dev/interlock/engine"
 )
 
+// The wire format: how the engine's values cross to a host that is not Go
+// (the C library, and through it JavaScript). It is JSON with camelCase
+// keys ("callId", "runState"), defined here once: AppendWireJSON encodes
+// any value the engine returns, AppendWireEvent one event of the engine's
+// stream (a session's, with its reason's label, or a task loop's), and
+// Engine.AppendWireSessions the snapshots of every session. The values of tool-call
+// arguments, skipped session ids and HTTP headers are the model's or the
+// user's own data and keep their keys. MonoNS is a decimal string
+// ("monoNs"): nanoseconds outgrow a double's exact integers.
+//
+// Events and snapshots are written field by field, without reflection or
+// a second pass: every event to JavaScript goes through here (10,000
+// sessions parked and approved are ~80,000). A field added to Event,
+// Pause, RunResult, Grant or Snapshot must be added here too:
+// TestWireKnowsEveryField fails until it is, and the wire tests check the
+// bytes against encoding/json's.
+
+// AppendWireJSON appends v in the wire format: encoding/json's encoding
+// (HTML not escaped), keys in camelCase.
+func AppendWireJSON(b []byte, v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return b, err
+	}
+	return appendCamelJSON(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), nil
+}
+
+// AppendWireEvent appends ev in the wire format: a session event field by
+// field, a task loop's event (ev.Loop) as its TaskEvent.
+func AppendWireEvent(b []byte, ev *Event) ([]byte, error) {
+	if ev.Loop != nil {
+		return AppendWireJSON(b, ev.Loop)
+	}
+	return appendEventJSON(b, ev), nil
+}
+
+// AppendWireSessions appends the snapshot of every session (Sessions) in
+// the wire format, as a JSON array.
+func (e *Engine) AppendWireSessions(b []byte) []byte {
+	sessions := e.Sessions()
+	b = slices.Grow(b, 512*len(sessions)+2)
+	return appendWireSnapshots(b, func(yield func(Snapshot) bool) {
+		for _, s := range sessions {
+			if !yield(s.Snapshot()) {
+				return
+			}
+		}
+	})
+}
+
+// appendWireSnapshots appends snaps in the wire format, as a JSON array.
+func appendWireSnapshots(b []byte, snaps iter.Seq[Snapshot]) []byte {
+	var enc snapshotEncoder
+	b = append(b, '[')
+	first := true
+	for snap := range snaps {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = enc.append(b, &snap)
+	}
+	return append(b, ']')
+}
+
 // appendEventJSON appends a session event as IL_EVENTS_RECORDS carries it:
-// the JSON encoding/json writes for engine.Event (HTML not escaped), keys
+// the JSON encoding/json writes for Event (HTML not escaped), keys
 // renamed to camelCase as appendCamelJSON would, written field by field
 // without reflection or a second pass (every event to JS goes through
 // here: 10,000 sessions parked and approved are ~80,000). A field added to
 // Event, Pause or RunResult must be added here too: TestEventJSONKnowsEveryField
 // fails until it is, and TestEventJSONMatchesEncodingJSON checks the bytes.
-func appendEventJSON(b []byte, ev *engine.Event) []byte {
+func appendEventJSON(b []byte, ev *Event) []byte {
 	b = append(b, `{"session":`...)
 	b = appendJSONString(b, ev.Session)
 	b = append(b, `,"version":`...)
@@ -48,6 +115,7 @@ func appendEventJSON(b []byte, ev *engine.Event) []byte {
 	b = appendOptString(b, `,"remember":`, ev.Remember)
 	b = appendOptString(b, `,"by":`, ev.By)
 	b = appendOptString(b, `,"reason":`, string(ev.Reason))
+	b = appendOptString(b, `,"reasonLabel":`, ev.ReasonLabel)
 	b = append(b, `,"step":`...)
 	b = strconv.AppendInt(b, int64(ev.Step), 10)
 	b = append(b, `,"at":`...)
@@ -70,7 +138,7 @@ func appendEventJSON(b []byte, ev *engine.Event) []byte {
 	return append(b, '}')
 }
 
-func appendGrantJSON(b []byte, g *engine.Grant) []byte {
+func appendGrantJSON(b []byte, g *Grant) []byte {
 	b = append(b, `{"tool":`...)
 	b = appendJSONString(b, g.Tool)
 	b = append(b, `,"key":`...)
@@ -84,7 +152,7 @@ func appendGrantJSON(b []byte, g *engine.Grant) []byte {
 	return append(b, '}')
 }
 
-func appendPauseJSON(b []byte, p *engine.Pause) []byte {
+func appendPauseJSON(b []byte, p *Pause) []byte {
 	b = append(b, `{"id":`...)
 	b = appendJSONString(b, p.ID)
 	b = append(b, `,"kind":`...)
@@ -111,7 +179,7 @@ func appendPauseJSON(b []byte, p *engine.Pause) []byte {
 	return append(b, '}')
 }
 
-func appendRunResultJSON(b []byte, r *engine.RunResult) []byte {
+func appendRunResultJSON(b []byte, r *RunResult) []byte {
 	b = append(b, `{"run":`...)
 	b = strconv.AppendUint(b, r.Run, 10)
 	b = append(b, `,"status":`...)
@@ -221,17 +289,17 @@ func appendJSONString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// snapshotEncoder writes engine.Snapshots in camelCase field by field
+// snapshotEncoder writes Snapshots in camelCase field by field
 // (il_engine_sessions_camel: 10,000 of them in one call), encoding the
 // rarer nested values (interruption, stopping, sandbox) the generic way
 // and reusing the last sandbox's bytes while it stays the same (sessions
 // of one engine mostly share it).
 type snapshotEncoder struct {
-	lastSandbox     engine.Sandbox
+	lastSandbox     Sandbox
 	lastSandboxJSON []byte
 }
 
-func (enc *snapshotEncoder) append(b []byte, s *engine.Snapshot) []byte {
+func (enc *snapshotEncoder) append(b []byte, s *Snapshot) []byte {
 	b = append(b, `{"id":`...)
 	b = appendJSONString(b, s.ID)
 	b = append(b, `,"status":`...)
@@ -314,4 +382,113 @@ func appendGenericCamel(b []byte, v any) []byte {
 		return append(b, "null"...)
 	}
 	return appendCamelJSON(b, js)
+}
+
+// appendCamelJSON appends src, compact JSON as encoding/json writes it,
+// to dst with every object key renamed from snake_case to camelCase
+// ("call_id" -> "callId") the wire format's keys: each
+// "_" followed by a lower-case letter or a digit becomes that character
+// upper-cased. The values of opaqueKeys (user data) are copied unchanged.
+// Keys are renamed in their encoded form: keys holding escapes (never
+// produced from the engine's struct tags) keep them as they are.
+func appendCamelJSON(dst, src []byte) []byte {
+	for i := 0; i < len(src); {
+		c := src[i]
+		if c != '"' {
+			dst = append(dst, c)
+			i++
+			continue
+		}
+		end := stringEnd(src, i)
+		if end < len(src) && src[end] == ':' { // an object key
+			key := src[i+1 : end-1]
+			if opaqueKey(key) {
+				valEnd := valueEnd(src, end+1)
+				dst = append(dst, src[i:valEnd]...)
+				i = valEnd
+				continue
+			}
+			dst = append(dst, '"')
+			dst = appendCamelKey(dst, key)
+			dst = append(dst, '"')
+			i = end
+			continue
+		}
+		dst = append(dst, src[i:end]...)
+		i = end
+	}
+	return dst
+}
+
+// opaqueKey reports whether the value of key is user data that keeps its
+// keys: tool-call arguments, skipped session ids, HTTP headers.
+func opaqueKey(key []byte) bool {
+	switch string(key) {
+	case "args", "skipped", "headers":
+		return true
+	}
+	return false
+}
+
+func appendCamelKey(dst, key []byte) []byte {
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if c == '_' && i+1 < len(key) {
+			if n := key[i+1]; n >= 'a' && n <= 'z' {
+				dst = append(dst, n-'a'+'A')
+				i++
+				continue
+			} else if n >= '0' && n <= '9' {
+				dst = append(dst, n)
+				i++
+				continue
+			}
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+// stringEnd returns the index just past the JSON string starting at src[i] ('"').
+func stringEnd(src []byte, i int) int {
+	for j := i + 1; j < len(src); j++ {
+		switch src[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return len(src)
+}
+
+// valueEnd returns the index just past the JSON value starting at src[i].
+func valueEnd(src []byte, i int) int {
+	depth := 0
+	for j := i; j < len(src); {
+		switch src[j] {
+		case '"':
+			j = stringEnd(src, j)
+			if depth == 0 {
+				return j
+			}
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return j // the end of the enclosing object
+			}
+			depth--
+			if depth == 0 {
+				return j + 1
+			}
+		case ',':
+			if depth == 0 {
+				return j
+			}
+		}
+		j++
+	}
+	return len(src)
 }
