@@ -174,9 +174,10 @@ func goString(p *C.char) string {
 // putString hands a new malloc'd copy of s to the caller (freed by il_free).
 func putString(out **C.char, s string) { *out = C.CString(s) }
 
-// putJSON marshals v into a new malloc'd string for the caller.
+// putJSON hands v in the engine's wire format (camelCase JSON) to the
+// caller, in a new malloc'd string.
 func putJSON(out **C.char, v any) error {
-	b, err := json.Marshal(v)
+	b, err := engine.AppendWireJSON(nil, v)
 	if err != nil {
 		return fmt.Errorf("encoding the result as JSON: %w", err)
 	}

@@ -559,7 +559,7 @@ func TestEmergencyStop(t *testing.T) {
 	}
 	counts, st, msg := driveCounts(e)
 	require.Equal(t, ilOK, st, msg)
-	assert.JSONEq(t, `{"proceeding": 2, "eligible": 0, "needs_input": 0}`, counts)
+	assert.JSONEq(t, `{"proceeding": 2, "eligible": 0, "needsInput": 0}`, counts)
 	report, st, msg := driveEmergencyStop(e)
 	require.Equal(t, ilOK, st, msg)
 	stopped := jsonOf(t, report)["stopped"].([]any)
@@ -777,7 +777,7 @@ func TestTaskLoop(t *testing.T) {
 	final := done["state"].(map[string]any)
 	assert.Equal(t, true, final["done"])
 	assert.Equal(t, float64(3), final["completed"])
-	assert.Equal(t, false, final["pause_mode"])
+	assert.Equal(t, false, final["pauseMode"])
 	on, _, _ = driveTaskLoopIsPauseMode(loop)
 	assert.False(t, on)
 	st, _ = driveTaskLoopSetPauseMode(loop, true)
@@ -956,7 +956,7 @@ func TestBashInterruptThenContinueAsksFirst(t *testing.T) {
 	require.Equal(t, ilOK, st, msg)
 	done, _ := ev.waitRunEnd("cut", 1)
 	assert.Less(t, time.Since(start), 5*time.Second, "the process group was killed")
-	assert.Equal(t, true, done["result"].(map[string]any)["interruption"].(map[string]any)["side_effect_cut"])
+	assert.Equal(t, true, done["result"].(map[string]any)["interruption"].(map[string]any)["sideEffectCut"])
 
 	run, st, msg := driveContinue(s)
 	require.Equal(t, ilOK, st, msg)
@@ -1060,7 +1060,7 @@ func TestSessionsConfirmAnswersEachEntry(t *testing.T) {
 	assert.Equal(t, "run_finished", done["type"])
 	answered, _ := ev.waitFor(map[string]any{"type": "pause_answered", "session": "s2"})
 	assert.Equal(t, "denied", answered["answer"])
-	assert.Equal(t, "no", answered["answer_reason"])
+	assert.Equal(t, "no", answered["answerReason"])
 	for _, s := range sessions[2:] {
 		code, _ := driveStatus(s)
 		assert.Equal(t, statusPaused, code, "a failed answer changes nothing")

@@ -129,7 +129,7 @@ func (d *dispatcher) inCallback() bool {
 // enqueue adds an item made by this layer (a call into JS) after
 // everything queued so far.
 func (d *dispatcher) enqueue(v any) {
-	b, err := json.Marshal(v)
+	b, err := engine.AppendWireJSON(nil, v)
 	if err != nil {
 		d.reportTo(fmt.Sprintf("event callback: encoding %T as JSON: %v (dropped)", v, err))
 		return
@@ -314,8 +314,6 @@ func (d *dispatcher) addToBatch(items []engine.FeedItem) {
 		return
 	}
 	buf := &d.batch
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
 	for i := range items {
 		it := &items[i]
 		mark := buf.Len()
@@ -324,12 +322,12 @@ func (d *dispatcher) addToBatch(items []engine.FeedItem) {
 		}
 		if raw, ok := it.Extra.(json.RawMessage); ok {
 			buf.Write(raw)
-		} else if err := enc.Encode(&it.Event); err != nil {
+		} else if b, err := engine.AppendWireEvent(buf.AvailableBuffer(), &it.Event); err != nil {
 			buf.Truncate(mark)
 			d.reportTo(fmt.Sprintf("event callback: encoding a %s event of session %s as JSON: %v (event dropped)", it.Event.Type, it.Event.Session, err))
 			continue
 		} else {
-			buf.Truncate(buf.Len() - 1) // Encode's newline
+			buf.Write(b)
 		}
 		d.encoded++
 		if d.inParts && buf.Len() >= batchPartBytes {

@@ -59,13 +59,13 @@ type hostMessage struct {
 	Session string              `json:"session"`
 	Host    C.il_handle         `json:"host"`
 	Tool    string              `json:"tool,omitempty"`
-	CallID  string              `json:"call_id,omitempty"`
+	CallID  string              `json:"callId,omitempty"`
 	Args    json.RawMessage     `json:"args,omitempty"`
 	Step    int                 `json:"step,omitempty"`
 	Reason  engine.Reason       `json:"reason,omitempty"`
 	Request uint64              `json:"request,omitempty"`
 	Result  *engine.PauseResult `json:"result,omitempty"`
-	NewStep int                 `json:"new_step,omitempty"`
+	NewStep int                 `json:"newStep,omitempty"`
 	Error   string              `json:"error,omitempty"`
 	Code    string              `json:"code,omitempty"`
 }

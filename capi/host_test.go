@@ -158,7 +158,7 @@ func TestHostRunCheckAndSteps(t *testing.T) {
 	var seen []map[string]any
 	done := waitHost(t, host, "step_done", &seen)
 	assert.Equal(t, float64(7), done["request"])
-	assert.Equal(t, float64(1), done["new_step"])
+	assert.Equal(t, float64(1), done["newStep"])
 	assert.Nil(t, done["error"])
 
 	st, msg = driveInterrupt(s, nil)

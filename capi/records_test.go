@@ -55,6 +55,7 @@ func TestRecordsFormat(t *testing.T) {
 	assert.True(t, strings.HasPrefix(lines[3], `text continue/p7 {`), lines[3])
 	assert.Equal(t, `* {"type":"tool_call","call_id":"c","args":{"work_dir":"x"}}`, lines[4], "host messages as the library writes them")
 	assert.True(t, strings.HasPrefix(lines[5], `* {"loop":"l1"`), lines[5])
+	assert.Contains(t, lines[5], `"pauseMode":false`, "a task loop's event in the engine's wire format")
 	assert.Empty(t, reported)
 }
 

@@ -1,9 +1,9 @@
-// The one place where the library's JSON (snake_case keys) becomes the JS
-// surface (camelCase keys) and back. Every structured value crossing the
-// addon goes through fromNative or toNativeJSON; nothing else renames keys.
-// Tool-call arguments (`args`) and HTTP headers are the model's or the user's
-// own data and cross unchanged. The monotonic timestamp `mono_ns` becomes a bigint
-// `monoNs`, comparable with process.hrtime.bigint().
+// Structured values crossing the addon. What the library returns is the
+// engine's wire format (camelCase keys, engine/wire.go): fromNative only
+// parses it. What JS passes in (options, results) goes through toNativeJSON:
+// camelCase keys become the library's snake_case. Tool-call arguments
+// (`args`) and HTTP headers are the model's or the user's own data and
+// cross unchanged.
 
 import { argError } from './errors.js';
 
@@ -11,18 +11,7 @@ import { argError } from './errors.js';
  *  headers: a provider's HTTP headers). */
 const OPAQUE = new Set(['args', 'skipped', 'headers']);
 
-const toCamelCache = new Map();
 const toSnakeCache = new Map();
-
-/** work_dir -> workDir (cached: the same few keys recur in every event). */
-export function camelKey(key) {
-  let out = toCamelCache.get(key);
-  if (out === undefined) {
-    out = key.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase());
-    toCamelCache.set(key, out);
-  }
-  return out;
-}
 
 /** workDir -> work_dir. */
 export function snakeKey(key) {
@@ -30,27 +19,6 @@ export function snakeKey(key) {
   if (out === undefined) {
     out = key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
     toSnakeCache.set(key, out);
-  }
-  return out;
-}
-
-// Hot: every event from Go goes through here (10,000 parked sessions
-// approved at once are ~70,000 objects), so no closures, no key arrays and
-// no call for primitive values.
-function camelize(v) {
-  if (Array.isArray(v)) {
-    const out = new Array(v.length);
-    for (let i = 0; i < v.length; i++) {
-      const x = v[i];
-      out[i] = typeof x === 'object' && x !== null ? camelize(x) : x;
-    }
-    return out;
-  }
-  const out = {};
-  for (const k in v) { // JSON.parse makes plain objects: own keys only
-    const x = v[k];
-    if (k === 'mono_ns') out.monoNs = BigInt(x);
-    else out[camelKey(k)] = typeof x === 'object' && x !== null && !OPAQUE.has(k) ? camelize(x) : x;
   }
   return out;
 }
@@ -63,14 +31,9 @@ function snakeify(v) {
   return out;
 }
 
-/** Parses the library's JSON into the JS surface's shape (camelCase keys). */
+/** Parses the library's JSON: the engine's wire format, already the JS surface's shape. */
 export function fromNative(json) {
-  return camelized(JSON.parse(json));
-}
-
-/** The library's parsed JSON in the JS surface's shape (camelCase keys). */
-export function camelized(v) {
-  return typeof v === 'object' && v !== null ? camelize(v) : v;
+  return JSON.parse(json);
 }
 
 /** A JS value (camelCase keys) as the library's JSON (snake_case keys). */

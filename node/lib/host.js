@@ -7,7 +7,7 @@
 import { createRequire } from 'node:module';
 
 import { checkObject } from './config.js';
-import { camelized, fromNative, toNativeJSON } from './convert.js';
+import { fromNative, toNativeJSON } from './convert.js';
 import { argError, InterlockError } from './errors.js';
 import { native } from './native.js';
 import { runResult } from './results.js';
@@ -119,10 +119,7 @@ export class HostRouter {
 
   /** Routes a message of the host line (the library's JSON). */
   line(json) {
-    const msg = JSON.parse(json);
-    // Each JS tool call comes this way: read as it is, not copied to camelCase.
-    if (msg.type === 'tool_call') this.#call(msg.host, msg.tool, msg.args, msg.session, msg.call_id, msg.step);
-    else this.route(camelized(msg));
+    this.route(JSON.parse(json));
   }
 
   /** Routes a host message (from the host line, or the event stream without one); false if ev is not one. */
