@@ -113,7 +113,7 @@ func TestWireSnapshotsMatchEncodingJSON(t *testing.T) {
 	other := &Sandbox{Tool: "bash", Mode: "read-only", Filesystem: "landlock ABI 7", Network: "deny", Tree: "subreaper"}
 	snaps := []Snapshot{
 		{},
-		{ID: "paused", Status: StatusPaused, Version: 5, Pause: &p1, Pauses: []Pause{p1, p2}, RunState: RunBlocked, Eligibility: Eligibility{Reason: NotEligibleNeedsInput}, Run: 3, Step: 2, Tokens: Usage{Input: 10, Output: 20}, Model: "scripted", Sandbox: box},
+		{ID: "paused", Status: StatusPaused, Version: 5, Pause: &p1, Pauses: []Pause{p1, p2}, RunState: RunBlocked, Eligibility: Eligibility{Reason: NotEligibleNeedsInput, AsksAgain: true}, Run: 3, Step: 2, Tokens: Usage{Input: 10, Output: 20}, Model: "scripted", Sandbox: box},
 		{ID: odd, Status: StatusInterrupted, Version: 9, Pauses: []Pause{}, Interruption: &Interruption{Reason: ReasonSystemStop, Label: ReasonLabel(ReasonSystemStop), At: at, Resumable: true, SideEffectCut: true}, RunState: RunInterrupted, Eligibility: Eligibility{Eligible: true, RepeatsSideEffect: true}, Model: "m", PauseRequested: true, LastError: odd, Sandbox: box},
 		{ID: "stopping", Status: StatusStopping, Stopping: &Stopping{Reason: ReasonUserStop, Label: "Stopped by you"}, RunState: RunProceeding, NeedsInput: &p2, Sandbox: other},
 	}
