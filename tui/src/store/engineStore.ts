@@ -15,7 +15,7 @@ export function toSessionRow(snap: SessionSnapshot): SessionRow {
   if (snap.pause) row.waitingFor = snap.pause.message; // blocked, or a call still runs beside it
   if (snap.eligibility?.asksAgain) {
     row.asksAgain = true; // the question a restart cut: Continue asks it again
-    if (snap.interruption) row.reasonLabel = reasonLabel(snap.interruption.reason);
+    if (snap.interruption) row.reasonLabel = snap.interruption.label;
     if (snap.needsInput) row.waitingFor = snap.needsInput.message;
   }
   if (snap.eligibility?.repeatsSideEffect) row.repeatsSideEffect = true;
