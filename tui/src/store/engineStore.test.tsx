@@ -40,7 +40,7 @@ describe('engine store', () => {
     assert.deepEqual(
       toSessionRow({ ...base, id: 'c', status: 'interrupted', runState: 'blocked', pause: null,
         eligibility: { eligible: false, reason: 'Needs input: continue to be asked again', asksAgain: true },
-        interruption: { reason: 'server_restart', label: 'x', at: '', resumable: true },
+        interruption: { reason: 'server_restart', label: 'Interrupted by server restart', at: '', resumable: true },
         needsInput: { id: 'p1', kind: 'confirm', source: 'tool', message: 'Potentially dangerous command', step: 1, at: '' } as never }),
       { id: 'c', runState: 'blocked', eligible: false, asksAgain: true, reasonLabel: 'Interrupted by server restart', waitingFor: 'Potentially dangerous command' },
     );
