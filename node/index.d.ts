@@ -50,7 +50,7 @@ export interface PauseInfo {
   task?: number;
   at: string;           // RFC 3339
   /** The session's version when the pause was raised. */
-  version: number;
+  version?: number;
 }
 
 /** A stop in progress (status 'stopping'): the reason given and its label. */
