@@ -549,7 +549,11 @@ func TestEmergencyStop(t *testing.T) {
 	t.Parallel()
 	e := newEngine(t, "")
 	ev := listen(t, e, 0)
-	hang := `{"id": "%s", "script": [{"text": "thinking", "hang": true}]}`
+	// Two hanging turns: the run that Continue starts after the stop (its
+	// history ends with the cut turn's text) hangs too, so it is still
+	// proceeding when Resume all looks (one turn: it ends at once, and
+	// whether Resume all saw it running was a race).
+	hang := `{"id": "%s", "script": [{"text": "thinking", "hang": true}, {"text": "thinking again", "hang": true}]}`
 	a := newSession(t, e, fmt.Sprintf(hang, "a"))
 	b := newSession(t, e, fmt.Sprintf(hang, "b"))
 	idle := newSession(t, e, fmt.Sprintf(hang, "idle"))

@@ -106,8 +106,13 @@ class Browser {
     console.log(`wrote ${path.relative(ROOT, file)}`);
   }
 
-  close(): void {
-    this.proc.kill();
+  /** Ends Chromium and, once it has exited (it writes its profile until then), removes the profile. */
+  async close(): Promise<void> {
+    if (this.proc.exitCode === null && this.proc.signalCode === null) {
+      const exited = new Promise((resolve) => this.proc.once('exit', resolve));
+      this.proc.kill();
+      await exited;
+    }
     rmSync(this.profile, { recursive: true, force: true });
   }
 }
@@ -240,14 +245,13 @@ async function webUI(browser: Browser): Promise<void> {
       await browser.open(web.url, 1100, 620);
       await browser.waitFor("!document.getElementById('pause').hidden && document.querySelectorAll('#sessions li').length === 4 && document.getElementById('history').textContent.includes('rm -rf')");
       // The answer buttons enable after the pause has been on screen a moment.
-      await browser.waitFor("[...document.querySelectorAll('#pause button')].some((b) => !b.disabled)");
+      await browser.waitFor("!document.querySelector('#pause button[data-answer=\"approved\"]').disabled");
       await browser.screenshot(path.join(OUT, 'web-ui.png'));
     } finally {
       web.close();
     }
   } finally {
-    engine.close();
-    await engine.closed;
+    await engine.close();
     rmSync(workDir, { recursive: true, force: true });
   }
 }
@@ -258,5 +262,5 @@ try {
   await tuiConfirm(browser);
   await webUI(browser);
 } finally {
-  browser.close();
+  await browser.close();
 }
