@@ -15,7 +15,9 @@ TUI_SRC := $(shell find tui/src -name '*.ts' -o -name '*.tsx')
 TUI_UNIT := $(shell find tui/src -name '*.test.tsx' -o -name '*.test.ts')
 METRICS := $(CURDIR)/bench/out
 
-# Programs the tests need, as command:Debian-package.
+# Programs the tests need, as command:Debian-package. PostgreSQL (the fleet
+# hub's tests start a throwaway cluster, engine/hub/pgtest) is looked for where
+# Debian puts it, /usr/lib/postgresql/<version>/bin, off $PATH.
 SYSTEM_DEPS := chromium:chromium xvfb-run:xvfb tmux:tmux curl:curl gcc:gcc g++:g++ python3:python3
 
 .PHONY: deps system-deps build prebuild check-package node-versions test docs screenshots bench demo demo-tasks doctor clean
@@ -23,10 +25,11 @@ SYSTEM_DEPS := chromium:chromium xvfb-run:xvfb tmux:tmux curl:curl gcc:gcc g++:g
 deps: system-deps node_modules/.installed
 	$(GO) mod download
 
-# Installs chromium, xvfb and tmux with apt-get when they are missing and we
-# are root; otherwise says what to install.
+# Installs what is missing (chromium, xvfb, tmux, postgresql...) with apt-get
+# when we are root; otherwise says what to install.
 system-deps:
 	@missing=""; for d in $(SYSTEM_DEPS); do command -v "$${d%%:*}" >/dev/null || missing="$$missing $${d#*:}"; done; \
+	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null || missing="$$missing postgresql"; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
 	    echo "installing$$missing"; \
