@@ -3,7 +3,6 @@ package engine_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -11,10 +10,9 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/interlock-dev/interlock/engine"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/interlock-dev/interlock/engine"
 )
 
 func TestStatusTransitions(t *testing.T) {
@@ -63,122 +61,6 @@ func TestStatusTransitions(t *testing.T) {
 	assert.Equal(t, engine.StatusClosed, waitEvent(t, sub, isType(engine.EventClosed)).Status)
 }
 
-func TestPauseResumeCycleClearsState(t *testing.T) {
-	t.Parallel()
-	_, s := newEngine(t, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{ask(engine.PauseContinue, "Page loaded")}}, {Text: "done"}})
-	sub := s.Subscribe()
-	defer sub.Close()
-	out := start(t, s, "go")
-	ev := waitEvent(t, sub, isType(engine.EventPaused))
-	p, ok := s.Pause()
-	require.True(t, ok)
-	assert.Equal(t, *ev.Pause, p)
-	assert.Equal(t, engine.PauseContinue, p.Kind)
-	assert.Equal(t, engine.SourceTool, p.Source)
-	assert.Equal(t, "Ask", p.Tool)
-	assert.Equal(t, "Page loaded", p.Message)
-	assert.Equal(t, 2, p.Step, "step 1 is the model turn, step 2 the tool call")
-
-	require.NoError(t, s.Resume(""))
-	_, ok = s.Pause()
-	assert.False(t, ok, "pause state cleared after the answer")
-	require.NoError(t, (<-out).Err)
-	assert.Equal(t, "resumed", lastTool(s.History()).Text)
-	assert.Equal(t, engine.StatusIdle, s.Status())
-}
-
-func TestConfirmApproveDeny(t *testing.T) {
-	t.Parallel()
-	for _, tt := range []struct {
-		name     string
-		approved bool
-		reason   string
-		want     string
-	}{
-		{"approve", true, "", "approved"},
-		{"deny", false, "", "denied"},
-		{"deny with reason", false, "not on prod", "denied: not on prod"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			_, s := newEngine(t, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{ask(engine.PauseConfirm, "rm -rf?")}}})
-			sub := s.Subscribe()
-			defer sub.Close()
-			out := start(t, s, "go")
-			ev := waitEvent(t, sub, isType(engine.EventPaused))
-			require.ErrorIs(t, s.Resume(""), engine.ErrWrongPauseKind, "Enter does not answer a confirm pause")
-			require.NoError(t, s.Confirm("", tt.approved, engine.WithReason(tt.reason)))
-			ans := waitEvent(t, sub, isType(engine.EventPauseAnswered))
-			assert.Equal(t, ev.Pause.ID, ans.Answered.ID)
-			require.NoError(t, (<-out).Err)
-			res := lastTool(s.History())
-			assert.Equal(t, tt.want, res.Text)
-			assert.Equal(t, !tt.approved, res.IsError)
-		})
-	}
-}
-
-func TestInterruptDuringPause(t *testing.T) {
-	t.Parallel()
-	_, s := newEngine(t, []engine.ScriptTurn{{Text: "checking", ToolCalls: []engine.ScriptCall{ask(engine.PauseConfirm, "sure?")}}})
-	sub := s.Subscribe()
-	defer sub.Close()
-	out := start(t, s, "go")
-	waitEvent(t, sub, isType(engine.EventPaused))
-	require.NoError(t, s.Interrupt(engine.ReasonUserStop))
-	o := <-out
-	require.ErrorIs(t, o.Err, engine.ErrInterrupted)
-	r, ok := engine.ReasonOf(o.Err)
-	require.True(t, ok)
-	assert.Equal(t, engine.ReasonUserStop, r)
-	_, paused := s.Pause()
-	assert.False(t, paused)
-	h := s.History()
-	assert.Equal(t, engine.Message{Role: engine.RoleTool, ToolCallID: h[1].ToolCalls[0].ID, Text: "interrupted before completion", IsError: true, Interrupted: true}, h[2])
-	assert.Equal(t, engine.Message{Role: engine.RoleMarker, Text: "Stopped by you", Reason: engine.ReasonUserStop}, h[3])
-	require.ErrorIs(t, s.Confirm("", true), engine.ErrNotPaused, "a late answer finds nothing")
-}
-
-func TestInterruptBeforeFirstBlockingPointIsNotLost(t *testing.T) {
-	t.Parallel()
-	// The tool is between its start and its first blocking point when the
-	// interrupt lands; the pause it then raises must end at once, unseen.
-	entered, proceed := make(chan struct{}), make(chan struct{})
-	raised := make(chan engine.PauseResult, 1)
-	tool := engine.ToolFunc(func(ctx context.Context, c engine.ToolCall, env *engine.Env) (engine.Result, error) {
-		close(entered)
-		<-proceed // not selecting on ctx: the interrupt arrives "before" the blocking point
-		r, err := env.Pause(ctx, engine.PauseRequest{Kind: engine.PauseConfirm, Message: "late"})
-		raised <- r
-		return engine.Result{}, err
-	})
-	_, s := newEngine(t, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("t", nil)}}}, engine.WithTool("t", tool))
-	sub := s.Subscribe()
-	defer sub.Close()
-	out := start(t, s, "go")
-	<-entered
-	require.NoError(t, s.Interrupt(engine.ReasonUserStop))
-	close(proceed)
-	assert.Equal(t, engine.AnswerInterrupted, (<-raised).Answer)
-	require.ErrorIs(t, (<-out).Err, engine.ErrInterrupted)
-	for {
-		ev, err := sub.Next(t.Context())
-		require.NoError(t, err)
-		require.NotEqual(t, engine.EventPaused, ev.Type, "a pause raised after the interrupt is never shown")
-		if ev.Type == engine.EventInterrupted {
-			break
-		}
-	}
-
-	// And a run interrupted right after Start, before any step, ends interrupted.
-	_, s2 := newEngine(t, []engine.ScriptTurn{{Text: "never", Hang: true}})
-	out2 := start(t, s2, "go")
-	require.NoError(t, s2.Interrupt(engine.ReasonEmergencyStop))
-	o := <-out2
-	require.ErrorIs(t, o.Err, engine.ErrInterrupted)
-	assert.Equal(t, engine.ReasonEmergencyStop, o.Result.Interruption.Reason)
-}
-
 func TestSessionsNeverSeeEachOther(t *testing.T) {
 	t.Parallel()
 	e, a := newEngine(t, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{ask(engine.PauseConfirm, "x")}}})
@@ -201,69 +83,6 @@ func TestSessionsNeverSeeEachOther(t *testing.T) {
 	require.NoError(t, (<-outB).Err)
 	assert.Equal(t, engine.StatusInterrupted, a.Status())
 	assert.Equal(t, engine.StatusIdle, b.Status())
-}
-
-func TestParallelPausesAnsweredByIDInAnyOrder(t *testing.T) {
-	t.Parallel()
-	_, s := newEngine(t, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{
-		ask(engine.PauseConfirm, "one"), ask(engine.PauseContinue, "two"), ask(engine.PauseConfirm, "three"),
-	}}})
-	sub := s.Subscribe()
-	defer sub.Close()
-	out := start(t, s, "go")
-	for len(s.Pauses()) < 3 {
-		waitEvent(t, sub, isType(engine.EventPaused))
-	}
-	ps := s.Pauses()
-	byMsg := map[string]engine.Pause{}
-	for _, p := range ps {
-		byMsg[p.Message] = p
-	}
-	cur, _ := s.Pause()
-	assert.Equal(t, ps[0], cur, "the oldest pending pause is the current one")
-
-	require.NoError(t, s.Confirm(byMsg["three"].ID, false, engine.WithReason("no")))
-	require.ErrorIs(t, s.Confirm(byMsg["three"].ID, true), engine.ErrUnknownPause, "answering twice")
-	require.ErrorIs(t, s.Confirm(byMsg["two"].ID, true), engine.ErrWrongPauseKind)
-	assert.Len(t, s.Pauses(), 2, "a wrong answer changes nothing")
-	require.NoError(t, s.Confirm(byMsg["one"].ID, true))
-	require.NoError(t, s.Resume(byMsg["two"].ID))
-	require.NoError(t, (<-out).Err)
-
-	results := map[string]string{}
-	h := s.History()
-	for _, c := range h[1].ToolCalls {
-		for _, m := range h {
-			if m.Role == engine.RoleTool && m.ToolCallID == c.ID {
-				results[string(c.Args)] = m.Text
-			}
-		}
-	}
-	assert.Equal(t, map[string]string{
-		`{"kind":"confirm","message":"one"}`:   "approved",
-		`{"kind":"continue","message":"two"}`:  "resumed",
-		`{"kind":"confirm","message":"three"}`: "denied: no",
-	}, results)
-}
-
-func TestStaleAnswerNeverReleasesALaterPause(t *testing.T) {
-	t.Parallel()
-	_, s := newEngine(t, []engine.ScriptTurn{
-		{ToolCalls: []engine.ScriptCall{ask(engine.PauseContinue, "first")}},
-		{ToolCalls: []engine.ScriptCall{ask(engine.PauseContinue, "second")}},
-	})
-	sub := s.Subscribe()
-	defer sub.Close()
-	out := start(t, s, "go")
-	first := waitEvent(t, sub, isType(engine.EventPaused)).Pause
-	require.NoError(t, s.Resume(first.ID))
-	second := waitEvent(t, sub, isType(engine.EventPaused)).Pause
-	require.ErrorIs(t, s.Resume(first.ID), engine.ErrUnknownPause)
-	cur, ok := s.Pause()
-	require.True(t, ok, "the stale answer did not release the second pause")
-	assert.Equal(t, second.ID, cur.ID)
-	require.NoError(t, s.Resume(second.ID))
-	require.NoError(t, (<-out).Err)
 }
 
 func TestSignalPauseLandsAtStepBoundaryAndNeverCutsATool(t *testing.T) {
@@ -324,225 +143,6 @@ func TestSignalPauseWhenModelEndsItsTurn(t *testing.T) {
 		require.ErrorIs(t, o.Err, engine.ErrInterrupted)
 		assert.Equal(t, "a b c", s.History()[1].Text)
 	})
-}
-
-func TestInterruptMidStreamKeepsHistoryConsistent(t *testing.T) {
-	t.Parallel()
-	_, s := newEngine(t, []engine.ScriptTurn{{Text: "partial answer here", Hang: true}})
-	sub := s.Subscribe()
-	defer sub.Close()
-	out := start(t, s, "go")
-	var streamed string
-	for streamed != "partial answer here" {
-		streamed += waitEvent(t, sub, isType(engine.EventText)).Text
-	}
-	require.NoError(t, s.Interrupt(engine.ReasonUserStop))
-	require.ErrorIs(t, (<-out).Err, engine.ErrInterrupted)
-	h := s.History()
-	require.Len(t, h, 3)
-	assert.Equal(t, engine.Message{Role: engine.RoleAssistant, Text: "partial answer here", Interrupted: true}, h[1])
-	assert.Equal(t, engine.Message{Role: engine.RoleMarker, Text: "Stopped by you", Reason: engine.ReasonUserStop}, h[2])
-	assert.Equal(t, (len("partial answer here")+3)/4, s.Snapshot().Tokens.Output, "tokens count what was streamed")
-}
-
-func TestStreamIdleTimeoutInterruptsWithReasonTimeout(t *testing.T) {
-	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		e := engine.New(engine.WithStreamIdleTimeout(time.Minute),
-			engine.WithProvider(engine.NewScriptedProvider([]engine.ScriptTurn{{Text: "stall", Hang: true}})))
-		defer e.Close()
-		s, _ := e.NewSession(engine.SessionOptions{})
-		res, err := s.Prompt(t.Context(), "go")
-		require.ErrorIs(t, err, engine.ErrIdleTimeout)
-		assert.Equal(t, engine.ReasonTimeout, res.Interruption.Reason)
-		assert.Equal(t, engine.StatusInterrupted, s.Status())
-	})
-}
-
-// The idle timeout counts the silence before a chunk, not the turn: a
-// stream whose chunks each come within it may take many times as long.
-func TestStreamIdleTimeoutCountsOnlySilence(t *testing.T) {
-	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		e := engine.New(engine.WithStreamIdleTimeout(time.Minute),
-			engine.WithProvider(engine.NewScriptedProvider([]engine.ScriptTurn{{Text: "one two three four five", ChunkDelayMS: 50_000}})))
-		defer e.Close()
-		s, _ := e.NewSession(engine.SessionOptions{})
-		t0 := time.Now()
-		res, err := s.Prompt(t.Context(), "go")
-		require.NoError(t, err)
-		assert.Equal(t, engine.StatusIdle, res.Status)
-		assert.Equal(t, 200*time.Second, time.Since(t0), "four silences of 50 s, each under the minute")
-		h := s.History()
-		assert.Equal(t, "one two three four five", h[len(h)-1].Text)
-	})
-}
-
-func TestPauseTimeoutFailsClosed(t *testing.T) {
-	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		got := make(chan engine.PauseResult, 1)
-		tool := engine.ToolFunc(func(ctx context.Context, c engine.ToolCall, env *engine.Env) (engine.Result, error) {
-			r, err := env.Pause(ctx, engine.PauseRequest{Kind: engine.PauseConfirm, Message: "x", Timeout: 30 * time.Second})
-			got <- r
-			return engine.Result{Output: string(r.Answer)}, err
-		})
-		e := engine.New(engine.WithTool("t", tool), engine.WithProvider(engine.NewScriptedProvider([]engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("t", nil)}}})))
-		defer e.Close()
-		s, _ := e.NewSession(engine.SessionOptions{})
-		_, err := s.Prompt(t.Context(), "go")
-		require.NoError(t, err)
-		r := <-got
-		assert.Equal(t, engine.AnswerTimedOut, r.Answer)
-		assert.False(t, r.Approved())
-	})
-}
-
-func TestEventsIdenticalForManyObservers(t *testing.T) {
-	t.Parallel()
-	_, s := newEngine(t, []engine.ScriptTurn{{Text: "one two three", ToolCalls: []engine.ScriptCall{ask(engine.PauseContinue, "x"), call("sleep", map[string]int{"ms": 1})}}, {Text: "done"}})
-	subs := make([]*engine.Subscription[engine.Event], 8)
-	for i := range subs {
-		subs[i] = s.Subscribe()
-		defer subs[i].Close()
-	}
-	out := start(t, s, "go")
-	waitEvent(t, subs[0], isType(engine.EventPaused))
-	require.NoError(t, s.Resume(""))
-	require.NoError(t, (<-out).Err)
-	require.NoError(t, s.Close())
-	var seqs [][]engine.Event
-	for _, sub := range subs {
-		var seq []engine.Event
-		for {
-			ev, err := sub.Next(t.Context())
-			if errors.Is(err, engine.ErrSubscriptionClosed) {
-				break
-			}
-			require.NoError(t, err)
-			seq = append(seq, ev)
-		}
-		seqs = append(seqs, seq)
-	}
-	for i, ev := range seqs[1] {
-		assert.Equal(t, uint64(i+1), ev.Version, "versions are consecutive")
-	}
-	for i := 1; i < len(seqs); i++ {
-		assert.Equal(t, seqs[1], seqs[i])
-	}
-	assert.Equal(t, engine.EventClosed, seqs[1][len(seqs[1])-1].Type)
-}
-
-func TestSlowObserverIsCoalescedNeverBlocks(t *testing.T) {
-	t.Parallel()
-	flood := engine.ToolFunc(func(ctx context.Context, c engine.ToolCall, env *engine.Env) (engine.Result, error) {
-		for i := range 5000 {
-			env.Progress(fmt.Sprint(i))
-		}
-		return engine.Result{Output: "ok"}, nil
-	})
-	_, s := newEngine(t, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("flood", nil)}}}, engine.WithTool("flood", flood))
-	slow := s.Subscribe() // never reads until the run is over
-	defer slow.Close()
-	_, err := s.Prompt(t.Context(), "go") // would deadlock if a reader could block the engine
-	require.NoError(t, err)
-	last := uint64(0)
-	var types []engine.EventType
-	for {
-		ev, err := slow.Next(t.Context())
-		require.NoError(t, err)
-		require.Greater(t, ev.Version, last, "versions only grow")
-		last = ev.Version
-		types = append(types, ev.Type)
-		if ev.Version == s.Version() {
-			break
-		}
-	}
-	assert.Less(t, len(types), 300, "coalesced, not replayed")
-	assert.Equal(t, engine.EventRunFinished, types[len(types)-1], "the terminal transition is delivered")
-}
-
-// TestSlowEngineObserverKeepsEverySession: a reader of every session's
-// events that falls far behind still ends with each session's latest state
-// and each terminal transition, in log order.
-func TestSlowObserverGetsEveryRunsTerminalEvent(t *testing.T) {
-	t.Parallel()
-	chatty := engine.ToolFunc(func(ctx context.Context, c engine.ToolCall, env *engine.Env) (engine.Result, error) {
-		for i := range 20 {
-			env.Progress(fmt.Sprint(i))
-		}
-		return engine.Result{Output: "ok"}, nil
-	})
-	_, s := newEngine(t, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("chatty", nil)}}, {Text: "done"}}, engine.WithTool("chatty", chatty))
-	slow := s.Subscribe() // never reads until every run is over
-	defer slow.Close()
-	const runs = 60 // over 1,000 events: far more than the ring keeps
-	for range runs {
-		_, err := s.Prompt(t.Context(), "go")
-		require.NoError(t, err)
-	}
-	finished, n := 0, 0
-	for last := uint64(0); last < s.Version(); n++ {
-		ev, err := slow.Next(t.Context())
-		require.NoError(t, err)
-		require.Greater(t, ev.Version, last, "versions only grow")
-		last = ev.Version
-		if ev.Type == engine.EventRunFinished {
-			finished++
-		}
-	}
-	assert.Equal(t, runs, finished, "no run's terminal event is coalesced away")
-	assert.Less(t, n, int(s.Version()), "the rest was coalesced")
-}
-
-func TestSlowEngineObserverKeepsEverySession(t *testing.T) {
-	t.Parallel()
-	flood := engine.ToolFunc(func(ctx context.Context, c engine.ToolCall, env *engine.Env) (engine.Result, error) {
-		for i := range 500 {
-			env.Progress(fmt.Sprint(i))
-		}
-		return engine.Result{Output: "ok"}, nil
-	})
-	e, s1 := newEngine(t, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("flood", nil)}}}, engine.WithTool("flood", flood))
-	require.NoError(t, s1.Close())
-	slow := e.Subscribe() // reads only once every session is closed
-	defer slow.Close()
-	const n = 40
-	var wg sync.WaitGroup
-	for range n {
-		s, err := e.NewSession(engine.SessionOptions{})
-		require.NoError(t, err)
-		wg.Go(func() {
-			_, err := s.Prompt(t.Context(), "go")
-			assert.NoError(t, err)
-			assert.NoError(t, s.Close())
-		})
-	}
-	wg.Wait()
-	require.NoError(t, e.Close()) // ends the log: the reader stops after the last event
-
-	last := map[string]engine.Event{}
-	finished := map[string]bool{}
-	var events int
-	for {
-		ev, err := slow.Next(t.Context())
-		if errors.Is(err, engine.ErrSubscriptionClosed) {
-			break
-		}
-		require.NoError(t, err)
-		events++
-		if prev, ok := last[ev.Session]; ok {
-			require.Greater(t, ev.Version, prev.Version, "versions only grow within a session")
-		}
-		last[ev.Session] = ev
-		finished[ev.Session] = finished[ev.Session] || ev.Type == engine.EventRunFinished
-	}
-	require.Len(t, last, n, "every session is seen")
-	for id, ev := range last {
-		assert.Equal(t, engine.EventClosed, ev.Type, "session %s ends closed", id)
-		assert.True(t, finished[id], "session %s: its run_finished was kept", id)
-	}
-	assert.Less(t, events, n*500, "coalesced, not replayed")
 }
 
 func TestBadInputReturnsErrorsAndChangesNothing(t *testing.T) {
@@ -664,22 +264,6 @@ func continueAfterACutSideEffect(t *testing.T, c engine.ScriptCall, details stri
 	require.ErrorIs(t, err, engine.ErrNotResumable, "the interruption was resumed already")
 }
 
-func TestEmergencyStopStopsOnlyRunningSessions(t *testing.T) {
-	t.Parallel()
-	e, a := newEngine(t, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("sleep", map[string]int{"ms": 600000})}}})
-	idle, _ := e.NewSession(engine.SessionOptions{})
-	sub := a.Subscribe()
-	defer sub.Close()
-	out := start(t, a, "go")
-	waitEvent(t, sub, isType(engine.EventToolStarted))
-	assert.Equal(t, []string{a.ID()}, e.EmergencyStop().Stopped)
-	o := <-out
-	assert.Equal(t, engine.ReasonEmergencyStop, o.Result.Interruption.Reason)
-	assert.Equal(t, "Stopped by emergency stop", o.Result.Interruption.Label)
-	assert.Equal(t, engine.StatusIdle, idle.Status())
-	assert.Len(t, e.Sessions(), 2)
-}
-
 func TestCloseInterruptsAndWaits(t *testing.T) {
 	t.Parallel()
 	g := newGate()
@@ -698,86 +282,6 @@ func TestCloseInterruptsAndWaits(t *testing.T) {
 type closer func()
 
 func (c closer) Close() error { c(); return nil }
-
-// TestPauseTimeoutRacingAnInterruptNeverHangs: the pause timer and an
-// interrupt fire at the same instant; whichever the waiter sees first, the
-// run must end (it used to wait for ever for an answer nobody would send).
-func TestPauseTimeoutRacingAnInterruptNeverHangs(t *testing.T) {
-	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		tool := engine.ToolFunc(func(ctx context.Context, c engine.ToolCall, env *engine.Env) (engine.Result, error) {
-			r, err := env.Pause(ctx, engine.PauseRequest{Kind: engine.PauseConfirm, Message: "x", Timeout: 30 * time.Second})
-			return engine.Result{Output: string(r.Answer)}, err
-		})
-		e := engine.New(engine.WithTool("t", tool), engine.WithProvider(engine.NewScriptedProvider([]engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("t", nil)}}})))
-		defer e.Close()
-		s, _ := e.NewSession(engine.SessionOptions{})
-		for range 100 {
-			_, out, err := s.Start(t.Context(), "go")
-			require.NoError(t, err)
-			synctest.Wait() // parked at the pause
-			time.Sleep(30 * time.Second)
-			_ = s.Interrupt(engine.ReasonUserStop) // the run may have ended already
-			<-out                                  // a deadlock here fails the bubble
-			_, paused := s.Pause()
-			require.False(t, paused)
-		}
-	})
-}
-
-// TestInterruptEndsAPauseOnAForeignContext: a tool that passes Pause a
-// context not derived from its own (a cleanup context, Background) is still
-// released by an interrupt, and a pause it raises after it is never shown.
-func TestInterruptEndsAPauseOnAForeignContext(t *testing.T) {
-	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		got := make(chan engine.PauseResult, 2)
-		tool := engine.ToolFunc(func(ctx context.Context, c engine.ToolCall, env *engine.Env) (engine.Result, error) {
-			r, err := env.Pause(context.WithoutCancel(ctx), engine.PauseRequest{Kind: engine.PauseConfirm, Message: "first"})
-			got <- r
-			r2, _ := env.Pause(context.Background(), engine.PauseRequest{Kind: engine.PauseContinue, Message: "after the interrupt"})
-			got <- r2
-			return engine.Result{}, err
-		})
-		e := engine.New(engine.WithTool("t", tool), engine.WithProvider(engine.NewScriptedProvider([]engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("t", nil)}}})))
-		defer e.Close()
-		s, _ := e.NewSession(engine.SessionOptions{})
-		_, out, err := s.Start(t.Context(), "go")
-		require.NoError(t, err)
-		synctest.Wait()
-		require.Equal(t, engine.StatusPaused, s.Status())
-		require.NoError(t, s.Interrupt(engine.ReasonUserStop))
-		o := <-out // a deadlock here fails the bubble
-		require.ErrorIs(t, o.Err, engine.ErrInterrupted)
-		assert.Equal(t, engine.AnswerInterrupted, (<-got).Answer)
-		assert.Equal(t, engine.AnswerInterrupted, (<-got).Answer)
-		assert.Equal(t, engine.StatusInterrupted, s.Status())
-	})
-}
-
-// TestPauseAfterTheToolCallEndedIsRefused: an Env kept past its call (a
-// tool's stray goroutine) cannot park an idle session.
-func TestPauseAfterTheToolCallEndedIsRefused(t *testing.T) {
-	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		envs := make(chan *engine.Env, 1)
-		tool := engine.ToolFunc(func(ctx context.Context, c engine.ToolCall, env *engine.Env) (engine.Result, error) {
-			envs <- env
-			return engine.Result{Output: "ok"}, nil
-		})
-		e := engine.New(engine.WithTool("t", tool), engine.WithProvider(engine.NewScriptedProvider([]engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("t", nil)}}})))
-		defer e.Close()
-		s, _ := e.NewSession(engine.SessionOptions{})
-		_, err := s.Prompt(t.Context(), "go")
-		require.NoError(t, err)
-		v := s.Version()
-		res, err := (<-envs).Pause(context.Background(), engine.PauseRequest{Kind: engine.PauseContinue, Message: "late"}) // a deadlock here fails the bubble
-		require.ErrorIs(t, err, engine.ErrNotRunning)
-		assert.Equal(t, engine.AnswerInterrupted, res.Answer, "fails closed")
-		assert.Equal(t, engine.StatusIdle, s.Status())
-		assert.Equal(t, v, s.Version(), "nothing changed")
-	})
-}
 
 // TestSignalPauseDuringResumeConfirmation: the "may repeat an action"
 // confirmation of Continue is not a signal pause, so a pause signal sent
@@ -829,35 +333,6 @@ func TestGeneratedSessionIDsSkipChosenOnes(t *testing.T) {
 	}
 	assert.NotContains(t, ids, chosen.ID())
 	assert.Len(t, e.Sessions(), 4)
-}
-
-// TestCallerContextEndingStopsLikeInterrupt: when the context a run was
-// started with ends, the session is stopping until the tool has returned
-// (not running), observers get stopping / onCancel, then interrupted.
-func TestCallerContextEndingStopsLikeInterrupt(t *testing.T) {
-	t.Parallel()
-	synctest.Test(t, func(t *testing.T) {
-		g := newGate()
-		g.holdAfterCancel = true
-		e := engine.New(engine.WithTool("gate", g), engine.WithProvider(engine.NewScriptedProvider([]engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("gate", nil)}}})))
-		defer e.Close()
-		s, _ := e.NewSession(engine.SessionOptions{})
-		cancelled := make(chan engine.SignalInfo, 1)
-		defer s.OnSignal(engine.OnCancel, func(i engine.SignalInfo) { cancelled <- i })()
-		ctx, cancel := context.WithCancel(t.Context())
-		_, out, err := s.Start(ctx, "go")
-		require.NoError(t, err)
-		<-g.started
-		cancel()
-		synctest.Wait()
-		require.Equal(t, engine.StatusStopping, s.Status(), "stop requested, the tool still unwinding")
-		require.Len(t, cancelled, 1, "onCancel fired")
-		close(g.release)
-		o := <-out
-		require.ErrorIs(t, o.Err, engine.ErrInterrupted)
-		assert.Equal(t, engine.ReasonSystemStop, o.Result.Interruption.Reason)
-		assert.Equal(t, engine.StatusInterrupted, s.Status())
-	})
 }
 
 // panicky is a provider that panics in Stream or, once streaming, in Recv.
@@ -948,41 +423,6 @@ func TestParallelToolCallsAreBounded(t *testing.T) {
 	}
 }
 
-// TestInterruptAnswersEveryPendingPauseInterrupted: an interrupt while two
-// parallel tool calls wait on pauses emits pause_answered (interrupted) for
-// each, oldest first, before stopping — observers never see a pause vanish
-// without an answer.
-func TestInterruptAnswersEveryPendingPauseInterrupted(t *testing.T) {
-	t.Parallel()
-	ask := engine.ToolFunc(func(ctx context.Context, c engine.ToolCall, env *engine.Env) (engine.Result, error) {
-		_, err := env.Pause(ctx, engine.PauseRequest{Kind: engine.PauseConfirm, Message: c.ID})
-		return engine.Result{}, err
-	})
-	_, s := newEngine(t, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("ask", nil), call("ask", nil)}}}, engine.WithTool("ask", ask))
-	sub := s.Subscribe()
-	defer sub.Close()
-	out := start(t, s, "go")
-	for len(s.Snapshot().Pauses) < 2 {
-		waitEvent(t, sub, func(ev engine.Event) bool { return ev.Type == engine.EventPaused })
-	}
-	pending := s.Snapshot().Pauses
-	require.NoError(t, s.Interrupt(engine.ReasonUserStop))
-	require.ErrorIs(t, (<-out).Err, engine.ErrInterrupted)
-	var answered []string
-	for {
-		ev, err := sub.Next(t.Context())
-		require.NoError(t, err)
-		if ev.Type == engine.EventPauseAnswered {
-			require.Equal(t, engine.AnswerInterrupted, ev.Answer)
-			answered = append(answered, ev.Answered.ID)
-		}
-		if ev.Type == engine.EventStopping {
-			break
-		}
-	}
-	assert.Equal(t, []string{pending[0].ID, pending[1].ID}, answered)
-}
-
 // TestSecondCloseWaitsForTheFirst: a Close racing another (the engine's
 // close while a session's own close unwinds a tool) returns only once the
 // tool is gone, so "closed" never means "still unwinding".
@@ -1017,36 +457,6 @@ func TestSecondCloseWaitsForTheFirst(t *testing.T) {
 		require.NoError(t, <-second, "Close is idempotent")
 		<-out
 	})
-}
-
-// TestSubscribeAfterTheLastReaderLeft: events nobody reads are not kept
-// (publishing them takes no lock of the log), and a subscription made after
-// the last reader left gets exactly what comes after it, in order.
-func TestSubscribeAfterTheLastReaderLeft(t *testing.T) {
-	t.Parallel()
-	chatty := engine.ToolFunc(func(ctx context.Context, c engine.ToolCall, env *engine.Env) (engine.Result, error) {
-		for i := range 100 { // 200 events a round: within a session's ring (256)
-			env.Progress(fmt.Sprint(i))
-		}
-		return engine.Result{Output: "ok"}, nil
-	})
-	e, s := newEngine(t, []engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{call("chatty", nil)}}}, engine.WithTool("chatty", chatty))
-	for round := range 3 {
-		first := s.Version() + 1
-		subs := []*engine.Subscription[engine.Event]{s.Subscribe(), e.Subscribe()}
-		_, err := s.Prompt(t.Context(), "go")
-		require.NoError(t, err)
-		for _, sub := range subs {
-			for want := first; want <= s.Version(); want++ {
-				ev, err := sub.Next(t.Context())
-				require.NoError(t, err)
-				require.Equal(t, want, ev.Version, "round %d: every event after the subscription, in order", round)
-			}
-			sub.Close()
-		}
-		_, err = s.Prompt(t.Context(), "go") // nobody reads these
-		require.NoError(t, err)
-	}
 }
 
 // Sessions lists the open sessions in creation order, whatever their ids,
