@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/interlock-dev/interlock/engine/policy"
 )
 
 // Action is what a check decided for a command.
@@ -25,6 +27,9 @@ type Decision struct {
 	// Reasons name the category and the offending simple command, e.g.
 	// "recursive deletion: rm -rf build". Empty when allowed.
 	Reasons []string `json:"reasons"`
+	// Rules are the policy rules that decided for the line's simple
+	// commands, and the shadow rules that would have.
+	Rules []RuleMatch `json:"rules,omitempty"`
 
 	findings []finding
 	writes   []fileWrite // files the top level of the line writes, for the session's FileLog
@@ -117,10 +122,14 @@ func checkUnsafe(cmd string, rules []rule, sc *scope) Decision {
 		}
 		return decide([]finding{{action: ActionConfirm, reason: catInvalid + ": " + err.Error(), key: cmd}})
 	}
-	c := &checker{rules: rules, dir: sc.dir, sc: sc, at: sc.dir, seen: make(map[string]bool)}
+	if sc.policyErr != nil {
+		return decide([]finding{{action: ActionDeny, reason: "not run: " + sc.policyErr.Error() + " (fix the file)"}})
+	}
+	c := &checker{rules: rules, dir: sc.dir, sc: sc, at: sc.dir, seen: make(map[string]bool), policy: sc.policy}
 	c.script(cmd, 0)
 	d := decide(c.found)
 	d.writes = c.writes
+	d.Rules = c.matched
 	return d
 }
 
@@ -190,6 +199,10 @@ type checker struct {
 	endAt     string // the directory the last script parsed ended in
 	aliases   map[string]arg
 	expanding map[string]bool // aliases being expanded: bash does not expand one in itself
+	policy    *policy.Set     // the policy files' rules in force; nil: none
+	matched   []RuleMatch     // the rules that decided (or would have, in shadow mode)
+	collect   bool            // record every simple command as rules see it (Commands)
+	commands  []policy.Command
 }
 
 // maxParsedBytes bounds the work of one check; past it the line is confirm.
@@ -240,6 +253,7 @@ type level struct {
 	secretOut  map[string]bool   // files the line fills with secrets (env > x): absolute
 	dirty      string            // a command that may have rewritten files in ways not tracked, "" if none
 	readVars   map[string]bool   // variables read or looped over computed words (read v, for v in $(...)), once asked
+	callEnv    []string          // NAME=value given to the simple command being judged (prefix assignments, env NAME=value)
 }
 
 // script parses src and judges every simple command in it.

@@ -397,7 +397,14 @@ func (x *command) judge() {
 			}
 		}
 		if len(inner) > 0 {
+			saved := x.l.callEnv
+			for _, a := range args[1 : len(args)-len(inner)] {
+				if a.static && isAssignWord(a.text) {
+					x.l.callEnv = append(x.l.callEnv[:len(x.l.callEnv):len(x.l.callEnv)], a.text)
+				}
+			}
 			x.nested(inner, x.redirs, x.via)
+			x.l.callEnv = saved
 		}
 		return
 	}

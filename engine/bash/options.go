@@ -4,24 +4,29 @@ import (
 	"time"
 
 	"github.com/interlock-dev/interlock/engine/bash/contain"
+	"github.com/interlock-dev/interlock/engine/policy"
 )
 
 // Option configures a Tool.
 type Option func(*toolConfig)
 
 type toolConfig struct {
-	rules        []Rule
-	timeout      time.Duration
-	grace        time.Duration
-	outputLimit  int
-	projectFile  string
-	shell        string
-	supervisor   string
-	sandbox      contain.Policy
-	env          EnvFilter
-	noNamespaces bool          // tests: act as if user namespaces were refused
-	noLandlock   bool          // tests: act as if the kernel had no Landlock
-	startedGroup func(pid int) // tests: every supervisor started
+	rules         []Rule
+	timeout       time.Duration
+	grace         time.Duration
+	outputLimit   int
+	projectFile   string
+	shell         string
+	supervisor    string
+	sandbox       contain.Policy
+	env           EnvFilter
+	noNamespaces  bool          // tests: act as if user namespaces were refused
+	noLandlock    bool          // tests: act as if the kernel had no Landlock
+	startedGroup  func(pid int) // tests: every supervisor started
+	policies      []*policy.File
+	userPolicy    string
+	projectPolicy bool
+	trustFile     string
 }
 
 // WithRules adds allow / confirm / deny rules (see Rule).

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/interlock-dev/interlock/engine/policy"
 )
 
 // scope is what a check knows about where a command will run: the session's
@@ -16,6 +18,8 @@ type scope struct {
 	temp      []string     // temporary directories writes may go to
 	protected map[int]bool // the engine's process and its ancestors
 	files     *FileLog     // files written by earlier calls in this session; may be nil
+	policy    *policy.Set  // the policy rules in force; nil: none
+	policyErr error        // a policy file that does not load: every command is denied with it
 }
 
 // newScope is the scope of a command run in dir, by this process.

@@ -36,6 +36,7 @@ type Tool struct {
 	env       EnvFilter
 	configErr error // a bad option: every call fails with it
 	probe     probeResult
+	policies  *policies
 }
 
 // New returns a Bash tool.
@@ -65,6 +66,7 @@ func New(opts ...Option) *Tool {
 		sandbox:   c.sandbox,
 		env:       c.env,
 		configErr: c.sandbox.Validate("bash.sandbox"),
+		policies:  newPolicies(c),
 	}
 }
 
@@ -73,7 +75,9 @@ func New(opts ...Option) *Tool {
 // they only skip the question in Run.
 func (t *Tool) Check(cmd string) Decision {
 	dir, _ := os.Getwd()
-	return check(cmd, t.rules, newScope(dir))
+	sc := newScope(dir)
+	sc.policyErr = t.policyScope(sc, nil)
+	return check(cmd, t.rules, sc)
 }
 
 // ProjectGrants are the approvals remembered with scope "project": they
@@ -244,6 +248,9 @@ type gateResult struct {
 func (t *Tool) gate(command, dir string, files *FileLog, env *engine.Env) gateResult {
 	sc := newScope(dir)
 	sc.files = files
+	if err := t.policyScope(sc, env); err != nil {
+		return gateResult{refused: &engine.Result{IsError: true, Output: fmt.Sprintf("Command not run: %v", err)}}
+	}
 	d := check(command, t.rules, sc)
 	switch d.Decision {
 	case ActionAllow:
@@ -349,6 +356,7 @@ func checkDir(env *engine.Env) string {
 func (t *Tool) sessionScope(env *engine.Env) *scope {
 	sc := newScope(checkDir(env))
 	sc.files = env.Local(fileLogKey{t}, newFileLogAny).(*FileLog)
+	sc.policyErr = t.policyScope(sc, env)
 	return sc
 }
 

@@ -57,7 +57,18 @@ func (l *level) stmt(s *syntax.Stmt) {
 		} else {
 			args := l.words(cmd.Args)
 			disp = display(args)
+			saved := l.callEnv
+			for _, a := range cmd.Assigns {
+				if a.Name != nil {
+					v := ""
+					if a.Value != nil {
+						v = l.word(a.Value).text
+					}
+					l.callEnv = append(l.callEnv[:len(l.callEnv):len(l.callEnv)], a.Name.Value+"="+v)
+				}
+			}
 			l.call(args, s.Redirs, l.depth, "")
+			l.callEnv = saved
 			l.track(s, args)
 		}
 	case *syntax.BinaryCmd:
@@ -189,10 +200,14 @@ func (l *level) call(args []arg, redirs []*syntax.Redirect, depth int, via strin
 		return
 	}
 	x.judgeAll()
+	denied, allowed := l.applyPolicy(x)
+	if denied {
+		return
+	}
 	if matched && act == ActionConfirm {
 		l.c.add(finding{action: ActionConfirm, reason: fmt.Sprintf("confirm rule %q: %s", prefix, abbreviate(disp)), key: disp})
 	}
-	if !(matched && act == ActionAllow) {
+	if !(matched && act == ActionAllow) && !allowed {
 		for _, f := range x.local {
 			l.c.add(f)
 		}
