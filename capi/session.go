@@ -33,6 +33,8 @@ type sessionOptions struct {
 	Provider json.RawMessage `json:"provider"`
 	// Sandbox replaces the engine's bash.sandbox policy for this session.
 	Sandbox *contain.Policy `json:"sandbox"`
+	// Tools chooses the built-in tools the session offers (engine.SessionOptions.Tools).
+	Tools *[]string `json:"tools"`
 }
 
 // scriptProvider returns the scripted provider of a "script" field (an
@@ -142,7 +144,11 @@ func il_session_create(h C.il_handle, optsJSON *C.char, out *C.il_handle, outID 
 			}
 		}
 		return ee.whileOpen(func() error {
-			se, sh, err := ee.newSession(engine.SessionOptions{ID: o.ID, Dir: o.Dir, Environ: o.Env, Provider: p})
+			so := engine.SessionOptions{ID: o.ID, Dir: o.Dir, Environ: o.Env, Provider: p}
+			if o.Tools != nil {
+				so.Tools = *o.Tools
+			}
+			se, sh, err := ee.newSession(so)
 			if err != nil {
 				return err
 			}

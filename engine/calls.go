@@ -70,6 +70,9 @@ func (s *Session) recordResults(r *run, results ...Message) error {
 func (s *Session) runTool(r *run, c ToolCall, step int, canPark bool) (*Env, Message) {
 	env := &Env{session: s, run: r, call: c, step: step}
 	tool, lookupErr := s.eng.tools.Lookup(c.Name)
+	if lookupErr == nil && !s.offers(c.Name) {
+		lookupErr = fmt.Errorf("%w: %q is not offered in this session (its tools: %s)", ErrUnknownTool, c.Name, strings.Join(s.tools, ", "))
+	}
 	s.mu.Lock()
 	if lookupErr == nil {
 		env.tool, env.canPark = tool, canPark

@@ -21,6 +21,7 @@ import (
 // the default provider, and publishes one event stream for all of them.
 type Engine struct {
 	tools       Registry
+	builtins    []string // the tools registered when the engine was made (sorted): SessionOptions.Tools chooses among them
 	provider    Provider
 	idleTimeout time.Duration
 	workDir     string
@@ -106,6 +107,7 @@ func newEngine(opts ...Option) *Engine {
 	for _, o := range opts {
 		o(e)
 	}
+	e.builtins = e.tools.Names()
 	return e
 }
 
@@ -142,7 +144,11 @@ func (e *Engine) NewSession(o SessionOptions) (*Session, error) {
 	if dir == "" {
 		dir = e.workDir
 	}
-	s := &Session{id: id, eng: e, provider: p, dir: dir, environ: slices.Clone(o.Environ)}
+	tools, err := e.sessionTools(o.Tools)
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{id: id, eng: e, provider: p, dir: dir, environ: slices.Clone(o.Environ), tools: tools}
 	if err := e.persistNewSession(s, e.seq, o); err != nil {
 		return nil, fmt.Errorf("session %q: %w", id, err)
 	}

@@ -155,6 +155,9 @@ func (e *Engine) restoreSession(row store.Session) (*Session, error) {
 	if s.dir == "" {
 		s.dir = e.workDir
 	}
+	if opts.Tools != nil {
+		s.tools = *opts.Tools
+	}
 	if len(opts.Provider) > 0 {
 		s.provider = e.loadProvider(row.ID, opts.Provider)
 	}

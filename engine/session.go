@@ -18,6 +18,11 @@ type SessionOptions struct {
 	Dir      string   // working directory for tools
 	Environ  []string // extra KEY=value entries for processes tools start
 	Provider Provider // nil uses the engine's provider
+	// Tools, when not nil, are the built-in tools this session offers the
+	// model (of those the engine was made with: "ask", "sleep" and those
+	// given by WithTool); the others are neither offered nor run. Tools
+	// registered later (a host's) are always offered. nil offers them all.
+	Tools []string
 }
 
 // Session is one agent conversation and its state machine. Facts are stored
@@ -29,6 +34,7 @@ type Session struct {
 	provider Provider
 	dir      string
 	environ  []string
+	tools    []string // SessionOptions.Tools, sorted; nil: all
 
 	status  atomic.Int32  // derived status, refreshed at every change
 	version atomic.Uint64 // bumped at every change

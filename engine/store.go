@@ -29,6 +29,8 @@ type storedOptions struct {
 	// of it was not stored because it looks secret.
 	Provider     json.RawMessage `json:"provider,omitempty"`
 	ProviderLeft []string        `json:"provider_left,omitempty"`
+	// Tools is SessionOptions.Tools: a restored session offers no more.
+	Tools *[]string `json:"tools,omitempty"`
 }
 
 // Run kinds as stored: who drives the run, and so who can resume it.
@@ -228,6 +230,9 @@ func (e *Engine) persistNewSession(s *Session, seq uint64, o SessionOptions) err
 		return nil
 	}
 	opts := storedOptions{Dir: s.dir, Model: providerName(s.provider)}
+	if s.tools != nil {
+		opts.Tools = &s.tools
+	}
 	for _, kv := range o.Environ {
 		name, _, _ := strings.Cut(kv, "=")
 		opts.EnvNames = append(opts.EnvNames, name)

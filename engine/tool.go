@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -190,6 +192,53 @@ func (r *Registry) namesLocked() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// sessionTools checks SessionOptions.Tools: each name must be one of the
+// engine's built-in tools that it still has. The result is sorted and
+// never nil when chosen is not (an empty choice offers no built-in tool).
+func (e *Engine) sessionTools(chosen []string) ([]string, error) {
+	if chosen == nil {
+		return nil, nil
+	}
+	have := make([]string, 0, len(e.builtins))
+	for _, n := range e.builtins {
+		if _, err := e.tools.Lookup(n); err == nil {
+			have = append(have, n)
+		}
+	}
+	out := make([]string, 0, len(chosen))
+	for _, n := range chosen {
+		if !slices.Contains(have, n) {
+			return nil, fmt.Errorf("%w: tools: %q is not a built-in tool of this engine: choose among %s", ErrInvalidArgument, n, strings.Join(have, ", "))
+		}
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// offers reports whether session s offers the model the tool name: every
+// tool unless its options chose among the built-in ones.
+func (s *Session) offers(name string) bool {
+	return s.tools == nil || slices.Contains(s.tools, name) || !slices.Contains(s.eng.builtins, name)
+}
+
+// toolSpecs is what s offers the model this turn.
+func (s *Session) toolSpecs() []ToolSpec {
+	all := s.eng.tools.Specs()
+	if s.tools == nil {
+		return all
+	}
+	specs := make([]ToolSpec, 0, len(all))
+	for _, spec := range all {
+		if s.offers(spec.Name) {
+			specs = append(specs, spec)
+		}
+	}
+	return specs
 }
 
 // Env is a tool call's view of its session. It is valid for the duration of

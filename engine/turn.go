@@ -17,7 +17,7 @@ func (s *Session) modelTurn(r *run) ([]ToolCall, error) {
 	s.mu.Lock()
 	// History is append-only, so a view capped at its length is a stable
 	// snapshot; copying it every turn made long sessions quadratic.
-	req := ModelRequest{Messages: s.history[:len(s.history):len(s.history)], Tools: s.eng.tools.Specs(), LookupEnv: s.eng.environment.LookupEnv}
+	req := ModelRequest{Messages: s.history[:len(s.history):len(s.history)], Tools: s.toolSpecs(), LookupEnv: s.eng.environment.LookupEnv}
 	s.mu.Unlock()
 	if r.provider == nil {
 		return nil, fmt.Errorf("session %s: %w: no model provider configured (engine.WithProvider or SessionOptions.Provider)", s.id, ErrInvalidArgument)

@@ -297,6 +297,13 @@ export interface SessionOptions {
   /** Extra variables for the session's commands, as process.env's shape: {NAME: 'value'}. */
   env?: Record<string, string>;
   sandbox?: SandboxPolicy;         // replaces the engine's bash.sandbox for this session
+  /**
+   * The built-in tools this session offers the model, among the engine's
+   * (its `tools`). Default: all of the engine's. Tools registered with
+   * registerTool are offered too. Kept in the store: a restored session
+   * offers no more than it chose.
+   */
+  tools?: BuiltinTool[];
   /** Scripted provider turns (tests, demos). */
   script?: ScriptTurn[];
   /** A real model instead of a script. */

@@ -57,6 +57,7 @@ const cases = [
   { name: 'Proxy whose trap throws', call: 'new Engine', field: 'config', hint: /threw/, run: () => new Engine(throwingProxy) },
   { name: 'session dir instead of workDir', call: 'engine.createSession', field: 'opts.dir', hint: /did you mean `workDir`/, run: () => idle({ dir }) },
   { name: 'session workDir that does not exist', call: 'engine.createSession', field: 'opts.workDir', hint: /does not exist/, run: () => idle({ workDir: `${dir}/missing` }) },
+  { name: 'session tool the engine left out', call: 'engine.createSession', field: 'opts.tools', hint: /not a built-in tool of this engine: choose among/, run: () => idle({ tools: ['web', 'bsh'] }) },
   { name: 'env as KEY=value strings', call: 'engine.createSession', field: 'opts.env', hint: /object of strings/, run: () => idle({ env: ['A=1'] }) },
   { name: 'snake_case tool_calls in a script', call: 'engine.createSession', field: 'opts.script[0].tool_calls', hint: /did you mean `toolCalls`/, run: () => idle({ script: [{ tool_calls: [] }] }) },
   { name: 'script text as a number', call: 'engine.createSession', field: 'opts.script[0].text', hint: /must be a string/, run: () => idle({ script: [{ text: 5 }] }) },

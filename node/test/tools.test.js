@@ -141,3 +141,19 @@ test('tools: the engine offers only the built-in tools chosen; a call of another
 test('tools: a name that is not a built-in tool is refused, naming it', () => {
   assert.throws(() => new Engine({ tools: ['bash', 'shell'] }), { code: 'ERR_INVALID_ARGUMENT', message: /new Engine\(config\): tools: "shell" is not a built-in tool: choose among ask, bash, sleep, web/ });
 });
+
+test('tools: a session chooses among the engine\'s built-in tools; the others are neither offered nor run', async () => {
+  const e = newEngine({ tools: ['ask', 'sleep'] });
+  e.registerTool('mine', { run: () => 'mine ran' });
+  const s = e.createSession({ tools: ['sleep'], script: [call('ask', { kind: 'continue', message: 'hi' }), call('mine', {}), { text: 'done' }] });
+  const r = await s.prompt('go');
+  assert.equal(r.outcome, 'finished');
+  const tools = s.history().filter((m) => m.role === 'tool');
+  assert.equal(tools[0].isError, true);
+  assert.match(tools[0].text, /"ask" is not offered in this session \(its tools: sleep\)/);
+  assert.equal(tools[1].text, 'mine ran', 'tools registered with registerTool are offered too');
+  assert.throws(() => e.createSession({ tools: ['bash'] }), {
+    code: 'ERR_INVALID_ARGUMENT',
+    message: /^engine\.createSession\(opts\): tools: "bash" is not a built-in tool of this engine: choose among ask, sleep/,
+  });
+});
