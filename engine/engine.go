@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -36,6 +37,8 @@ type Engine struct {
 	// has committed, with what it recorded (nil but in the kill-point
 	// tests: see update).
 	afterCommit func(what string)
+	attachFns   []AttachFunc // WithAttachment
+	attached    []io.Closer  // what they started; closed first by Close
 
 	runSeq atomic.Uint64 // run ids, unique in the engine
 	runs   runner        // the goroutines of background runs
@@ -73,6 +76,9 @@ func New(opts ...Option) *Engine {
 func Open(ctx context.Context, opts ...Option) (*Engine, error) {
 	e := newEngine(opts...)
 	if e.storePath == "" {
+		if err := e.attach(ctx); err != nil {
+			return nil, err
+		}
 		return e, nil
 	}
 	st, err := store.Open(ctx, e.storePath)
@@ -85,6 +91,10 @@ func Open(ctx context.Context, opts ...Option) (*Engine, error) {
 		return nil, err
 	}
 	if err := e.giveGrantStores(); err != nil {
+		st.Close()
+		return nil, err
+	}
+	if err := e.attach(ctx); err != nil {
 		st.Close()
 		return nil, err
 	}
@@ -198,9 +208,13 @@ func (e *Engine) Subscribe() *Subscription[Event] { return e.log.subscribe() }
 func (e *Engine) Close() error {
 	e.shuttingDown.Store(true)
 	e.mu.Lock()
+	first := !e.closed
 	e.closed = true
 	e.mu.Unlock()
 	var errs []error
+	if first {
+		errs = append(errs, e.detach())
+	}
 	for _, s := range e.Sessions() {
 		if err := s.Close(); err != nil && !errors.Is(err, ErrClosed) {
 			errs = append(errs, err)

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/interlock-dev/interlock/engine/hub/pgtest"
+	"github.com/jackc/pgx/v5"
 )
 
 // A cluster starts, answers queries, survives a stop and restart with its

@@ -1,0 +1,225 @@
+package hub
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/interlock-dev/interlock/engine"
+	"github.com/interlock-dev/interlock/engine/store"
+)
+
+// Command states and the codes of a refusal (Result.Code).
+const (
+	StatePending = "pending"
+	StateApplied = "applied"
+	StateRefused = "refused"
+
+	CodeExpired        = "expired"         // its expiry passed before the host applied it
+	CodeStale          = "stale"           // the pause is no longer pending, or the client had not seen it
+	CodeAltered        = "altered"         // what the client was shown differs from the pause
+	CodeUnknownSession = "unknown_session" // the host has no such session
+	CodeInvalid        = "invalid"         // the answer does not fit the pause
+)
+
+// command is an answer addressed to this host, as read from the hub.
+type command struct {
+	id                           int64
+	session, pause, digest       string
+	seen                         int64
+	answer, reason, remember, by string
+	expired                      bool
+}
+
+// outcome is what applying a command did.
+type outcome struct {
+	state, code, message string
+}
+
+// pollEvery is how often a host looks for commands and stops without a
+// notification (one lost with a connection, an expiry passing).
+const pollEvery = 5 * time.Second
+
+// commands takes the commands and stops addressed to this host: those
+// waiting when it connects, then each announced by a notification.
+func (h *Host) commands(ctx context.Context, conn *pgx.Conn) error {
+	for {
+		if err := h.applyCommands(ctx, conn); err != nil {
+			return err
+		}
+		if err := h.applyStops(ctx, conn); err != nil {
+			return err
+		}
+		wctx, cancel := context.WithTimeout(ctx, pollEvery)
+		_, err := conn.WaitForNotification(wctx)
+		cancel()
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			return err
+		}
+	}
+}
+
+// applyCommands applies the pending answers addressed to this host, each
+// once: the rows are locked while they are applied and marked applied or
+// refused in the same transaction.
+func (h *Host) applyCommands(ctx context.Context, conn *pgx.Conn) error {
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(context.Background())
+	rows, err := tx.Query(ctx, `SELECT id, session, pause, seen, digest, answer, reason, remember, by, expires_at <= clock_timestamp()
+		FROM interlock_commands WHERE host = $1 AND state = 'pending' AND kind = 'answer' ORDER BY id FOR UPDATE SKIP LOCKED`, h.cfg.Host)
+	if err != nil {
+		return err
+	}
+	var cmds []command
+	for rows.Next() {
+		var c command
+		if err := rows.Scan(&c.id, &c.session, &c.pause, &c.seen, &c.digest, &c.answer, &c.reason, &c.remember, &c.by, &c.expired); err != nil {
+			rows.Close()
+			return err
+		}
+		cmds = append(cmds, c)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(cmds) == 0 {
+		return nil
+	}
+	b := &pgx.Batch{}
+	for _, c := range cmds {
+		o := h.apply(ctx, c)
+		b.Queue(`UPDATE interlock_commands SET state = $2, code = $3, message = $4, done_at = clock_timestamp() WHERE id = $1`, c.id, o.state, o.code, o.message)
+		if o.state == StateRefused {
+			queueAudit(b, h.cfg.Host, refusalAudit(c, o))
+		}
+		b.Queue(`SELECT pg_notify('interlock_done', $1)`, strconv.FormatInt(c.id, 10))
+	}
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return err
+	}
+	h.doneMu.Lock()
+	for _, c := range cmds {
+		delete(h.applied, c.id)
+	}
+	h.doneMu.Unlock()
+	return nil
+}
+
+func refusalAudit(c command, o outcome) *store.AuditEntry {
+	return &store.AuditEntry{At: time.Now(), Session: c.session, Pause: c.pause, Event: "refused", Answer: c.answer,
+		Reason: o.code + ": " + o.message, By: c.by}
+}
+
+// apply answers c's pause if it is still the pause its client was shown,
+// or says why not. An outcome the hub has not yet recorded (its commit
+// failed) is given again, never applied twice.
+func (h *Host) apply(ctx context.Context, c command) outcome {
+	h.doneMu.Lock()
+	if o, ok := h.applied[c.id]; ok {
+		h.doneMu.Unlock()
+		return o
+	}
+	h.doneMu.Unlock()
+	o := h.check(c)
+	if o.state == StateRefused {
+		// The host's own audit log has every refusal too.
+		if err := h.eng.RecordAudit(ctx, *refusalAudit(c, o)); err != nil {
+			h.logf("%v", err)
+		}
+	}
+	h.doneMu.Lock()
+	h.applied[c.id] = o
+	h.doneMu.Unlock()
+	return o
+}
+
+func refused(code, format string, args ...any) outcome {
+	return outcome{state: StateRefused, code: code, message: fmt.Sprintf(format, args...)}
+}
+
+func (h *Host) check(c command) outcome {
+	if c.expired {
+		return refused(CodeExpired, "the answer to pause %s of session %s expired before host %s could apply it; answer again", c.pause, c.session, h.cfg.Host)
+	}
+	s, err := h.eng.Session(c.session)
+	if err != nil {
+		return refused(CodeUnknownSession, "host %s has no session %q (closed meanwhile?)", h.cfg.Host, c.session)
+	}
+	var shown *engine.Pause
+	for _, p := range s.Pauses() {
+		if p.ID == c.pause {
+			shown = &p
+			break
+		}
+	}
+	switch {
+	case shown == nil:
+		return refused(CodeStale, "pause %s of session %s is no longer pending on host %s (answered or interrupted meanwhile)", c.pause, c.session, h.cfg.Host)
+	case uint64(c.seen) < shown.Version:
+		return refused(CodeStale, "the client saw session %s at version %d, before pause %s was raised (version %d)", c.session, c.seen, c.pause, shown.Version)
+	case Digest(*shown) != c.digest:
+		return refused(CodeAltered, "pause %s of session %s on host %s is not what the client was shown; answer the pause as shown now", c.pause, c.session, h.cfg.Host)
+	}
+	opts := []engine.AnswerOption{engine.AnsweredBy(c.by)}
+	if c.reason != "" {
+		opts = append(opts, engine.WithReason(c.reason))
+	}
+	if c.remember != "" {
+		opts = append(opts, engine.Remember(c.remember))
+	}
+	switch engine.Answer(c.answer) {
+	case engine.AnswerApproved, engine.AnswerDenied:
+		err = s.Confirm(c.pause, c.answer == string(engine.AnswerApproved), opts...)
+	case engine.AnswerResumed:
+		err = s.Resume(c.pause, opts...)
+	default:
+		return refused(CodeInvalid, "answer %q: want approved, denied or resumed", c.answer)
+	}
+	switch {
+	case errors.Is(err, engine.ErrUnknownPause), errors.Is(err, engine.ErrNotPaused), errors.Is(err, engine.ErrClosed):
+		return refused(CodeStale, "%v", err)
+	case err != nil:
+		return refused(CodeInvalid, "%v", err)
+	}
+	return outcome{state: StateApplied}
+}
+
+// applyStops carries out the fleet's emergency stops in force that this
+// host has not yet carried out (one made while it was offline included),
+// and writes a receipt per session it stopped once the session's process
+// trees are gone.
+func (h *Host) applyStops(ctx context.Context, conn *pgx.Conn) error {
+	rows, err := conn.Query(ctx, `SELECT id FROM interlock_stops s WHERE expires_at > clock_timestamp()
+		AND NOT EXISTS (SELECT 1 FROM interlock_stop_hosts d WHERE d.stop = s.id AND d.host = $1) ORDER BY id`, h.cfg.Host)
+	if err != nil {
+		return err
+	}
+	stops, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil || len(stops) == 0 {
+		return err
+	}
+	rep := h.eng.EmergencyStop() // returns once the stopped commands' trees are gone
+	b := &pgx.Batch{}
+	for _, id := range stops {
+		for _, s := range rep.Stopped {
+			b.Queue(`INSERT INTO interlock_stop_receipts (stop, host, session, gone_at) VALUES ($1, $2, $3, clock_timestamp()) ON CONFLICT DO NOTHING`, id, h.cfg.Host, s)
+		}
+		b.Queue(`INSERT INTO interlock_stop_hosts (stop, host, done_at, stopped) VALUES ($1, $2, clock_timestamp(), $3) ON CONFLICT DO NOTHING`, id, h.cfg.Host, len(rep.Stopped))
+		b.Queue(`SELECT pg_notify('interlock_done', $1)`, "stop "+strconv.FormatInt(id, 10))
+	}
+	return sendTx(ctx, conn, b)
+}

@@ -1,0 +1,414 @@
+package hub
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/interlock-dev/interlock/engine"
+	"github.com/interlock-dev/interlock/engine/store"
+)
+
+// Config says which hub a host mirrors to, and as whom.
+type Config struct {
+	// URL is the hub's PostgreSQL URL (postgres://user:password@host/db).
+	// Its credentials are used to connect and are never stored.
+	URL string
+	// Host is this host's name in the fleet ("ci-runner-3"): unique per
+	// fleet, it addresses commands to the host.
+	Host string
+	// Heartbeat is how often an idle host says it is alive (default 1 s);
+	// a fleet shows a host offline after three missed beats.
+	Heartbeat time.Duration
+	// Logf, when set, is told of connection changes and failed writes.
+	Logf func(format string, args ...any)
+}
+
+// ErrInvalidConfig: a Config cannot be used.
+var ErrInvalidConfig = errors.New("hub: invalid config")
+
+// With attaches the hub to an engine (engine.Open, engine.New): see Attach.
+func With(cfg Config) engine.Option {
+	return engine.WithAttachment(func(_ context.Context, e *engine.Engine) (io.Closer, error) {
+		return Attach(e, cfg)
+	})
+}
+
+// Host is an engine's link to the hub: it mirrors the engine's
+// transitions and applies the commands addressed to it, reconnecting in
+// the background whenever the hub is unreachable.
+type Host struct {
+	cfg  Config
+	conn *pgx.ConnConfig
+	eng  *engine.Engine
+	feed *engine.Feed
+	// boot names this process's run of the host: session versions start
+	// again after a restart, so a mirrored row from an earlier boot is
+	// replaced whatever its version.
+	boot string
+
+	cancel    context.CancelFunc
+	done      chan struct{}
+	closeOnce sync.Once
+
+	stateMu   sync.Mutex
+	connected bool
+	changed   chan struct{} // closed on a change of connected
+
+	unsent []mirrored // taken from the feed, not yet committed to the hub
+
+	doneMu  sync.Mutex
+	applied map[int64]outcome // commands applied here whose outcome the hub may not have
+}
+
+// Attach links eng to the hub of cfg and returns at once: the connection
+// is made (and made again) in the background, and the engine works the
+// same while the hub is unreachable. Close the Host (the engine's Close
+// does, with With) to stop.
+func Attach(eng *engine.Engine, cfg Config) (*Host, error) {
+	if cfg.Host == "" {
+		return nil, fmt.Errorf("%w: host is empty: name this host in the fleet (hub: {url, host: 'ci-runner-3'})", ErrInvalidConfig)
+	}
+	if cfg.URL == "" {
+		return nil, fmt.Errorf("%w: url is empty: give the hub's PostgreSQL URL (postgres://user@host/db, e.g. from INTERLOCK_HUB_URL)", ErrInvalidConfig)
+	}
+	conn, err := pgx.ParseConfig(cfg.URL)
+	if err != nil {
+		return nil, fmt.Errorf("%w: url: %v", ErrInvalidConfig, err)
+	}
+	conn.RuntimeParams["application_name"] = "interlock host " + cfg.Host
+	if cfg.Heartbeat <= 0 {
+		cfg.Heartbeat = time.Second
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	h := &Host{cfg: cfg, conn: conn, eng: eng, feed: eng.NewFeed(), boot: randomID(),
+		cancel: cancel, done: make(chan struct{}), changed: make(chan struct{}), applied: map[int64]outcome{}}
+	go h.run(ctx)
+	return h, nil
+}
+
+func randomID() string {
+	b := make([]byte, 8)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// Close disconnects from the hub, which then shows the host offline. It is
+// idempotent and waits for the host's goroutines.
+func (h *Host) Close() error {
+	h.closeOnce.Do(func() {
+		h.cancel()
+		<-h.done
+		h.feed.Close()
+	})
+	return nil
+}
+
+// Connected reports whether the host is connected to the hub now.
+func (h *Host) Connected() bool {
+	h.stateMu.Lock()
+	defer h.stateMu.Unlock()
+	return h.connected
+}
+
+// WaitConnected waits until the host's connection state is want.
+func (h *Host) WaitConnected(ctx context.Context, want bool) error {
+	for {
+		h.stateMu.Lock()
+		now, ch := h.connected, h.changed
+		h.stateMu.Unlock()
+		if now == want {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	}
+}
+
+func (h *Host) setConnected(on bool) {
+	h.stateMu.Lock()
+	defer h.stateMu.Unlock()
+	if h.connected != on {
+		h.connected = on
+		close(h.changed)
+		h.changed = make(chan struct{})
+	}
+}
+
+func (h *Host) logf(format string, args ...any) {
+	if h.cfg.Logf != nil {
+		h.cfg.Logf("hub (host %s): "+format, append([]any{h.cfg.Host}, args...)...)
+	}
+}
+
+// run connects, and connects again after each failure, until Close.
+func (h *Host) run(ctx context.Context) {
+	defer close(h.done)
+	backoff := 50 * time.Millisecond
+	for {
+		was := time.Now()
+		err := h.connection(ctx)
+		h.setConnected(false)
+		if ctx.Err() != nil {
+			h.goodbye()
+			return
+		}
+		h.logf("disconnected: %v; retrying", err)
+		if time.Since(was) > 10*time.Second {
+			backoff = 50 * time.Millisecond // it had worked for a while
+		}
+		select {
+		case <-time.After(backoff):
+		case <-ctx.Done():
+			return
+		}
+		backoff = min(2*backoff, 2*time.Second)
+	}
+}
+
+// goodbye tells the hub, if it is reachable, that the host closed.
+func (h *Host) goodbye() {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	conn, err := pgx.ConnectConfig(ctx, h.conn.Copy())
+	if err != nil {
+		return
+	}
+	defer conn.Close(ctx)
+	conn.Exec(ctx, `UPDATE interlock_hosts SET connected = false, disconnected_at = clock_timestamp() WHERE host = $1 AND boot = $2`, h.cfg.Host, h.boot)
+}
+
+// connection is one connection to the hub: it makes the tables if need
+// be, says the host is connected, resynchronises the mirror, then
+// mirrors and takes commands until an error.
+func (h *Host) connection(ctx context.Context) error {
+	wconn, err := pgx.ConnectConfig(ctx, h.conn.Copy())
+	if err != nil {
+		return err
+	}
+	defer wconn.Close(context.Background())
+	if err := migrate(ctx, wconn); err != nil {
+		return err
+	}
+	lconn, err := pgx.ConnectConfig(ctx, h.conn.Copy())
+	if err != nil {
+		return err
+	}
+	defer lconn.Close(context.Background())
+	if _, err := lconn.Exec(ctx, `LISTEN interlock_commands; LISTEN interlock_stops`); err != nil {
+		return err
+	}
+	if _, err := wconn.Exec(ctx, `INSERT INTO interlock_hosts (host, connected, boot, connected_at, seen_at)
+		VALUES ($1, true, $2, clock_timestamp(), clock_timestamp())
+		ON CONFLICT (host) DO UPDATE SET connected = true, boot = $2, connected_at = clock_timestamp(), seen_at = clock_timestamp()`,
+		h.cfg.Host, h.boot); err != nil {
+		return err
+	}
+	if err := h.resync(ctx, wconn); err != nil {
+		return err
+	}
+	h.setConnected(true)
+	h.logf("connected")
+	ctx, cancel := context.WithCancelCause(ctx)
+	errc := make(chan error, 2)
+	go func() { errc <- h.mirror(ctx, wconn) }()
+	go func() { errc <- h.commands(ctx, lconn) }()
+	err = <-errc
+	cancel(err)
+	<-errc
+	return err
+}
+
+// resync replaces this host's mirrored sessions with its sessions now,
+// then writes what the feed gave before the connection was lost.
+func (h *Host) resync(ctx context.Context, conn *pgx.Conn) error {
+	sessions := h.eng.Sessions()
+	ids := make([]string, len(sessions))
+	b := &pgx.Batch{}
+	for i, s := range sessions {
+		ids[i] = s.ID()
+		h.queueSnapshot(b, s)
+	}
+	b.Queue(`DELETE FROM interlock_sessions WHERE host = $1 AND NOT (session = ANY($2))`, h.cfg.Host, ids)
+	if err := sendTx(ctx, conn, b); err != nil {
+		return err
+	}
+	return h.flush(ctx, conn)
+}
+
+// mirrored is one event as the hub keeps it.
+type mirrored struct {
+	session string
+	version uint64
+	typ     engine.EventType
+	status  string
+	at      time.Time
+	body    []byte
+	audit   *store.AuditEntry
+}
+
+// mirror writes the feed's events to the hub as they come, and beats
+// while there are none.
+func (h *Host) mirror(ctx context.Context, conn *pgx.Conn) error {
+	for {
+		tctx, cancel := context.WithTimeout(ctx, h.cfg.Heartbeat)
+		err := h.feed.Take(tctx, func(items []engine.FeedItem) {
+			for i := range items {
+				if m, ok := mirrorOf(&items[i].Event); ok {
+					h.unsent = append(h.unsent, m)
+				}
+			}
+		})
+		cancel()
+		switch {
+		case ctx.Err() != nil:
+			return context.Cause(ctx)
+		case errors.Is(err, context.DeadlineExceeded):
+			if _, err := conn.Exec(ctx, `UPDATE interlock_hosts SET seen_at = clock_timestamp(), connected = true WHERE host = $1`, h.cfg.Host); err != nil {
+				return err
+			}
+			continue
+		case err != nil: // the engine closed
+			<-ctx.Done()
+			return context.Cause(ctx)
+		}
+		if err := h.flush(ctx, conn); err != nil {
+			return err
+		}
+	}
+}
+
+// mirrorOf is what the hub keeps of ev: transitions, not streamed deltas.
+func mirrorOf(ev *engine.Event) (mirrored, bool) {
+	if ev.Loop != nil || ev.Session == "" || ev.Type.Coalescable() || ev.Type == engine.EventToolCallDelta {
+		return mirrored{}, false
+	}
+	body, err := engine.AppendWireEvent(nil, ev)
+	if err != nil {
+		return mirrored{}, false
+	}
+	m := mirrored{session: ev.Session, version: ev.Version, typ: ev.Type, status: ev.Status.String(), at: ev.At, body: body}
+	switch ev.Type {
+	case engine.EventPaused:
+		if p := ev.Pause; p != nil {
+			m.audit = &store.AuditEntry{At: ev.At, Session: ev.Session, Run: ev.Run, Pause: p.ID, Event: "raised", Kind: string(p.Kind), Tool: p.Tool, Message: p.Message}
+		}
+	case engine.EventPauseAnswered:
+		if p := ev.Answered; p != nil {
+			m.audit = &store.AuditEntry{At: ev.At, Session: ev.Session, Run: ev.Run, Pause: p.ID, Event: "answered", Kind: string(p.Kind), Tool: p.Tool, Message: p.Message,
+				Answer: string(ev.Answer), Reason: ev.AnswerReason, By: ev.By, Remember: ev.Remember}
+		}
+	case engine.EventGranted:
+		m.audit = &store.AuditEntry{At: ev.At, Session: ev.Session, Run: ev.Run, Event: "granted", Kind: string(engine.PauseConfirm), Tool: ev.Tool, Message: ev.Text,
+			Answer: string(engine.AnswerApproved), By: ev.By, Remember: ev.Remember}
+	}
+	return m, true
+}
+
+// flush writes the unsent events and the sessions they touched in one
+// transaction; they stay unsent if it fails.
+func (h *Host) flush(ctx context.Context, conn *pgx.Conn) error {
+	if len(h.unsent) == 0 {
+		return nil
+	}
+	b := &pgx.Batch{}
+	var touched []string
+	for _, m := range h.unsent {
+		b.Queue(`INSERT INTO interlock_events (host, session, boot, version, type, status, at, body) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+			h.cfg.Host, m.session, h.boot, int64(m.version), string(m.typ), m.status, m.at, string(m.body))
+		if a := m.audit; a != nil {
+			queueAudit(b, h.cfg.Host, a)
+		}
+		if !slices.Contains(touched, m.session) {
+			touched = append(touched, m.session)
+		}
+	}
+	for _, id := range touched {
+		s, err := h.eng.Session(id)
+		if err != nil { // closed: forgotten, as its store forgets it
+			b.Queue(`DELETE FROM interlock_sessions WHERE host = $1 AND session = $2`, h.cfg.Host, id)
+			continue
+		}
+		h.queueSnapshot(b, s)
+	}
+	b.Queue(`UPDATE interlock_hosts SET seen_at = clock_timestamp() WHERE host = $1`, h.cfg.Host)
+	b.Queue(`SELECT pg_notify('interlock_mirror', $1)`, h.cfg.Host)
+	if err := sendTx(ctx, conn, b); err != nil {
+		return err
+	}
+	clear(h.unsent)
+	h.unsent = h.unsent[:0]
+	return nil
+}
+
+func queueAudit(b *pgx.Batch, host string, a *store.AuditEntry) {
+	b.Queue(`INSERT INTO interlock_audit (host, session, run, pause, event, kind, tool, message, answer, reason, by, remember, at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+		host, a.Session, int64(a.Run), a.Pause, a.Event, a.Kind, a.Tool, a.Message, a.Answer, a.Reason, a.By, a.Remember, a.At)
+}
+
+// queueSnapshot writes s as it is now; a row of this boot with a newer
+// version is kept (a later write got there first).
+func (h *Host) queueSnapshot(b *pgx.Batch, s *engine.Session) {
+	snap := s.Snapshot()
+	body, _ := engine.AppendWireJSON(nil, snap)
+	var pause []byte
+	digest := ""
+	if snap.Pause != nil {
+		pause, _ = engine.AppendWireJSON(nil, snap.Pause)
+		digest = Digest(*snap.Pause)
+	}
+	b.Queue(`INSERT INTO interlock_sessions (host, session, boot, version, status, run_state, pause, pause_digest, snapshot)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+		ON CONFLICT (host, session) DO UPDATE SET boot = EXCLUDED.boot, version = EXCLUDED.version, status = EXCLUDED.status,
+			run_state = EXCLUDED.run_state, pause = EXCLUDED.pause, pause_digest = EXCLUDED.pause_digest,
+			snapshot = EXCLUDED.snapshot, updated_at = clock_timestamp()
+		WHERE interlock_sessions.boot <> EXCLUDED.boot OR interlock_sessions.version <= EXCLUDED.version`,
+		h.cfg.Host, snap.ID, h.boot, int64(snap.Version), snap.Status.String(), string(snap.RunState), nullJSON(pause), digest, string(body))
+}
+
+func nullJSON(b []byte) any {
+	if b == nil {
+		return nil
+	}
+	return string(b)
+}
+
+// sendTx runs b in one transaction.
+func sendTx(ctx context.Context, conn *pgx.Conn, b *pgx.Batch) error {
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(context.Background())
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+// Digest is the digest of a pause as shown: what an answer from the hub
+// must name, so that it never applies to anything else than what its
+// client was shown (the command and its directory, for the bash tool).
+func Digest(p engine.Pause) string {
+	shown, _ := json.Marshal(struct {
+		ID, Kind, Source, Tool, Message, Details, RememberKey string
+		Reasons, RememberScopes                               []string
+		Version                                               uint64
+	}{p.ID, string(p.Kind), string(p.Source), p.Tool, p.Message, p.Details, p.RememberKey, p.Reasons, p.RememberScopes, p.Version})
+	sum := sha256.Sum256(shown)
+	return hex.EncodeToString(sum[:])
+}
