@@ -70,16 +70,14 @@ type engineEntry struct {
 	e       *engine.Engine
 	bash    *bash.Tool // the engine's "bash" tool: host runs judge commands with it
 	events  *dispatcher
-	host    *hostLine     // messages about host work (host.go)
-	handle  atomic.Uint64 // its own handle, for report
+	host    *engine.HostLine // host work and its messages (host.go)
+	handle  atomic.Uint64    // its own handle, for report
 	closing atomic.Bool
 
 	// openMu makes "create or start something" atomic with respect to
-	// Close (see whileOpen); bg counts the goroutines that wait for a
-	// blocking engine call made for JS (a host's pause).
+	// Close (see whileOpen).
 	openMu sync.RWMutex
 	closed bool
-	bg     sync.WaitGroup
 
 	// The script of the last session created with one, and its provider
 	// (see sessionScript); the last options decoded (see sessionOptions).
@@ -107,20 +105,6 @@ func (ee *engineEntry) whileOpen(fn func() error) error {
 	return fn()
 }
 
-// spawn runs wait (a blocking engine call made for JS, which queues its
-// answer for the callback) on a goroutine Close waits for. Call it inside
-// whileOpen.
-func (ee *engineEntry) spawn(wait func()) {
-	ee.bg.Go(func() {
-		defer func() {
-			if p := recover(); p != nil {
-				ee.report(fmt.Sprintf("background call: internal error (panic: %v); its answer is lost. This is a bug in libinterlock %s: please report it", p, version))
-			}
-		}()
-		wait()
-	})
-}
-
 // report records msg as the last error of the engine's handle: for
 // failures on library goroutines, which have no caller to return to.
 func (ee *engineEntry) report(msg string) {
@@ -145,8 +129,7 @@ func (ee *engineEntry) close() error {
 		s.srv.Close()
 	}
 	err := ee.e.Close()
-	ee.bg.Wait()
-	ee.host.close()
+	ee.host.Close()
 	ee.events.close()
 	handles.removeIf(func(obj any) bool { return ownedBy(obj) == ee })
 	return err
@@ -261,7 +244,7 @@ func il_engine_create(configJSON *C.char, out *C.il_handle) C.il_status {
 		}
 		ee := &engineEntry{e: e, bash: bashTool}
 		ee.events = newDispatcher(ee.e, ee.report)
-		ee.host = &hostLine{events: ee.events}
+		ee.host = newHostLine(ee)
 		h := handles.add(ee)
 		ee.handle.Store(uint64(h))
 		*out = h

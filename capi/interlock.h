@@ -501,12 +501,13 @@ il_status il_session_continue(il_handle session, uint64_t *out_run);
 /*
  * Registers a tool whose code runs in the host (replacing a tool of that
  * name). spec_json: {"description": "...", "parameters": {JSON Schema},
- * "grace_ms": 2000}. When the model calls it, a host handle is created and
- * the event callback gets {"type": "tool_call", "session", "host": handle,
- * "tool", "call_id", "args", "step"}; the host answers with il_host_end
+ * "graceMs": 2000} (engine.HostToolSpec). When the model calls it, a host
+ * handle is created and the host callback gets {"type": "tool_call",
+ * "session", "host": handle, "tool", "callId", "args", "step"} (the engine's
+ * engine.HostMessage, as are the messages below); the host answers with il_host_end
  * (and may pause and stream progress meanwhile). On interrupt the callback
  * gets {"type": "host_abort", "session", "host", "reason"}: the host should
- * stop; a call not ended within grace_ms is cut off (the run ends
+ * stop; a call not ended within graceMs is cut off (the run ends
  * interrupted; a later result is discarded and recorded in the history).
  */
 il_status il_engine_register_tool(il_handle engine, const char *name, const char *spec_json);
@@ -514,9 +515,9 @@ il_status il_engine_register_tool(il_handle engine, const char *name, const char
 /*
  * Marks the session proceeding for a loop the host drives itself (its own
  * model client and tools) and returns a host handle for it. opts_json:
- * {"grace_ms": 2000} or NULL. Esc, emergency stop and close interrupt it:
+ * {"graceMs": 2000} or NULL. Esc, emergency stop and close interrupt it:
  * the callback gets "host_abort", the status is stopping until
- * il_host_end, and after grace_ms the engine ends the run by itself.
+ * il_host_end, and after graceMs the engine ends the run by itself.
  */
 il_status il_session_begin(il_handle session, const char *opts_json, il_handle *out_host);
 
@@ -525,16 +526,16 @@ il_status il_session_begin(il_handle session, const char *opts_json, il_handle *
  * {"type": "pause_done", "session", "host", "request": request, "result":
  * {"answer", "reason"?, "remember"?, "by"?}, "error"?, "code"?}. request is
  * the caller's own number, echoed back. req_json: {"kind":
- * "continue|confirm", "tool", "message", "details", "timeout_ms",
- * "command", "remember_key", "remember_scopes"}. With "command"
+ * "continue|confirm", "tool", "message", "details", "timeoutMs",
+ * "command", "rememberKey", "rememberScopes"} (engine.HostPauseRequest). With "command"
  * (kind confirm), the pause is the bash tool's confirm of that command in
  * the session: empty message and details are filled in (tool: the JS
  * tool's name, "Bash" for a host run), the check's
  * reasons are shown, an approval remembered with scope "session" or
  * "project" becomes a grant the bash tool honours, and a command a deny
- * rule refuses is denied without asking. With "remember_key" (kind
+ * rule refuses is denied without asking. With "rememberKey" (kind
  * confirm, no command) the engine remembers an approval of that key for
- * the tool: the pause offers "remember_scopes" (default ["session",
+ * the tool: the pause offers "rememberScopes" (default ["session",
  * "project"]), and once approved with one of them the next such confirm
  * is approved without a pause ("by": "grant", a "granted" event).
  */
@@ -551,10 +552,10 @@ il_status il_host_check(il_handle host, const char *cmd, char **out_json);
 /*
  * A step boundary of a host-driven run (not of a tool call), returning at
  * once; the outcome arrives as {"type": "step_done", "session", "host",
- * "request": request, "new_step"?, "error"?, "code"?, "reason"?}. A
+ * "request": request, "newStep"?, "error"?, "code"?, "reason"?}. A
  * pause signal requested before it parks the run there (status paused,
  * the engine loop's events) until resumed; an interrupted run gets
- * "error" with code "ERR_INTERRUPTED". Otherwise new_step is the step
+ * "error" with code "ERR_INTERRUPTED". Otherwise newStep is the step
  * index the run goes on with.
  */
 il_status il_host_step(il_handle host, uint64_t request);
@@ -564,7 +565,7 @@ il_status il_host_progress(il_handle host, const char *text);
 
 /*
  * Ends host work and closes its handle. A tool call: result_json
- * {"output": "...", "is_error": false}; *out_json (may be NULL) is "null".
+ * {"output": "...", "isError": false}; *out_json (may be NULL) is "null".
  * A host run: result_json {"error": "..."} or NULL/"{}" for success;
  * *out_json is how the run ended (run_finished, run_failed or, after an
  * interrupt, interrupted): {"status", "interruption"?, "error"?}.

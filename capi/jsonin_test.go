@@ -3,6 +3,8 @@ package main
 import (
 	"testing"
 
+	"github.com/interlock-dev/interlock/engine"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -14,6 +16,7 @@ func TestDecodeStrictMatchesTheDecoder(t *testing.T) {
 	inputs := []string{
 		`{"output":"ok"}`,
 		`{"output":"ok","is_error":true,"error":""}`,
+		`{"output":"ok","isError":true,"error":""}`,
 		` { "output" : "a,b}{[\"]" , "is_error" : false } `,
 		`{"Output":"case-insensitive, as encoding/json matches"}`,
 		`{"OUTPUT":"x","IS_ERROR":true}`,
@@ -36,16 +39,18 @@ func TestDecodeStrictMatchesTheDecoder(t *testing.T) {
 		`{"output":"\u00e9\n","error":"x","is_error":false,"zzz":null}`,
 		`{"kind":"confirm","message":"m","timeout_ms":5,"tool":"t","details":"d"}`,
 		`{"kind":"confirm","timeout_ms":-1.5}`,
+		`{"kind":"confirm","message":"m","timeoutMs":5,"rememberKey":"k"}`,
+		`{"graceMs":10}`,
 		`{"kind":"confirm","timeout_ms":null,"Kind":"continue"}`,
 		`{"description":"d","parameters":{"type":"object","properties":{"x":{}}},"grace_ms":10}`,
 		`{"description":"d","parameters":{"type":"object"},"grace":10}`,
 	}
 	types := map[string]func() any{
-		"hostResult":   func() any { return new(hostResult) },
-		"pauseRequest": func() any { return new(pauseRequest) },
-		"hostToolSpec": func() any { return new(hostToolSpec) },
-		"beginOptions": func() any { return new(beginOptions) },
-		"engineConfig": func() any { return new(engineConfig) }, // not flat: the Decoder
+		"HostResult":       func() any { return new(engine.HostResult) },
+		"HostPauseRequest": func() any { return new(engine.HostPauseRequest) },
+		"HostToolSpec":     func() any { return new(engine.HostToolSpec) },
+		"HostRunSpec":      func() any { return new(engine.HostRunSpec) },
+		"engineConfig":     func() any { return new(engineConfig) }, // not flat: the Decoder
 	}
 	for name, make := range types {
 		for _, in := range inputs {
@@ -65,8 +70,8 @@ func TestDecodeStrictMatchesTheDecoder(t *testing.T) {
 
 // A JS tool's result is decoded without a Decoder and its buffers.
 func TestDecodeStrictOfAFlatStructAllocatesLittle(t *testing.T) {
-	data := []byte(`{"output":"ok","is_error":false}`)
-	var r hostResult
+	data := []byte(`{"output":"ok","isError":false}`)
+	var r engine.HostResult
 	allocs := testing.AllocsPerRun(100, func() {
 		if err := decodeStrict(data, &r); err != nil {
 			t.Fatal(err)

@@ -46,6 +46,14 @@ export function toNative(value) {
  * string as is (already the library's JSON), an object converted; else TypeError.
  */
 export function toNativeJSON(value, name, usage) {
+  return nativeJSON(value, name, usage, snakeify);
+}
+
+/**
+ * An argument as the library's JSON, which takes the JS surface's keys:
+ * undefined/null -> undefined, a string as is, an object as JSON; else TypeError.
+ */
+export function nativeJSON(value, name, usage, convert = (v) => v) {
   if (value === undefined || value === null) return undefined;
   if (typeof value === 'string') return value;
   if (typeof value !== 'object' || Array.isArray(value)) {
@@ -53,7 +61,7 @@ export function toNativeJSON(value, name, usage) {
     throw argError(`${usage}: ${name} must be an object or a JSON string, got ${type}`);
   }
   try {
-    return JSON.stringify(snakeify(value));
+    return JSON.stringify(convert(value));
   } catch (err) {
     throw argError(`${usage}: ${name} cannot be converted to JSON: ${err.message}`, 'ERR_INVALID_ARG_VALUE');
   }

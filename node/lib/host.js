@@ -7,7 +7,7 @@
 import { createRequire } from 'node:module';
 
 import { checkObject } from './config.js';
-import { fromNative, toNativeJSON } from './convert.js';
+import { fromNative, nativeJSON } from './convert.js';
 import { argError, InterlockError } from './errors.js';
 import { native } from './native.js';
 import { runResult } from './results.js';
@@ -65,7 +65,7 @@ export class HostRouter {
       throw argError(`${usage}: tool.parameters must be a JSON Schema object, got ${spec.parameters === null ? 'null' : typeof spec.parameters}`);
     }
     const validate = spec.parameters === undefined ? undefined : compileSchema(spec.parameters, usage);
-    native.engineRegisterTool(engineHandle, name, toNativeJSON(spec, 'tool', usage));
+    native.engineRegisterTool(engineHandle, name, nativeJSON(spec, 'tool', usage));
     this.#tools.set(name, { run, validate, needsApproval: needsApproval || undefined, rememberKey });
   }
 
@@ -78,7 +78,7 @@ export class HostRouter {
 
   /** Ends host work in the library and forgets it. A result that cannot be sent, or that the library refuses, throws and ends nothing. */
   end(host, result) {
-    const json = toNativeJSON(result ?? {}, 'result', 'end(result?)');
+    const json = nativeJSON(result ?? {}, 'result', 'end(result?)');
     let refused = false;
     try {
       return runResult(undefined, fromNative(native.hostEnd(host, json)));
@@ -93,7 +93,7 @@ export class HostRouter {
   /** A pause for host work: resolves with {answer, reason?, remember?, by?} (by 'grant': approved by a remembered grant, unasked). */
   pause(host, opts) {
     const usage = "pause(opts: {kind: 'continue' | 'confirm', message: string, details?: string, tool?: string, command?: string, rememberKey?: string, rememberScopes?: string[]})";
-    return this.#request(host, usage, (request) => native.hostPause(host, request, toNativeJSON(opts, 'opts', usage)));
+    return this.#request(host, usage, (request) => native.hostPause(host, request, nativeJSON(opts, 'opts', usage)));
   }
 
   /** A step boundary of a host run: resolves with the new step index, rejects once interrupted. */
@@ -167,7 +167,7 @@ export class HostRouter {
         // the engine closed meanwhile: nobody waits for the result
       }
     };
-    const failed = (err) => finish({ output: thrownText(err), is_error: true });
+    const failed = (err) => finish({ output: thrownText(err), isError: true });
     const ok = (result) => {
       let output;
       try {

@@ -5,7 +5,7 @@
 import { noExtra } from './args.js';
 import { SIGNAL_EVENTS, SIGNAL_STREAM_TYPES, signalEventOf } from './signals.js';
 import { checkObject, CONFIRM_OPTIONS, HOST_RUN_OPTIONS } from './config.js';
-import { fromNative, toNative } from './convert.js';
+import { fromNative } from './convert.js';
 import { argError } from './errors.js';
 import { inCall, typeName } from './args.js';
 import { EngineObject, kClosed, kEmit, kEnd, kEndResult, kEndSeen, kEnded, kHandle, kInternal, kIsClosed, kPauseSeen, kPendingRuns, kRawHandle, kReadHandle, kRelease, kRetired, kRunResult, kTrack } from './base.js';
@@ -122,7 +122,7 @@ export class Session extends EngineObject {
     const usage = 'session.begin(opts?: {graceMs?: number})';
     noExtra(extra, usage, '0 to 1 arguments');
     const hooks = this.#engine[kInternal];
-    const host = native.sessionBegin(this[kHandle](), opts === undefined ? undefined : JSON.stringify(toNative(checkObject(opts, HOST_RUN_OPTIONS, 'opts', usage))));
+    const host = native.sessionBegin(this[kHandle](), opts === undefined ? undefined : JSON.stringify(checkObject(opts, HOST_RUN_OPTIONS, 'opts', usage)));
     hooks.runStarted();
     return hooks.host.begin(host, () => hooks.runEnded());
   }
