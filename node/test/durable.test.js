@@ -14,8 +14,8 @@ import { test } from 'node:test';
 import { Engine } from '../index.js';
 import { fixture, nextEvent, tempDir } from './helpers.js';
 
-/** Runs the host over store, kills it killAfterMs after it opened the store, returns what it reported. */
-function killedHost(store, sessions, killAfterMs) {
+/** Runs the host over store, kills it killAfterMs after it reported the fact `from` (opened the store, or 'ready'), returns what it reported. */
+function killedHost(store, sessions, killAfterMs, from = 'opened') {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [fixture('durable-host.mjs'), store, String(sessions)], { stdio: ['ignore', 'pipe', 'pipe'] });
     const facts = [];
@@ -30,7 +30,7 @@ function killedHost(store, sessions, killAfterMs) {
         const fact = JSON.parse(buf.slice(0, nl));
         buf = buf.slice(nl + 1);
         facts.push(fact);
-        if (fact.kind === 'opened') timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+        if (fact.kind === from) timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
       }
     });
     child.on('close', (code, signal) => {
@@ -116,8 +116,8 @@ test('a host with 200 sessions proceeding is killed: all 200 come back', { timeo
   const dir = tempDir('interlock-durable-');
   try {
     const store = path.join(dir, 'many.db');
-    // killed once every session has been created and started
-    const facts = await killedHost(store, 200, 1500);
+    // killed once every session has been created and started, however long that took
+    const facts = await killedHost(store, 200, 300, 'ready');
     assert.equal(facts.filter((f) => f.kind === 'created').length, 200, 'the host created 200 sessions before the kill');
     await checkRecovery(store, facts);
   } finally {
