@@ -582,7 +582,3 @@ func driveSessionsConfirm(h uint64, entries []confirmEntry) (statuses []status, 
 func driveSessionsConfirmNull(h uint64, n int) (status, string) {
 	return lastErrorFor(h, il_sessions_confirm(C.il_handle(h), nil, C.size_t(n), nil, nil))
 }
-
-func driveEngineSessionsCamel(h uint64) (string, status, string) {
-	return driveStringOut(h, il_engine_sessions_camel)
-}

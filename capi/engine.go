@@ -281,21 +281,6 @@ func il_engine_sessions(h C.il_handle, out **C.char) C.il_status {
 		if out == nil {
 			return errNilOut("out_json")
 		}
-		sessions := ee.e.Sessions()
-		snaps := make([]engine.Snapshot, len(sessions))
-		for i, s := range sessions {
-			snaps[i] = s.Snapshot()
-		}
-		return putJSON(out, snaps)
-	})
-}
-
-//export il_engine_sessions_camel
-func il_engine_sessions_camel(h C.il_handle, out **C.char) C.il_status {
-	return call("il_engine_sessions_camel", h, func(ee *engineEntry) error {
-		if out == nil {
-			return errNilOut("out_json")
-		}
 		b := ee.e.AppendWireSessions(nil)
 		b = append(b, 0)
 		*out = (*C.char)(C.CBytes(b))

@@ -225,10 +225,6 @@ il_status il_engine_close(il_handle engine);
  * (see il_session_snapshot). Free with il_free. */
 il_status il_engine_sessions(il_handle engine, char **out_json);
 
-/* il_engine_sessions with every key in camelCase, the rule of
- * IL_EVENTS_RECORDS ("run_state" -> "runState"): for a consumer that would
- * rename them (Node's engine.sessions() of 10,000 sessions). */
-il_status il_engine_sessions_camel(il_handle engine, char **out_json);
 
 /* What the engine runs with: {"tools": [names], "sandbox": [{"tool",
  * "mode", "filesystem", "network", "signals", "tree", "required",
@@ -473,7 +469,8 @@ il_status il_session_pause_confirm(il_handle session, const char *pause_id, int3
 il_status il_sessions_confirm(il_handle engine, const il_confirm *entries, size_t n, il_status *out_statuses,
                               char **out_errors);
 
-/* Stops the run in flight at once. reason NULL = "user_stop"; else one of
+/* Stops the run in flight at once. reason NULL or "" = "user_stop" (the
+ * engine's default); else one of
  * user_stop, emergency_stop, server_restart, system_stop, timeout. */
 il_status il_session_interrupt(il_handle session, const char *reason);
 

@@ -261,11 +261,7 @@ func il_session_pause_confirm(h C.il_handle, pauseID *C.char, approved C.int32_t
 //export il_session_interrupt
 func il_session_interrupt(h C.il_handle, reason *C.char) C.il_status {
 	return call("il_session_interrupt", h, func(se *sessionEntry) error {
-		r := engine.ReasonUserStop
-		if reason != nil {
-			r = engine.Reason(C.GoString(reason))
-		}
-		return se.s.Interrupt(r)
+		return se.s.Interrupt(engine.Reason(goString(reason)))
 	})
 }
 

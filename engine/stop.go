@@ -9,8 +9,11 @@ import (
 // Interrupt stops the run in flight at once: its context is cancelled with the
 // reason as cause, pending pauses end as interrupted, and the status is
 // stopping until every tool has returned, then interrupted. A second
-// Interrupt while stopping is a no-op.
+// Interrupt while stopping is a no-op. An empty reason is ReasonUserStop.
 func (s *Session) Interrupt(reason Reason) error {
+	if reason == "" {
+		reason = ReasonUserStop
+	}
 	if !reason.Valid() {
 		return fmt.Errorf("%w: interruption reason %q: use user_stop (the default), emergency_stop, system_stop, server_restart or timeout", ErrInvalidArgument, reason)
 	}

@@ -290,7 +290,7 @@ func appendJSONString(b []byte, s string) []byte {
 }
 
 // snapshotEncoder writes Snapshots in camelCase field by field
-// (il_engine_sessions_camel: 10,000 of them in one call), encoding the
+// (il_engine_sessions: 10,000 of them in one call), encoding the
 // rarer nested values (interruption, stopping, sandbox) the generic way
 // and reusing the last sandbox's bytes while it stays the same (sessions
 // of one engine mostly share it).

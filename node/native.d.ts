@@ -28,8 +28,8 @@ export interface Native {
   engineCloseWait(engine: Handle): void;
   /** Whether the event stream keeps the event loop alive (starts unref'd). */
   engineRef(engine: Handle, ref: boolean): void;
-  /** il_engine_sessions_camel: snapshots with the JS surface's camelCase keys (JSON.parse is all they need). */
-  engineSessionsCamel(engine: Handle): string;
+  /** il_engine_sessions: snapshots in the engine's wire format (JSON.parse is all they need). */
+  engineSessions(engine: Handle): string;
   /** il_engine_stats JSON. */
   engineStats(engine: Handle): string;
   /** il_engine_info JSON. */

@@ -141,7 +141,7 @@ export class Engine {
     });
     // Sessions a store brought back get their wrappers, as created ones do.
     // And their task loops (a loop of prompt tasks is restored), theirs too.
-    for (const snap of JSON.parse(native.engineSessionsCamel(this.#h))) {
+    for (const snap of JSON.parse(native.engineSessions(this.#h))) {
       const session = this.#dispatch.adoptSession(new Session(kInternal, this, native.engineSessionHandle(this.#h, snap.id), snap.id));
       const loop = native.sessionTaskLoop(session[kRawHandle]);
       if (loop) this.#dispatch.adoptLoop(new TaskLoop(kInternal, this, loop, session));
@@ -177,7 +177,7 @@ export class Engine {
 
   /** Snapshots of every open session, in creation order (one call; the library writes the JS keys). */
   sessions(...args) {
-    return JSON.parse(native.engineSessionsCamel(this.#handle(), ...args));
+    return JSON.parse(native.engineSessions(this.#handle(), ...args));
   }
 
   /** What the engine runs with: its tools and, per tool that runs commands, the sandbox in force. */

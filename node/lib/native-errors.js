@@ -13,7 +13,6 @@ const CALLS = {
   il_engine_close: 'engine.close()',
   il_engine_stats: 'engine.stats()',
   il_engine_sessions: 'engine.sessions()',
-  il_engine_sessions_camel: 'engine.sessions()',
   il_engine_info: 'engine.info()',
   il_engine_emergency_stop: 'engine.emergencyStop()',
   il_engine_register_tool: 'engine.registerTool(name, tool)',

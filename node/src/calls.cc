@@ -184,8 +184,8 @@ static Napi::Value EngineJSON(const Napi::CallbackInfo& info, const char* usage,
   return TakeString(info.Env(), json);
 }
 
-Napi::Value EngineSessionsCamel(const Napi::CallbackInfo& info) {
-  return EngineJSON(info, "engine.sessions()", il_engine_sessions_camel);
+Napi::Value EngineSessions(const Napi::CallbackInfo& info) {
+  return EngineJSON(info, "engine.sessions()", il_engine_sessions);
 }
 
 Napi::Value EngineInfo(const Napi::CallbackInfo& info) { return EngineJSON(info, "engine.info()", il_engine_info); }
@@ -645,7 +645,7 @@ void RegisterCalls(Napi::Env env, Napi::Object exports) {
       {"engineCloseAsync", EngineCloseAsync},
       {"engineCloseWait", EngineCloseWait},
       {"engineRef", EngineRef},
-      {"engineSessionsCamel", EngineSessionsCamel},
+      {"engineSessions", EngineSessions},
       {"engineInfo", EngineInfo},
       {"engineEmergencyStop", EngineEmergencyStop},
       {"engineCounts", EngineCounts},
