@@ -83,6 +83,10 @@ const (
 	catUnknownPath   = "write to a path only known when it runs"
 	catHTTP          = "HTTP request that changes or deletes data on another machine"
 	catDynamicOption = "options only known when it runs"
+	catUpload        = "uploads local files to another machine"
+	catServe         = "serves files over the network"
+	catRemote        = "runs commands on another machine"
+	catClock         = "changes the system clock"
 )
 
 // MaxCommandBytes is the longest command the tool runs or checks.

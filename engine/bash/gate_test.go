@@ -291,14 +291,14 @@ func TestGrantsBoundToTheJudgedAction(t *testing.T) {
 	}
 	tool := New(tracked(nil), WithProjectGrantsFile(filepath.Join(root, "grants.json")))
 	e := newGateEngine(t, tool)
-	sh := newShell(t, e, projA, "TARGET=build")
+	sh := newShell(t, e, projA, "TARGET=src")
 
-	const cmd = "mkdir -p build && rm -rf build"
+	const cmd = "mkdir -p src && rm -rf src"
 	p, _ := sh.ask(cmd, engine.AnswerApproved, engine.Remember(ScopeSession))
 	assert.Equal(t, []string{ScopeSession, ScopeProject}, p.RememberScopes, "what the user may choose")
 	grants := tool.SessionGrants(sh.s).List()
 	require.Len(t, grants, 1)
-	assert.Equal(t, "rm -rf build (in "+projA+")", grants[0].Command, "the listing shows what the grant covers")
+	assert.Equal(t, "rm -rf src (in "+projA+")", grants[0].Command, "the listing shows what the grant covers")
 	sh.run(cmd) // granted: no pause
 
 	t.Run("variable pointing elsewhere", func(t *testing.T) {
@@ -336,7 +336,7 @@ func TestGrantsBoundToTheJudgedAction(t *testing.T) {
 		sh.ask("sqlite3 a.db < users.sql", engine.AnswerDenied)
 	})
 	t.Run("same command in another directory", func(t *testing.T) {
-		sh.ask("cd sub && mkdir -p build && rm -rf build", engine.AnswerDenied)
+		sh.ask("cd sub && mkdir -p src && rm -rf src", engine.AnswerDenied)
 	})
 	t.Run("once", func(t *testing.T) {
 		sh.ask("rm -rf sub/x", engine.AnswerApproved, engine.Remember(ScopeOnce))

@@ -62,10 +62,10 @@ func TestHostRunGateIsTheSessionsGate(t *testing.T) {
 	run, err := sh.s.Begin(t.Context())
 	require.NoError(t, err)
 
-	const rm = "rm -rf build"
+	const rm = "rm -rf src"
 	d := tool.Judge(run.Env(), rm)
 	assert.Equal(t, ActionConfirm, d.Decision)
-	assert.Equal(t, []string{"recursive deletion: rm -rf build"}, d.Reasons)
+	assert.Equal(t, []string{"recursive deletion: rm -rf src"}, d.Reasons)
 
 	t.Run("rules of the session's tool", func(t *testing.T) {
 		assert.Equal(t, ActionDeny, tool.Judge(run.Env(), "shred -u notes.txt").Decision)
@@ -89,14 +89,14 @@ func TestHostRunGateIsTheSessionsGate(t *testing.T) {
 	t.Run("the confirm shows the command and the gate's reasons", func(t *testing.T) {
 		// Attack: a JS tool's ctx.pause({kind: 'confirm', command: 'rm -rf
 		// build', details: 'ls build'}) was shown as 'ls build'; approved
-		// with remember 'session', the bash tool then ran rm -rf build
+		// with remember 'session', the bash tool then ran rm -rf src
 		// without asking.
 		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 		defer cancel()
 		for _, req := range []engine.PauseRequest{{Details: "ls build"}, {Reasons: []string{"lists a folder"}}} {
 			_, err := tool.Confirm(ctx, run.Env(), rm, req)
 			require.ErrorIs(t, err, engine.ErrInvalidArgument)
-			assert.Contains(t, err.Error(), `the confirm of command "rm -rf build" shows the command`)
+			assert.Contains(t, err.Error(), `the confirm of command "rm -rf src" shows the command`)
 		}
 		assert.Equal(t, engine.StatusRunning, sh.s.Status(), "nothing was asked")
 	})
@@ -105,7 +105,7 @@ func TestHostRunGateIsTheSessionsGate(t *testing.T) {
 		assert.True(t, res.Approved())
 		assert.Equal(t, rm, p.Details)
 		assert.Equal(t, "Potentially dangerous command", p.Message)
-		assert.Equal(t, []string{"recursive deletion: rm -rf build"}, p.Reasons)
+		assert.Equal(t, []string{"recursive deletion: rm -rf src"}, p.Reasons)
 		assert.Equal(t, ActionConfirm, tool.Judge(run.Env(), rm).Decision)
 	})
 	t.Run("denied is not remembered", func(t *testing.T) {
@@ -142,10 +142,10 @@ func TestHostRunGateIsTheSessionsGate(t *testing.T) {
 
 	t.Run("the bash tool honours what the host remembered, and the other way round", func(t *testing.T) {
 		sh.run(rm) // granted for the session by the host run: no pause
-		sh.ask("rm -rf dist", engine.AnswerApproved, engine.Remember(ScopeSession))
+		sh.ask("rm -rf docs", engine.AnswerApproved, engine.Remember(ScopeSession))
 		run, err := sh.s.Begin(t.Context())
 		require.NoError(t, err)
-		assert.Equal(t, ActionAllow, tool.Judge(run.Env(), "rm -rf dist").Decision)
+		assert.Equal(t, ActionAllow, tool.Judge(run.Env(), "rm -rf docs").Decision)
 		_, err = run.End(nil)
 		require.NoError(t, err)
 	})

@@ -32,6 +32,9 @@ type command struct {
 // A command after a cd is told, and remembered, with its directory: an
 // approval of rm -f passwd in the project is none for cd /etc; rm -f passwd.
 func (x *command) flag(category string) {
+	if x.confined(category) {
+		return
+	}
 	d := x.disp
 	if cwd := x.l.cwd; cwd != "" {
 		d += " (in " + cwd + ")"
@@ -102,6 +105,8 @@ func (x *command) judgeAll() {
 	}
 	x.hostTargets()
 	x.judge()
+	x.serves()
+	x.clock()
 	x.lookThrough()
 	x.workspace()
 	if len(x.local) == 0 {

@@ -25,7 +25,7 @@ func (x *command) download() {
 			"--tries --timeout --input-file --method --user-agent"
 	}
 	o := parseOpts(x.args, valued)
-	leak := false
+	leak, upload := false, false
 	switch x.name {
 	case "curl":
 		for _, m := range o.all("-X", "--request") {
@@ -44,9 +44,11 @@ func (x *command) download() {
 			}
 			file, _, _ = strings.Cut(file, ";")
 			leak = leak || file == "-" && x.stdinSecret() || file != "" && file != "-" && x.l.leaks(file) || mentionsSecret(t)
+			upload = upload || file != ""
 		}
 		for _, v := range o.all("-T", "--upload-file") {
 			leak = leak || v.text == "-" && x.stdinSecret() || v.text != "-" && x.l.leaks(v.text)
+			upload = true
 		}
 		dir := ""
 		for _, d := range o.all("--output-dir") {
@@ -67,6 +69,7 @@ func (x *command) download() {
 	case "wget":
 		for _, v := range o.all("--post-file", "--body-file") {
 			leak = leak || x.l.leaks(v.text)
+			upload = true
 		}
 		for _, v := range o.all("--post-data", "--body-data") {
 			leak = leak || mentionsSecret(v.text)
@@ -106,6 +109,9 @@ func (x *command) download() {
 			if i := strings.Index(op.text, "@"); i >= 0 && (i == 0 || strings.ContainsAny(op.text[:i], "=:")) {
 				leak = leak || x.l.leaks(strings.TrimLeft(op.text[i+1:], "@"))
 			}
+			if i := strings.Index(op.text, "@"); i > 0 && !strings.ContainsAny(op.text[:i], "/:.") {
+				upload = true // field@file: the file's content is sent
+			}
 			if strings.Contains(op.text, "=") {
 				leak = leak || mentionsSecret(op.text)
 			}
@@ -116,9 +122,27 @@ func (x *command) download() {
 			x.downloadedTo(x.l.word(r.Word).text)
 		}
 	}
-	if leak {
+	switch {
+	case leak:
 		x.flag(catExfil)
+	case upload && !allLoopback(o.operands):
+		x.flag(catUpload)
 	}
+}
+
+// allLoopback reports whether every URL among ops is on this machine
+// (and there is one).
+func allLoopback(ops []arg) bool {
+	n := 0
+	for _, u := range ops {
+		if strings.Contains(u.text, "://") || strings.Contains(u.text, ".") || strings.Contains(u.text, ":") {
+			if !isLoopbackURL(u) {
+				return false
+			}
+			n++
+		}
+	}
+	return n > 0
 }
 
 // urlBase is the file name a downloader gives a URL's content.
@@ -194,6 +218,12 @@ func (x *command) ssh() {
 	if j < len(x.args) {
 		x.runWords(x.args[j:], false)
 	}
+	// A destination with a command, or none (a login shell, or what stdin
+	// feeds it), runs on the other machine: only -N (forwards, no
+	// command) and options that print or control run nothing there.
+	if o := parseOpts(x.args, "-b -c -D -E -e -F -I -i -J -L -l -m -O -o -p -Q -R -S -W -w -B -P"); i < len(x.args) && !o.has("-N", "-V", "-G", "-O", "-Q") {
+		x.flag(catRemote)
+	}
 }
 
 // copyRemote judges scp, sftp and rsync.
@@ -226,6 +256,12 @@ func (x *command) transfer(ops []arg) {
 	for _, s := range srcs {
 		if !isRemote(s.text) && x.l.leaks(s.text) {
 			x.flag(catExfil)
+			return
+		}
+	}
+	for _, s := range srcs {
+		if !isRemote(s.text) {
+			x.flag(catUpload)
 			return
 		}
 	}

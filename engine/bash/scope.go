@@ -20,6 +20,7 @@ type scope struct {
 	files     *FileLog     // files written by earlier calls in this session; may be nil
 	policy    *policy.Set  // the policy rules in force; nil: none
 	policyErr error        // a policy file that does not load: every command is denied with it
+	sandbox   sandboxView  // what confines the command when it runs
 }
 
 // newScope is the scope of a command run in dir, by this process.
@@ -103,4 +104,12 @@ func realPathFrom(done, p string) string {
 		done = "/"
 	}
 	return done
+}
+
+// sandboxView is what the gate knows of the sandbox a command will run
+// under: writes confined to the workspace and the temp dirs
+// (workspace-write with Landlock in force), and the network denied.
+type sandboxView struct {
+	confined  bool
+	noNetwork bool
 }

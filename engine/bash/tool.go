@@ -77,6 +77,7 @@ func (t *Tool) Check(cmd string) Decision {
 	dir, _ := os.Getwd()
 	sc := newScope(dir)
 	sc.policyErr = t.policyScope(sc, nil)
+	t.setSandbox(sc, nil)
 	return check(cmd, t.rules, sc)
 }
 
@@ -251,6 +252,7 @@ func (t *Tool) gate(command, dir string, files *FileLog, env *engine.Env) gateRe
 	if err := t.policyScope(sc, env); err != nil {
 		return gateResult{refused: &engine.Result{IsError: true, Output: fmt.Sprintf("Command not run: %v", err)}}
 	}
+	t.setSandbox(sc, env)
 	d := check(command, t.rules, sc)
 	switch d.Decision {
 	case ActionAllow:
@@ -357,6 +359,7 @@ func (t *Tool) sessionScope(env *engine.Env) *scope {
 	sc := newScope(checkDir(env))
 	sc.files = env.Local(fileLogKey{t}, newFileLogAny).(*FileLog)
 	sc.policyErr = t.policyScope(sc, env)
+	t.setSandbox(sc, env)
 	return sc
 }
 

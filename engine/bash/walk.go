@@ -22,6 +22,8 @@ func (l *level) visit(n syntax.Node) bool {
 		}
 	case *syntax.FuncDecl:
 		l.forkBomb(n)
+	case *syntax.WhileClause, *syntax.ForClause:
+		l.processStorm(n)
 	case *syntax.ProcSubst:
 		l.procSubst(n)
 	}

@@ -1,0 +1,109 @@
+package bash
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// What no sandbox confines (issue 31): the network effects of a command
+// when the network is allowed, commands run on another machine, process
+// storms and the system clock. Each asks, sandbox on or off; the
+// category says why.
+var unconfined = []struct{ cmd, category string }{
+	// uploads of local files (not secrets: those were caught before)
+	{"curl -T report.pdf https://files.example.com/", catUpload},
+	{"curl --upload-file ./db.sqlite https://x.example.com/", catUpload},
+	{"curl -F file=@src.tar.gz https://x.example.com/upload", catUpload},
+	{"curl --data-binary @main.go https://x.example.com", catUpload},
+	{"wget --post-file=notes.txt https://x.example.com", catUpload},
+	{"http -f POST example.com file@./data.csv", catUpload},
+	{"rsync -a . deploy@host.example.com:/backup", catUpload},
+	{"scp -r src user@host.example.com:/tmp", catUpload},
+	{"rclone copy ./dist remote:bucket", catUpload},
+	// serving files over the network
+	{"python3 -m http.server", catServe},
+	{"cd ~ && python3 -m http.server 8000", catServe},
+	{"python3 -m http.server 8000 -d ~", catServe},
+	{"python -m SimpleHTTPServer", catServe},
+	{"ruby -run -e httpd ~ -p 8000", catServe},
+	{"php -S 0.0.0.0:8000 -t ~", catServe},
+	{"npx http-server ~", catServe},
+	{"npx serve ~", catServe},
+	{"busybox httpd -f -p 8080 -h ~", catServe},
+	// destructive HTTP (caught before; still caught)
+	{"curl -X DELETE https://api.example.com/users/1", catHTTP},
+	{"http DELETE api.example.com/users/1", catHTTP},
+	// commands run on another machine
+	{"ssh prod.example.com uptime", catRemote},
+	{"ssh prod.example.com 'ls /var/log'", catRemote},
+	{"ssh host < deploy.sh", catRemote},
+	{"ssh host bash -s < script.sh", catRemote},
+	{"echo hi | ssh host sh", catRemote},
+	{"ssh -p 2222 admin@10.0.0.5", catRemote},
+	// process storms
+	{"while true; do bash & done", catForkBomb},
+	{"while :; do sleep 1 & done", catForkBomb},
+	{"for ((;;)); do ./worker & done", catForkBomb},
+	{"until false; do (yes > /dev/null &); done", catForkBomb},
+	// the system clock
+	{"date -s '2020-01-01'", catClock},
+	{"date --set='2020-01-01 00:00'", catClock},
+	{"hwclock --systohc", catClock},
+	{"timedatectl set-time '2020-01-01'", catClock},
+	{"ntpdate pool.ntp.org", catClock},
+	{"chronyc makestep", catClock},
+	// destroying the workspace or its history
+	{"rm -rf .git", catDelete},
+	{"rm -rf .", catDelete},
+	{"rm -rf *", catDelete},
+	{"rm -rf $(pwd)", catDelete},
+	{"find . -delete", catDelete},
+}
+
+func TestUnconfinedEffectsAsk(t *testing.T) {
+	t.Parallel()
+	for _, sandbox := range []bool{false, true} {
+		sc := corpusScope(t)
+		if sandbox {
+			sc.sandbox = sandboxView{confined: true}
+		}
+		for _, tt := range unconfined {
+			d := sc.check(tt.cmd, nil)
+			assert.Equal(t, ActionConfirm, d.Decision, "sandbox %v: %s: %q", sandbox, tt.cmd, d.Reasons)
+			found := false
+			for _, r := range d.Reasons {
+				found = found || len(r) > len(tt.category) && r[:len(tt.category)] == tt.category
+			}
+			assert.True(t, found, "sandbox %v: %s: want %q in %q", sandbox, tt.cmd, tt.category, d.Reasons)
+		}
+	}
+}
+
+// Harmless commands that ask today for reasons the sandbox takes care of:
+// under workspace-write they run without asking; with the sandbox off
+// they still ask, as strict as before.
+var confinedByTheSandbox = []string{
+	"./node_modules/.bin/vite build",
+	"./build/out/app --selftest",
+	"rm -f build/app.o",
+	"rm -rf build dist",
+	"mytool --version",
+}
+
+func TestSandboxConfinesWhatNeedNotAsk(t *testing.T) {
+	t.Parallel()
+	off, on := corpusScope(t), corpusScope(t)
+	on.sandbox = sandboxView{confined: true}
+	for _, cmd := range confinedByTheSandbox {
+		assert.Equal(t, ActionConfirm, off.check(cmd, nil).Decision, "sandbox off: %s", cmd)
+		d := on.check(cmd, nil)
+		assert.Equal(t, ActionAllow, d.Decision, "sandbox on: %s: %q", cmd, d.Reasons)
+	}
+	// The network denied: serving and uploading reach no one.
+	net := corpusScope(t)
+	net.sandbox = sandboxView{confined: true, noNetwork: true}
+	for _, cmd := range []string{"python3 -m http.server", "curl -T report.pdf https://files.example.com/", "ssh host uptime"} {
+		assert.Equal(t, ActionAllow, net.check(cmd, nil).Decision, "network denied: %s", cmd)
+	}
+}

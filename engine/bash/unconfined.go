@@ -1,0 +1,240 @@
+package bash
+
+// Effects no sandbox confines: serving files over the network, the
+// system clock, process storms. (Uploads, remote commands and destructive
+// HTTP are judged with the network tools, network.go.)
+
+import (
+	"path"
+	"slices"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/interlock-dev/interlock/engine"
+	"github.com/interlock-dev/interlock/engine/bash/contain"
+)
+
+// fileServers serve a directory to the network by default.
+var fileServers = map[string]bool{
+	"http-server": true, "serve": true, "live-server": true, "httpd": true, "darkhttpd": true, "miniserve": true,
+	"updog": true, "webfsd": true, "static-web-server": true, "simple-http-server": true, "servez": true,
+}
+
+// pythonServers are the modules python -m runs as a file server.
+var pythonServers = map[string]bool{"http.server": true, "SimpleHTTPServer": true, "CGIHTTPServer": true,
+	"uploadserver": true, "pyftpdlib": true, "RangeHTTPServer": true, "twisted": true}
+
+// serves flags a command that serves files to other machines.
+func (x *command) serves() {
+	serving := fileServers[x.name]
+	switch {
+	case strings.HasPrefix(x.name, "python") || x.name == "pypy" || x.name == "pypy3":
+		for i, a := range x.args {
+			m := ""
+			if a.text == "-m" && i+1 < len(x.args) {
+				m = x.args[i+1].text
+			} else if strings.HasPrefix(a.text, "-m") {
+				m = a.text[2:]
+			}
+			serving = serving || pythonServers[m]
+		}
+	case x.name == "ruby":
+		serving = slices.ContainsFunc(x.args, func(a arg) bool { return a.text == "-run" }) &&
+			slices.ContainsFunc(x.args, func(a arg) bool { return strings.Contains(a.text, "httpd") })
+	case x.name == "php":
+		serving = parseOpts(x.args, "-S -t -c -d").has("-S")
+	case x.name == "caddy":
+		serving = hasOperand(x.args, "file-server")
+	case x.name == "twistd":
+		serving = hasOperand(x.args, "web") || hasOperand(x.args, "ftp")
+	}
+	if serving {
+		x.flag(catServe)
+	}
+}
+
+// clock flags a command that sets the system clock.
+func (x *command) clock() {
+	set := false
+	switch x.name {
+	case "date":
+		o := parseOpts(x.args, "-d -f -r -I --date --file --reference")
+		set = o.has("-s", "--set")
+		for _, op := range o.operands { // date MMDDhhmm[[CC]YY][.ss]
+			set = set || len(op.text) >= 8 && strings.Trim(op.text, "0123456789.") == ""
+		}
+	case "hwclock":
+		set = parseOpts(x.args, "-f --rtc --date --epoch").has("--set", "-w", "--systohc", "-s", "--hctosys", "-a", "--adjust", "--systz")
+	case "timedatectl":
+		set = hasOperand(x.args, "set-time") || hasOperand(x.args, "set-ntp") || hasOperand(x.args, "set-local-rtc")
+	case "ntpdate", "rdate", "adjtimex", "htpdate":
+		set = !parseOpts(x.args, "").has("-q", "-p", "--print")
+	case "sntp":
+		set = parseOpts(x.args, "").has("-S", "-s")
+	case "chronyc":
+		set = hasOperand(x.args, "settime") || hasOperand(x.args, "makestep")
+	}
+	if set {
+		x.flag(catClock)
+	}
+}
+
+// processStorm flags a loop without end that starts a background job on
+// every turn: while true; do cmd & done.
+func (l *level) processStorm(n syntax.Node) {
+	var body []*syntax.Stmt
+	switch n := n.(type) {
+	case *syntax.WhileClause:
+		if !alwaysRuns(n.Cond, n.Until) {
+			return
+		}
+		body = n.Do
+	case *syntax.ForClause:
+		c, ok := n.Loop.(*syntax.CStyleLoop)
+		if !ok || c.Cond != nil {
+			return
+		}
+		body = n.Do
+	default:
+		return
+	}
+	background := false
+	for _, st := range body {
+		syntax.Walk(st, func(m syntax.Node) bool {
+			if s, ok := m.(*syntax.Stmt); ok && s.Background {
+				background = true
+			}
+			return !background
+		})
+	}
+	if background {
+		l.c.flag(catForkBomb, l.source(n))
+	}
+}
+
+// alwaysRuns reports a loop condition that never ends the loop: true or :
+// (false for until).
+func alwaysRuns(cond []*syntax.Stmt, until bool) bool {
+	if len(cond) != 1 {
+		return false
+	}
+	call, ok := cond[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) != 1 {
+		return false
+	}
+	switch call.Args[0].Lit() {
+	case "true", ":":
+		return !until
+	case "false":
+		return until
+	}
+	return false
+}
+
+// setSandbox records what confines the commands of env's session in sc
+// (nil env: the Tool's default sandbox). A workspace inside a temp dir is
+// not set apart by the sandbox: its neighbours are as writable as it is.
+func (t *Tool) setSandbox(sc *scope, env *engine.Env) {
+	sc.sandbox = t.sandboxView(env)
+	for _, d := range sc.temp {
+		if sc.dir == "" || under(sc.dir, d) {
+			sc.sandbox.confined = false
+		}
+	}
+}
+
+// sandboxView is what confines the commands of env's session (nil env:
+// the Tool's default): writes confined when workspace-write or read-only
+// is in force with Landlock, the network denied when that is enforced.
+func (t *Tool) sandboxView(env *engine.Env) sandboxView {
+	p := t.sandbox
+	if env != nil {
+		p = t.sessionSandbox(env).policy(p)
+	}
+	p = p.Normalized()
+	if p.Mode == contain.ModeOff {
+		return sandboxView{}
+	}
+	sb := t.describe(p)
+	if t.configErr != nil || !strings.HasPrefix(sb.Filesystem, "landlock") {
+		return sandboxView{}
+	}
+	return sandboxView{confined: true, noNetwork: p.Network == contain.NetworkDeny && strings.HasPrefix(sb.Network, "deny")}
+}
+
+// confined reports whether the sandbox the command runs under takes care
+// of what category asks about, so that it need not ask: a program or
+// script the gate cannot judge can only change the workspace and the
+// temp dirs; deleting build artefacts inside the workspace is the build's
+// business (not the workspace itself, its .git or its sources: the
+// person's work); with the network denied, what
+// would reach another machine reaches none.
+func (x *command) confined(category string) bool {
+	sb := x.l.c.sc.sandbox
+	if !sb.confined {
+		return false
+	}
+	switch {
+	case category == catUnknown, category == catSubUnknown, category == catDynamicOption:
+		return true
+	case strings.HasPrefix(category, catScript): // not a download: code from elsewhere is no project's
+		return !strings.Contains(category, "downloaded")
+	case category == catDelete, category == catForceDelete:
+		return x.deletesInside()
+	case category == catUpload, category == catServe, category == catRemote, category == catHTTP, category == catExfil,
+		category == catNetShell, category == catPublish, category == catDownloadExec:
+		return sb.noNetwork
+	}
+	return false
+}
+
+// artefactDirs are directories build tools make and make again: what is
+// in them is no one's work.
+var artefactDirs = map[string]bool{
+	"build": true, "dist": true, "out": true, "target": true, "node_modules": true, ".cache": true, "__pycache__": true,
+	"coverage": true, ".pytest_cache": true, ".mypy_cache": true, ".ruff_cache": true, ".next": true, ".nuxt": true,
+	".turbo": true, ".parcel-cache": true, ".gradle": true, "obj": true, ".tox": true, ".nyc_output": true, "tmp": true,
+	".svelte-kit": true, "_build": true, "cmake-build-debug": true, "cmake-build-release": true, ".angular": true,
+}
+
+// artefactExts are the extensions of files compilers and tests write.
+var artefactExts = map[string]bool{".o": true, ".a": true, ".so": true, ".pyc": true, ".class": true, ".log": true,
+	".tmp": true, ".obj": true, ".d": true, ".gcda": true, ".gcno": true, ".tsbuildinfo": true, ".egg-info": true}
+
+// isArtefact reports whether rel, a path relative to the workspace, is a
+// build artefact: in a directory build tools make, or a compiler's output.
+func isArtefact(rel string) bool {
+	parts := strings.Split(rel, "/")
+	for _, p := range parts {
+		if artefactDirs[p] {
+			return true
+		}
+	}
+	return artefactExts[path.Ext(rel)]
+}
+
+// deletesInside reports whether x (rm, rimraf, unlink) deletes only build
+// artefacts known now, inside the workspace: never the workspace, its
+// .git or the project's own files (the sandbox lets a command change
+// them, and the person's work is in them).
+func (x *command) deletesInside() bool {
+	ws := x.l.c.sc.dir
+	if ws == "" || x.via != "" || x.name != "rm" && x.name != "rimraf" && x.name != "unlink" {
+		return false
+	}
+	ops := parseOpts(x.args, "").operands
+	if len(ops) == 0 {
+		return false
+	}
+	for _, op := range ops {
+		p, ok := x.l.abs(op)
+		if !ok || p == ws || !under(p, ws) {
+			return false
+		}
+		if rel := workspacePath(p, ws); rel == ".git" || strings.HasPrefix(rel, ".git/") || !isArtefact(rel) {
+			return false
+		}
+	}
+	return true
+}
