@@ -21,6 +21,7 @@ import (
 	"github.com/interlock-dev/interlock/engine"
 	"github.com/interlock-dev/interlock/engine/bash"
 	"github.com/interlock-dev/interlock/engine/bash/contain"
+	"github.com/interlock-dev/interlock/engine/hub"
 	"github.com/interlock-dev/interlock/engine/provider/openai"
 )
 
@@ -34,6 +35,9 @@ type engineConfig struct {
 	// Store is the path of the engine's store (":memory:" for one in
 	// memory); "" keeps nothing.
 	Store string `json:"store"`
+	// Hub, when set, mirrors the engine to a fleet's PostgreSQL hub and
+	// takes the commands addressed to this host (engine/hub).
+	Hub *hubConfig `json:"hub"`
 	// Provider is the model of sessions that name none (see modelProvider).
 	Provider json.RawMessage `json:"provider"`
 	// Tools, when set, are the built-in tools offered to the model (of
@@ -52,6 +56,12 @@ type bashConfig struct {
 	Rules     []bashRule      `json:"rules"`
 	Sandbox   *contain.Policy `json:"sandbox"`
 	Env       *bash.EnvFilter `json:"env"`
+}
+
+type hubConfig struct {
+	URL         string `json:"url"`
+	Host        string `json:"host"`
+	HeartbeatMS int64  `json:"heartbeat_ms"`
 }
 
 type bashRule struct {
@@ -223,6 +233,9 @@ func il_engine_create(configJSON *C.char, out *C.il_handle) C.il_status {
 		if cfg.Store != "" {
 			// A session's own model ("provider" or "script") comes back with it.
 			opts = append(opts, engine.WithStore(cfg.Store), engine.WithProviderLoader("openai", openai.Load))
+		}
+		if cfg.Hub != nil {
+			opts = append(opts, hub.With(hub.Config{URL: cfg.Hub.URL, Host: cfg.Hub.Host, Heartbeat: time.Duration(cfg.Hub.HeartbeatMS) * time.Millisecond}))
 		}
 		if cfg.Tools != nil {
 			for _, name := range *cfg.Tools {

@@ -354,6 +354,20 @@ export interface EngineConfig {
    *  comes back as needs input. A store another process has open, or that is
    *  corrupt, foreign or newer, throws with code 'ERR_STORE'. */
   store?: string;
+  /**
+   * Join a fleet: mirror this engine's sessions to a PostgreSQL hub and take
+   * the answers and emergency stops addressed to this host (docs/fleet.md).
+   * The host only dials out; with the hub unreachable it goes on and
+   * resynchronises when it is back. The URL's credentials are never stored.
+   */
+  hub?: {
+    /** The hub's PostgreSQL URL, e.g. `process.env.INTERLOCK_HUB_URL`. */
+    url: string;
+    /** This host's name in the fleet ('ci-runner-3'): commands are addressed by it. */
+    host: string;
+    /** How often an idle host says it is alive (default 1000). */
+    heartbeatMs?: number;
+  };
 }
 
 /** One decision about a pause, from the store's audit log. */

@@ -34,8 +34,9 @@ type Config struct {
 	Logf func(format string, args ...any)
 }
 
-// ErrInvalidConfig: a Config cannot be used.
-var ErrInvalidConfig = errors.New("hub: invalid config")
+// ErrInvalidConfig: a Config (or an Answer) cannot be used. It is an
+// engine.ErrInvalidArgument.
+var ErrInvalidConfig = fmt.Errorf("hub: invalid config: %w", engine.ErrInvalidArgument)
 
 // With attaches the hub to an engine (engine.Open, engine.New): see Attach.
 func With(cfg Config) engine.Option {
