@@ -40,9 +40,10 @@ type Engine struct {
 	attachFns   []AttachFunc // WithAttachment
 	attached    []io.Closer  // what they started; closed first by Close
 
-	runSeq atomic.Uint64 // run ids, unique in the engine
-	runs   runner        // the goroutines of background runs
-	grants projectGrants // remembered approvals of project scope (PauseRequest.RememberKey)
+	runSeq   atomic.Uint64  // run ids, unique in the engine
+	runs     runner         // the goroutines of background runs
+	grants   projectGrants  // remembered approvals of project scope (PauseRequest.RememberKey)
+	approver approverHolder // SetApprover
 
 	mu       sync.Mutex
 	sessions map[string]*Session

@@ -36,6 +36,11 @@ const (
 	// remembered before (PauseRequest.RememberKey): Tool, Text = the key,
 	// Remember = the grant's scope, Answer approved, By "grant".
 	EventGranted EventType = "granted"
+	// EventDecided: a confirm was decided without asking a person: Tool,
+	// Text = the command, By "approver" (Answer approved or denied), "rule"
+	// (a policy rule; AnswerReason names it; Answer "" when it asks), or
+	// "shadow" (what a rule in shadow mode would have decided, not done).
+	EventDecided EventType = "decided"
 	// EventGrantsChanged: the approvals remembered without asking again
 	// changed, what Engine.Grants lists: Grant was added or revoked (Text
 	// "added" or "revoked"). It is the engine's, not a session's: Session

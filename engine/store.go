@@ -132,6 +132,12 @@ func (s *Session) persistEventLocked(ev *Event) {
 			tx.Audit(store.AuditEntry{At: time.Now(), Session: s.id, Run: run, Event: "granted", Kind: string(PauseConfirm), Tool: ev.Tool,
 				Message: ev.Text, Answer: string(AnswerApproved), By: ev.By, Remember: ev.Remember})
 		})
+	case EventDecided:
+		run := s.runID()
+		s.persistLocked("the decision by the "+ev.By, func(tx *store.Tx) {
+			tx.Audit(store.AuditEntry{At: time.Now(), Session: s.id, Run: run, Event: "decided", Kind: string(PauseConfirm), Tool: ev.Tool,
+				Message: ev.Text, Answer: string(ev.Answer), Reason: ev.AnswerReason, By: ev.By})
+		})
 	case EventStopping:
 		s.persistLocked("the stop", func(tx *store.Tx) { tx.RunStopping(s.id, string(ev.Reason), time.Now()) })
 	case EventInterrupted, EventRunFinished, EventRunFailed:

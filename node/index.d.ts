@@ -74,7 +74,7 @@ export interface Interruption {
 export type EventType =
   | 'run_started' | 'text' | 'tool_call_delta' | 'tool_started' | 'tool_progress' | 'tool_finished'
   | 'paused' | 'pause_answered' | 'pause_requested' | 'stopping'
-  | 'interrupted' | 'run_finished' | 'run_failed' | 'closed' | 'warning' | 'granted' | 'grants_changed';
+  | 'interrupted' | 'run_finished' | 'run_failed' | 'closed' | 'warning' | 'granted' | 'decided' | 'grants_changed';
 
 /** What every engine event carries. Every change bumps `version`; all observers see the same order. */
 export interface EventBase {
@@ -154,6 +154,17 @@ export interface GrantedEvent extends EventBase {
 }
 
 /**
+ * A command was decided without asking a person: by the engine's approver
+ * (`by: 'approver'`, answer approved or denied), by a policy rule (`by:
+ * 'rule'`, `answerReason` names its tier, name and reason; answer '' when
+ * the rule asks), or what a rule in shadow mode would have decided (`by:
+ * 'shadow'`, not done). `text` is the command.
+ */
+export interface DecidedEvent extends EventBase {
+  type: 'decided'; tool: string; text: string; answer?: 'approved' | 'denied'; by: 'approver' | 'rule' | 'shadow'; answerReason?: string;
+}
+
+/**
  * The approvals remembered without asking again changed (what
  * `engine.grants()` lists): `grant` was added (an answer with [S]/[P]) or
  * revoked (`engine.revokeGrant()`, the web UI, the TUI, its session's close). The engine's event,
@@ -168,7 +179,7 @@ export interface GrantsChangedEvent extends EventBase {
 export type EngineEvent =
   | RunStartedEvent | TextEvent | ToolCallDeltaEvent | ToolStartedEvent | ToolProgressEvent | ToolFinishedEvent
   | PausedEvent | PauseAnsweredEvent | PauseRequestedEvent | StoppingEvent
-  | InterruptedEvent | RunFinishedEvent | RunFailedEvent | ClosedEvent | WarningEvent | GrantedEvent | GrantsChangedEvent;
+  | InterruptedEvent | RunFinishedEvent | RunFailedEvent | ClosedEvent | WarningEvent | GrantedEvent | DecidedEvent | GrantsChangedEvent;
 
 /** The listener argument of each event type of a session; 'event' receives every type. */
 export type SessionEventMap = { [K in Exclude<EventType, 'grants_changed'>]: Extract<EngineEvent, { type: K }> } & { event: EngineEvent } & SignalEventMap & {
@@ -377,8 +388,9 @@ export interface AuditEntry {
   run: number;
   pause: string;
   /** 'raised', 'answered', 'recovered' (pending when the previous owner stopped),
-   *  or 'granted' (approved by a remembered grant without asking; message is its key). */
-  event: 'raised' | 'answered' | 'recovered' | 'granted';
+   *  'granted' (approved by a remembered grant without asking; message is its key),
+   *  or 'decided' (by the approver, a policy rule, or a shadow rule's would-have: see DecidedEvent; message is the command). */
+  event: 'raised' | 'answered' | 'recovered' | 'granted' | 'decided';
   kind: PauseKind;
   tool: string;
   message: string;

@@ -345,3 +345,27 @@ func (t *Tool) policyScope(sc *scope, env *engine.Env) error {
 	}
 	return nil
 }
+
+// recordRules records in env's session what each policy rule decided (or
+// would have, in shadow mode) and returns the enforced ones for the
+// approver.
+func recordRules(env *engine.Env, ms []RuleMatch) []engine.ApprovalRule {
+	var out []engine.ApprovalRule
+	for _, m := range ms {
+		answer := engine.Answer("")
+		switch m.Decision {
+		case policy.Allow:
+			answer = engine.AnswerApproved
+		case policy.Deny:
+			answer = engine.AnswerDenied
+		}
+		label := fmt.Sprintf("%s rule %q (%s)", m.Tier, m.Rule, m.Reason)
+		if m.Shadow {
+			env.Decided("Bash", m.Command, answer, "shadow", "would have decided "+string(m.Decision)+": "+label)
+			continue
+		}
+		env.Decided("Bash", m.Command, answer, "rule", label)
+		out = append(out, engine.ApprovalRule{Tier: m.Tier, Rule: m.Rule, Decision: string(m.Decision), Reason: m.Reason})
+	}
+	return out
+}

@@ -182,6 +182,16 @@ func (t *Tool) Run(ctx context.Context, call engine.ToolCall, env *engine.Env) (
 	case g.ask == nil:
 		return t.execute(ctx, a, env, files, g.writes)
 	}
+	// The engine's approver, if any, decides before a person is asked;
+	// when it does not decide (ask, an error, a timeout) the person is.
+	switch decision, err := env.Approve(ctx, engine.ApprovalRequest{Tool: "Bash", Command: a.Command, Reasons: g.ask.Reasons, Rules: g.rules}); {
+	case decision == engine.ApprovalAllow:
+		return t.execute(ctx, a, env, files, g.writes)
+	case decision == engine.ApprovalDeny:
+		return engine.Result{IsError: true, Output: "Command denied by the approver"}, nil
+	case err != nil:
+		g.ask.Reasons = append(g.ask.Reasons, err.Error())
+	}
 	// The command waits for the user's answer: the run parks on it (no
 	// goroutine held) and the answer runs it, or denies it.
 	return env.Ask(ctx, *g.ask, func(ctx context.Context, answer engine.PauseResult) (engine.Result, error) {
@@ -242,6 +252,7 @@ type gateResult struct {
 	ask     *engine.PauseRequest
 	keys    []string
 	root    string
+	rules   []engine.ApprovalRule // the policy rules that decided, for the approver
 }
 
 // gate decides whether the command may run, and what to ask when the
@@ -254,6 +265,7 @@ func (t *Tool) gate(command, dir string, files *FileLog, env *engine.Env) gateRe
 	}
 	t.setSandbox(sc, env)
 	d := check(command, t.rules, sc)
+	rules := recordRules(env, d.Rules)
 	switch d.Decision {
 	case ActionAllow:
 		return gateResult{writes: d.writes}
@@ -273,7 +285,7 @@ func (t *Tool) gate(command, dir string, files *FileLog, env *engine.Env) gateRe
 		Reasons: reasons,
 	}
 	offerRemember(req, keys)
-	return gateResult{writes: d.writes, keys: keys, root: root, ask: req}
+	return gateResult{writes: d.writes, keys: keys, root: root, ask: req, rules: rules}
 }
 
 // offerRemember makes req offer what an approval of findings keyed keys

@@ -315,6 +315,9 @@ func mirrorOf(ev *engine.Event) (mirrored, bool) {
 	case engine.EventGranted:
 		m.audit = &store.AuditEntry{At: ev.At, Session: ev.Session, Run: ev.Run, Event: "granted", Kind: string(engine.PauseConfirm), Tool: ev.Tool, Message: ev.Text,
 			Answer: string(engine.AnswerApproved), By: ev.By, Remember: ev.Remember}
+	case engine.EventDecided:
+		m.audit = &store.AuditEntry{At: ev.At, Session: ev.Session, Run: ev.Run, Event: "decided", Kind: string(engine.PauseConfirm), Tool: ev.Tool, Message: ev.Text,
+			Answer: string(ev.Answer), Reason: ev.AnswerReason, By: ev.By}
 	}
 	return m, true
 }

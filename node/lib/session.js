@@ -19,7 +19,7 @@ const STATUS_NAMES = Object.freeze(['idle', 'running', 'interrupted', 'paused', 
 /** Event types a Session's on() accepts. */
 export const SESSION_EVENTS = new Set([
   'run_started', 'text', 'tool_call_delta', 'tool_started', 'tool_progress', 'tool_finished', 'paused', 'pause_answered',
-  'pause_requested', 'stopping', 'interrupted', 'run_finished', 'run_failed', 'closed', 'warning', 'granted', 'event',
+  'pause_requested', 'stopping', 'interrupted', 'run_finished', 'run_failed', 'closed', 'warning', 'granted', 'decided', 'event',
   // The control-signal events (pause / resume / cancel of signal(), a failed run), derived from those above.
   ...SIGNAL_EVENTS,
   // Never emitted (failures are thrown or rejected): accepted so that events.once and events.on work.
