@@ -96,17 +96,22 @@ static inline char *il_capi_sink_take(il_capi_sink *s, size_t *len, int *in_call
 	return out;
 }
 
-// il_capi_sink_count_lines counts the recorded lines that start with
-// prefix and forgets everything recorded (no copy: for benchmarks).
-static inline int il_capi_sink_count_lines(il_capi_sink *s, const char *prefix) {
-	size_t n = strlen(prefix);
+// il_capi_sink_count counts where what occurs in the recorded batches
+// and forgets everything recorded (no copy: for benchmarks).
+static inline int il_capi_sink_count(il_capi_sink *s, const char *what) {
+	size_t n = strlen(what);
 	int count = 0;
 	pthread_mutex_lock(&s->mu);
-	for (size_t i = 0; i < s->len;) {
-		char *nl = memchr(s->buf + i, '\n', s->len - i);
-		size_t end = nl ? (size_t)(nl - s->buf) : s->len;
-		if (end - i >= n && memcmp(s->buf + i, prefix, n) == 0) count++;
-		i = end + 1;
+	for (size_t i = 0; n > 0 && i + n <= s->len;) {
+		char *c = memchr(s->buf + i, what[0], s->len - i - n + 1);
+		if (c == NULL) break;
+		i = (size_t)(c - s->buf);
+		if (memcmp(c, what, n) == 0) {
+			count++;
+			i += n;
+		} else {
+			i++;
+		}
 	}
 	s->len = 0;
 	pthread_mutex_unlock(&s->mu);
@@ -275,12 +280,12 @@ func (s *sink) take() (events string, inCall bool) {
 	return C.GoStringN(p, C.int(n)), busy != 0
 }
 
-// countLines counts the recorded lines (records) that start with prefix
-// and forgets what was recorded, without copying it.
-func (s *sink) countLines(prefix string) int {
-	p := C.CString(prefix)
+// count counts where what occurs in the recorded batches and forgets what
+// was recorded, without copying it.
+func (s *sink) count(what string) int {
+	p := C.CString(what)
 	defer C.free(unsafe.Pointer(p))
-	return int(C.il_capi_sink_count_lines(s.c, p))
+	return int(C.il_capi_sink_count(s.c, p))
 }
 
 // reenter makes the next callback call unregister the callback of engine
@@ -528,10 +533,6 @@ func openHandles() int {
 		panic("il_open_handles: " + statusName(st))
 	}
 	return int(n)
-}
-
-func driveSetEventFormat(h uint64, format int32) (status, string) {
-	return lastErrorFor(h, il_engine_set_event_format(C.il_handle(h), C.int32_t(format)))
 }
 
 // confirmEntry is one answer for driveSessionsConfirm.

@@ -74,15 +74,18 @@ type webConfig struct {
 	AutoDevtools bool   `json:"auto_devtools"`
 }
 
-// engineEntry is an engine handle: the engine, its event dispatcher, and
+// engineEntry is an engine handle: the engine, its event delivery, and
 // the goroutines that wait for its background runs.
 type engineEntry struct {
-	e       *engine.Engine
-	bash    *bash.Tool // the engine's "bash" tool: host runs judge commands with it
-	events  *dispatcher
-	host    *engine.HostLine // host work and its messages (host.go)
-	handle  atomic.Uint64    // its own handle, for report
-	closing atomic.Bool
+	e      *engine.Engine
+	bash   *bash.Tool // the engine's "bash" tool: host runs judge commands with it
+	events *engine.Delivery
+	host   *engine.HostLine // host work and its messages (host.go)
+	// cbThread is the OS thread running the event callback, 0 when none
+	// (events.go).
+	cbThread atomic.Uint64
+	handle   atomic.Uint64 // its own handle, for report
+	closing  atomic.Bool
 
 	// openMu makes "create or start something" atomic with respect to
 	// Close (see whileOpen).
@@ -104,7 +107,7 @@ type engineEntry struct {
 
 // whileOpen runs fn unless the engine is closed. Close waits for fn, and
 // fn runs before Close forgets the engine's handles and stops the event
-// dispatcher: a handle fn adds is closed with the engine, and a run fn
+// delivery: a handle fn adds is closed with the engine, and a run fn
 // starts delivers its terminal event.
 func (ee *engineEntry) whileOpen(fn func() error) error {
 	ee.openMu.RLock()
@@ -140,7 +143,7 @@ func (ee *engineEntry) close() error {
 	}
 	err := ee.e.Close()
 	ee.host.Close()
-	ee.events.close()
+	ee.events.Close()
 	handles.removeIf(func(obj any) bool { return ownedBy(obj) == ee })
 	return err
 }
@@ -256,7 +259,7 @@ func il_engine_create(configJSON *C.char, out *C.il_handle) C.il_status {
 			}
 		}
 		ee := &engineEntry{e: e, bash: bashTool}
-		ee.events = newDispatcher(ee.e, ee.report)
+		ee.events = e.NewDelivery(func(err error) { ee.report(err.Error()) })
 		ee.host = newHostLine(ee)
 		h := handles.add(ee)
 		ee.handle.Store(uint64(h))
@@ -268,7 +271,7 @@ func il_engine_create(configJSON *C.char, out *C.il_handle) C.il_status {
 //export il_engine_close
 func il_engine_close(h C.il_handle) C.il_status {
 	return call("il_engine_close", h, func(ee *engineEntry) error {
-		if ee.events.inCallback() {
+		if ee.inCallback() {
 			return errorf(C.IL_ERR_INVALID_ARGUMENT, "called from inside the event callback, which close waits for: close the engine from another thread")
 		}
 		if !ee.closing.CompareAndSwap(false, true) {

@@ -65,7 +65,7 @@ func TestSlowCallbackGetsEveryDecisionInBatches(t *testing.T) {
 	batches, largest := ev.batches, ev.largest
 	ev.mu.Unlock()
 	assert.Less(t, batches, len(all)/4, "%d events came in %d callback calls", len(all), batches)
-	assert.LessOrEqual(t, largest, keptBatchBytes, "a large batch comes in parts")
+	assert.LessOrEqual(t, largest, 512<<10, "a large batch comes in parts (of about 256 KiB)")
 	t.Logf("%d events in %d callback calls, the largest %d bytes", len(all), batches, largest)
 }
 
@@ -152,64 +152,45 @@ func parkApproveClose(t *testing.T, e uint64, n int) int {
 	return parked
 }
 
-// With IL_EVENTS_FROM_CALLS the events a signal causes are handed to the
-// callback from inside il_session_signal, on the caller's thread; without
-// it never on that thread. Either way every event arrives, in order.
-func TestEventsFromCalls(t *testing.T) {
+// The events a signal causes are handed to the callback from inside
+// il_session_signal, on the caller's thread, when no batch is being
+// delivered (the Node addon's callback only queues them). Every event
+// arrives, in order.
+func TestSignalEventsComeFromTheCall(t *testing.T) {
 	t.Parallel()
-	for _, tt := range []struct {
-		name      string
-		format    int32
-		fromCalls bool
-	}{
-		{"IL_EVENTS_FROM_CALLS", 0x100, true},
-		{"default", 0, false},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			const rounds = 50
-			e := newEngine(t, "")
-			st, msg := driveSetEventFormat(e, tt.format)
-			require.Equal(t, ilOK, st, msg)
-			ev := listen(t, e, 0)
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			ev.sink.watchThisThread()
-			for i := range rounds {
-				s := newSession(t, e, askConfirmScript)
-				id := fmt.Sprintf("s%d", i+1)
-				run, st, msg := drivePrompt(s, "go")
-				require.Equal(t, ilOK, st, msg)
-				ev.waitFor(map[string]any{"type": "paused", "session": id})
-				st, msg = driveSignal(s, ptr("pause")) // parks at the next step boundary
-				require.Equal(t, ilOK, st, msg)
-				st, msg = driveConfirm(s, nil, true, nil, nil)
-				require.Equal(t, ilOK, st, msg)
-				ev.waitFor(map[string]any{"type": "tool_finished", "session": id})
-				waitStatus(t, s, statusPaused) // at the step boundary
-				st, msg = driveSignal(s, ptr("resume"))
-				require.Equal(t, ilOK, st, msg)
-				ev.waitRunEnd(id, run)
+	const rounds = 50
+	e := newEngine(t, "")
+	ev := listen(t, e, 0)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	ev.sink.watchThisThread()
+	for i := range rounds {
+		s := newSession(t, e, askConfirmScript)
+		id := fmt.Sprintf("s%d", i+1)
+		run, st, msg := drivePrompt(s, "go")
+		require.Equal(t, ilOK, st, msg)
+		ev.waitFor(map[string]any{"type": "paused", "session": id})
+		st, msg = driveSignal(s, ptr("pause")) // parks at the next step boundary
+		require.Equal(t, ilOK, st, msg)
+		st, msg = driveConfirm(s, nil, true, nil, nil)
+		require.Equal(t, ilOK, st, msg)
+		ev.waitFor(map[string]any{"type": "tool_finished", "session": id})
+		waitStatus(t, s, statusPaused) // at the step boundary
+		st, msg = driveSignal(s, ptr("resume"))
+		require.Equal(t, ilOK, st, msg)
+		ev.waitRunEnd(id, run)
+	}
+	// The engine's delivery goroutine may take a signal's events first
+	// (79 of 100 calls handed them over in one CI run under load): a
+	// quarter of the calls shows the path is taken.
+	assert.GreaterOrEqual(t, ev.sink.callsOnWatched(), 2*rounds/4, "a signal's events handed over from inside the call")
+	for i := range rounds { // engine order per session
+		var types []string
+		for _, x := range ev.collect() {
+			if x["session"] == fmt.Sprintf("s%d", i+1) && x["type"] != "text" {
+				types = append(types, x["type"].(string))
 			}
-			on := ev.sink.callsOnWatched()
-			if tt.fromCalls {
-				// The engine's dispatcher may take a signal's events first
-				// (79 of 100 calls handed them over in one CI run under
-				// load): a quarter of the calls shows the path is taken,
-				// where the default takes it never.
-				assert.GreaterOrEqual(t, on, 2*rounds/4, "a signal's events handed over from inside the call")
-			} else {
-				assert.Zero(t, on, "never on the caller's thread")
-			}
-			for i := range rounds { // engine order per session
-				var types []string
-				for _, x := range ev.collect() {
-					if x["session"] == fmt.Sprintf("s%d", i+1) && x["type"] != "text" {
-						types = append(types, x["type"].(string))
-					}
-				}
-				assert.Equal(t, []string{"run_started", "tool_started", "paused", "pause_requested", "pause_answered", "tool_finished", "paused", "pause_answered", "run_finished"}, types, "session s%d", i+1)
-			}
-		})
+		}
+		assert.Equal(t, []string{"run_started", "tool_started", "paused", "pause_requested", "pause_answered", "tool_finished", "paused", "pause_answered", "run_finished"}, types, "session s%d", i+1)
 	}
 }

@@ -29,7 +29,7 @@ type hostEntry struct {
 // stream.
 func newHostLine(ee *engineEntry) *engine.HostLine {
 	line := &engine.HostLine{
-		Feed: ee.events.feed,
+		Feed: ee.events.Feed(),
 		Open: func(w *engine.HostWork) uint64 { return uint64(handles.add(&hostEntry{eng: ee, work: w})) },
 		Code: func(err error) string { return statusName(statusOf(err)) },
 	}

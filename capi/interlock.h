@@ -87,13 +87,15 @@ enum {
 
 /*
  * The event callback. json is a UTF-8 JSON array of one or more events, in
- * engine order, of len bytes (followed by a NUL that len does not count):
- * everything that happened since the previous call, so a burst costs a few
- * calls and a lone event comes at once, alone (a burst beyond ~256 KiB
- * comes in consecutive calls of about that size). It is valid only during the
- * call: copy it. Called on a library thread — never the thread that
- * registered it, unless IL_EVENTS_FROM_CALLS was set — one call at a time
- * per engine. The callback must return
+ * engine order, in the engine's wire format (camelCase keys, see
+ * il_engine_set_event_callback), of len bytes (followed by a NUL that len
+ * does not count): everything that happened since the previous call, so a
+ * burst costs a few calls and a lone event comes at once, alone (a burst
+ * beyond ~256 KiB comes in consecutive calls of about that size). It is
+ * valid only during the call: copy it. Called on a library thread, or on
+ * the thread calling il_session_signal, from inside that call, with the
+ * events it caused (and any queued before them) when no other call is in
+ * progress: one call at a time per engine. The callback must return
  * promptly and must not block on the thread that calls
  * il_engine_set_event_callback or il_engine_close (that would deadlock:
  * both wait for a call in progress).
@@ -131,17 +133,6 @@ typedef struct il_confirm {
  * promptly (queue the message) and not call into the library.
  */
 typedef void (*il_host_cb)(void *user, const char *json, size_t len);
-
-/* Event formats (il_engine_set_event_format). */
-#define IL_EVENTS_JSON_ARRAY 0 /* the default: a JSON array of events */
-#define IL_EVENTS_RECORDS 1    /* one line per event, see il_engine_set_event_format */
-/* Or'ed into the format: the callback may also be called on the caller's
- * thread, from inside il_session_signal before it returns, with the events
- * that call caused (and any queued before them), instead of waiting for a
- * library thread to wake up: for a consumer whose callback only queues
- * (Node's thread-safe function). Order and one-call-at-a-time still hold.
- * (Not from answers and interrupts: the run they wake would wait meanwhile.) */
-#define IL_EVENTS_FROM_CALLS 0x100
 
 #ifndef IL_CAPI_TYPES_ONLY /* defined only by the library's own cgo preamble */
 
@@ -224,7 +215,6 @@ il_status il_engine_close(il_handle engine);
 /* Every open session, in creation order: a JSON array of snapshots
  * (see il_session_snapshot). Free with il_free. */
 il_status il_engine_sessions(il_handle engine, char **out_json);
-
 
 /* What the engine runs with: {"tools": [names], "sandbox": [{"tool",
  * "mode", "filesystem", "network", "signals", "tree", "required",
@@ -314,11 +304,12 @@ il_status il_server_close(il_handle server);
  * freed. Calling it from inside the callback is IL_ERR_INVALID_ARGUMENT.
  * Events that happen while no callback is registered are dropped.
  *
- * JSON shapes (each callback gets an array of these objects, each with a "type"):
+ * JSON shapes (each callback gets an array of these objects, each with a "type",
+ * keys in camelCase: the engine's wire format, engine/wire.go):
  *  - session events (no "loop"): {"session","version","type","status",
- *    "run"?,"result"?,"pause"?,"answered"?,"answer"?,"answer_reason"?,
- *    "remember"?,"by"?,"reason"?,"step","at","mono_ns" (CLOCK_MONOTONIC
- *    nanoseconds, a decimal string),"tool"?,"call_id"?,"text"?,"coalesced"?,
+ *    "run"?,"result"?,"pause"?,"answered"?,"answer"?,"answerReason"?,
+ *    "remember"?,"by"?,"reason"?,"step","at","monoNs" (CLOCK_MONOTONIC
+ *    nanoseconds, a decimal string),"tool"?,"callId"?,"text"?,"coalesced"?,
  *    "code"?,"grant"?};
  *    type is run_started, text, tool_started, tool_progress, tool_finished,
  *    paused, pause_answered, pause_requested, stopping, interrupted,
@@ -328,34 +319,19 @@ il_status il_server_close(il_handle server);
  *    grants_changed (what il_engine_grants lists changed: "text" "added" or
  *    "revoked", "grant" {"tool","key","scope","session"?,"root"?,"at"}; the
  *    engine's event, in no session: "session" is "" and "version" 0). A
- *    pause's "remember_scopes" are the scopes its approval may be
+ *    pause's "rememberScopes" are the scopes its approval may be
  *    remembered with (absent: none). "run" is the run id the change
  *    belongs to; the terminal run events (interrupted, run_finished,
  *    run_failed) carry "result": {"run","status","interruption"?,"error"?}.
  *    Every run started by il_session_prompt, il_session_continue or
  *    il_engine_resume_all ends with exactly one of them.
  *  - task-loop events (have "loop"): {"loop","session","version","type",
- *    "task","title"?,"message"?,"error"?,"pause_mode","at","run"?,"state"?};
+ *    "task","title"?,"message"?,"error"?,"pauseMode","at","run"?,"state"?};
  *    type is started, task_begin, task_end, failed, completed, paused,
  *    resumed or pause_mode_changed. "completed" ends il_taskloop_run and
  *    carries its "run" id and the final "state".
  */
 il_status il_engine_set_event_callback(il_handle engine, il_event_cb cb, void *user);
-
-/*
- * Chooses what the event callback gets (default IL_EVENTS_JSON_ARRAY, the
- * shapes above). IL_EVENTS_RECORDS, for a consumer that parses only the
- * types it has listeners for: one line per event, each ending in "\n",
- * "<type> <pause> <json>" for a session event with every key in camelCase
- * ("call_id" -> "callId", "mono_ns" -> "monoNs"; the values of "args",
- * "skipped" and "headers" untouched), its JSON starting with the
- * "session" key, and <pause> the session's current pause after it:
- * "<kind>/<id>" ("confirm/p3"), "-" when none is pending, "?" when its id
- * has a space or newline; "* <json>" for anything else
- * (task-loop events, host messages) in the shapes above. JSON never holds a
- * raw newline. Takes effect from the next batch.
- */
-il_status il_engine_set_event_format(il_handle engine, int32_t format);
 
 /* The consumer is done with the batch its callback held (returned
  * IL_EVENTS_HELD for): the next batch may come. Safe from any thread. */

@@ -111,8 +111,6 @@ func benchCapiParkApprove(b *testing.B) {
 	ev, host := newSink(0), newSink(0)
 	defer ev.free()
 	defer host.free()
-	st, msg = driveSetEventFormat(h, 0x101) // IL_EVENTS_RECORDS | IL_EVENTS_FROM_CALLS, as the addon
-	require.Equal(b, ilOK, st, msg)
 	st, msg = driveRegister(h, ev)
 	require.Equal(b, ilOK, st, msg)
 	st, msg = driveRegisterHost(h, host)
@@ -136,7 +134,7 @@ func benchCapiParkApprove(b *testing.B) {
 	}
 	waitAll(n, status(statusPaused))
 	for paused := 0; paused < n; time.Sleep(time.Millisecond) {
-		paused += ev.countLines("paused ")
+		paused += ev.count(`"type":"paused"`)
 	}
 	park := cpuNow(b) - c0
 	entries := make([]confirmEntry, n)
@@ -149,7 +147,7 @@ func benchCapiParkApprove(b *testing.B) {
 	waitAll(n, status(statusIdle))
 	// Until the callback has had every run's end, as prompt() in JS waits.
 	for ended := 0; ended < n; time.Sleep(time.Millisecond) {
-		ended += ev.countLines("run_finished ")
+		ended += ev.count(`"type":"run_finished"`)
 	}
 	approve := cpuNow(b) - c0
 	b.StopTimer()

@@ -268,7 +268,6 @@ func il_session_interrupt(h C.il_handle, reason *C.char) C.il_status {
 //export il_session_signal
 func il_session_signal(h C.il_handle, signal *C.char) C.il_status {
 	return call("il_session_signal", h, func(se *sessionEntry) error {
-		defer se.eng.events.deliverNow()
 		return se.s.Signal(engine.Signal(goString(signal)))
 	})
 }

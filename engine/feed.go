@@ -25,7 +25,8 @@ import (
 //
 // The owner of a feed may add its own items (Add) in the same order.
 type Feed struct {
-	eng *Engine
+	eng      *Engine
+	delivery *Delivery // the Delivery reading it, if any
 
 	mu sync.Mutex
 	// blocks hold the queued items in order; each but the last is full.
@@ -73,8 +74,10 @@ func (t EventType) Coalescable() bool {
 
 // NewFeed returns a feed of every event published from now on. Close it
 // when done; it also ends (after the queued items) when the engine closes.
-func (e *Engine) NewFeed() *Feed {
-	f := &Feed{eng: e, last: map[string]*FeedItem{}}
+func (e *Engine) NewFeed() *Feed { return e.newFeed(nil) }
+
+func (e *Engine) newFeed(d *Delivery) *Feed {
+	f := &Feed{eng: e, delivery: d, last: map[string]*FeedItem{}}
 	e.feedMu.Lock()
 	defer e.feedMu.Unlock()
 	if e.feedsEnded {

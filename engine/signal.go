@@ -20,6 +20,7 @@ const (
 // exists before the first run, so a pause can be requested before or during
 // it. Pause is idempotent; resume with nothing to resume returns ErrNotPaused.
 func (s *Session) Signal(sig Signal) error {
+	defer s.eng.deliverCaused() // once the session's lock is released
 	switch sig {
 	case SignalCancel:
 		return s.Interrupt(ReasonUserStop)

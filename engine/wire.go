@@ -78,7 +78,7 @@ func appendWireSnapshots(b []byte, snaps iter.Seq[Snapshot]) []byte {
 	return append(b, ']')
 }
 
-// appendEventJSON appends a session event as IL_EVENTS_RECORDS carries it:
+// appendEventJSON appends a session event in the wire format:
 // the JSON encoding/json writes for Event (HTML not escaped), keys
 // renamed to camelCase as appendCamelJSON would, written field by field
 // without reflection or a second pass (every event to JS goes through

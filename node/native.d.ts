@@ -15,11 +15,9 @@ export interface Native {
   reasonLabels(): string;
 
   /** Creates the engine and its event stream: onEvent gets one string per batch of events
-   *  (engine order) in the library's IL_EVENTS_RECORDS format — a line "<type> <pause> <camelCase json>"
-   *  per session event (<pause>: the session's current pause, "confirm/p3" or "-"), "* <snake_case
-   *  json>" per other item — then once with no argument when
-   *  the stream has ended. */
-  engineCreate(configJson: string | undefined, onEvent: (records?: string) => void): Handle;
+   *  (engine order), a JSON array in the engine's wire format (camelCase keys), then once with
+   *  no argument when the stream has ended. */
+  engineCreate(configJson: string | undefined, onEvent: (batch?: string) => void): Handle;
   /** il_engine_close, then ends the event stream (queued events are still delivered). Blocks: for process exit only. */
   engineClose(engine: Handle): void;
   /** engineClose on a worker thread: returns at once; settles when closed (the stream end follows). */

@@ -22,11 +22,11 @@ export const kClosed = Symbol('interlock.closed');
 export const kRetired = Symbol('interlock.retired');
 /** The handle of an open object; ERR_CLOSED after close. */
 export const kHandle = Symbol('interlock.handle');
-/** The handle, also after close, once queued answers are applied (for reads). */
+/** The handle, also after close (for reads that report 'closed' themselves). */
 export const kReadHandle = Symbol('interlock.readHandle');
 /** The handle, also after close. */
 export const kRawHandle = Symbol('interlock.rawHandle');
-/** A session record's current-pause token (Session only). */
+/** The id of the current pause an event showed (Session only). */
 export const kPauseSeen = Symbol('interlock.pauseSeen');
 /** Whether the object is closed. */
 export const kIsClosed = Symbol('interlock.isClosed');
@@ -96,7 +96,7 @@ export class EngineObject {
     this.#h = handle;
     this.#id = id;
     this.#kind = kind;
-    this.#listeners = new Listeners(kind.types, kind.owner, engine[kInternal].wanted, kind.streamTypes);
+    this.#listeners = new Listeners(kind.types, kind.owner);
   }
 
   get id() {
@@ -189,7 +189,7 @@ export class EngineObject {
     return this.#h;
   }
 
-  /** The handle, for what queues a call rather than making it. */
+  /** The handle, also after close. */
   get [kRawHandle]() {
     return this.#h;
   }
@@ -237,7 +237,7 @@ export class EngineObject {
     this.#closed = true;
   }
 
-  /** No more events will come: its listeners stop counting as wanted. */
+  /** No more events will come: its listeners are forgotten. */
   [kRelease]() {
     this.#listeners.release();
   }

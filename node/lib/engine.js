@@ -90,8 +90,7 @@ export class Engine {
   #closed = false;
   // Listeners by stream event type on the engine and its objects: the
   // stream parses only the session events somebody listens to.
-  #wanted = Object.create(null);
-  #listeners = new Listeners(ENGINE_EVENTS, 'engine', this.#wanted);
+  #listeners = new Listeners(ENGINE_EVENTS, 'engine');
   #dispatch;
   #host = new HostRouter();
   #pendingRuns = 0;
@@ -117,7 +116,7 @@ export class Engine {
       openEngines.delete(this);
       closingEngines.delete(this);
       this.#resolveClosed();
-    }, this.#host, this.#wanted, () => {});
+    }, this.#host);
     this.#h = native.engineCreate(json, (batch) => this.#dispatch.onEvents(batch));
     // A JS tool's call comes on a line of its own, not behind event batches.
     const host = this.#host;
@@ -136,7 +135,6 @@ export class Engine {
           this.#updateRef();
         },
         host: this.#host,
-        wanted: this.#wanted,
       }),
     });
     // Sessions a store brought back get their wrappers, as created ones do.

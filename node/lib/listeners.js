@@ -4,39 +4,20 @@ import process from 'node:process';
 
 import { listenerArgs } from './args.js';
 
-/**
- * Whether an engine's event stream must parse events of type: some object
- * of the engine has a listener for it or for every event ('event').
- * @param {Record<string, number>} wanted the counts the engine's Listeners keep
- */
-export function wants(wanted, type) {
-  return wanted[type] > 0 || wanted.event > 0;
-}
-
-const itself = (type) => [type];
-
 /** Listeners by event type; 'event' receives every type. A throwing listener
  *  becomes an uncaught exception without stopping the others. */
 export class Listeners {
   #byType = null; // type -> a listener, or a Set of them when more than one; made at the first on()
   #types;
   #owner;
-  #wanted;
-  #streamTypes;
 
   /**
    * @param {Set<string>} types the accepted type names (with 'event')
    * @param {string} owner the name in messages ('session')
-   * @param {Record<string, number>} [wanted] the engine's listener counts by
-   *   stream event type (see wants), kept up to date here
-   * @param {(type: string) => string[]} [streamTypes] the stream event types a
-   *   listener type needs (default: itself)
    */
-  constructor(types, owner, wanted, streamTypes = itself) {
+  constructor(types, owner) {
     this.#types = types;
     this.#owner = owner;
-    this.#wanted = wanted;
-    this.#streamTypes = streamTypes;
   }
 
   add(type, fn) {
@@ -47,7 +28,6 @@ export class Listeners {
     if (had === undefined) this.#byType.set(type, fn); // one listener: no Set (10,000 sessions with one each)
     else if (had instanceof Set) had.add(fn);
     else this.#byType.set(type, new Set([had, fn]));
-    this.#count(type, 1);
   }
 
   /** Adds fn for the next event of type only (as EventEmitter's once). */
@@ -70,22 +50,12 @@ export class Listeners {
       const found = had.has(fn) ? fn : [...had].find((w) => w.listener === fn);
       if (found === undefined) return;
       had.delete(found);
-    } else {
-      return;
     }
-    this.#count(type, -1);
   }
 
-  /** Forgets every listener (uncounting them): the object gets no more events. */
+  /** Forgets every listener: the object gets no more events. */
   release() {
-    if (!this.#byType) return;
-    for (const [type, had] of this.#byType) this.#count(type, had instanceof Set ? -had.size : -1);
     this.#byType = null;
-  }
-
-  #count(type, delta) {
-    if (!this.#wanted) return;
-    for (const t of this.#streamTypes(type)) this.#wanted[t] = (this.#wanted[t] ?? 0) + delta;
   }
 
   emit(ev) {

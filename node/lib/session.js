@@ -3,7 +3,7 @@
 // (see index.d.ts).
 
 import { noExtra } from './args.js';
-import { SIGNAL_EVENTS, SIGNAL_STREAM_TYPES, signalEventOf } from './signals.js';
+import { SIGNAL_EVENTS, signalEventOf } from './signals.js';
 import { checkObject, CONFIRM_OPTIONS, HOST_RUN_OPTIONS } from './config.js';
 import { fromNative } from './convert.js';
 import { argError } from './errors.js';
@@ -31,7 +31,6 @@ export const ENGINE_EVENTS = new Set([...SESSION_EVENTS, 'grants_changed'].filte
 
 const SESSION_KIND = Object.freeze({
   types: SESSION_EVENTS, owner: 'session', noun: 'session', instead: 'create a new session', closeNative: native.sessionCloseAsync,
-  streamTypes: (type) => SIGNAL_STREAM_TYPES[type] ?? [type],
 });
 
 /** One agent session. Get one from engine.createSession(). */
@@ -50,7 +49,7 @@ export class Session extends EngineObject {
   #closedEventDone = false;
   #engine;
   // The id of the last pause an event showed, kept after one says none is
-  // pending ("" before any, or when its id was unreadable).
+  // pending ("" before any).
   #shown = '';
 
   /** id: when the caller has it already (createSession gets it with the handle). */
@@ -162,9 +161,9 @@ export class Session extends EngineObject {
     return named;
   }
 
-  /** The current pause after an event (the record's token). */
-  [kPauseSeen](token) {
-    if (token !== '-') this.#shown = token.includes('/') ? token.slice(token.indexOf('/') + 1) : '';
+  /** The id of the current pause an event showed. */
+  [kPauseSeen](id) {
+    this.#shown = id;
   }
 
   /**

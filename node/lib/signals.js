@@ -7,9 +7,6 @@
 /** The signal event names a session's on() accepts. */
 export const SIGNAL_EVENTS = ['onPause', 'onResume', 'onCancel', 'onError'];
 
-/** The session events each signal event is made from (the stream must parse them). */
-export const SIGNAL_STREAM_TYPES = { onPause: ['paused'], onResume: ['pause_answered'], onCancel: ['stopping'], onError: ['run_failed'] };
-
 /** The signal event an engine event is, or undefined. */
 export function signalEventOf(ev) {
   switch (ev.type) {

@@ -164,12 +164,9 @@ void AttachEvents(Napi::Env env, il_handle engine, Napi::Function fn) {
     std::lock_guard<std::mutex> lock(all.mu);
     all.by_engine[engine] = sink;
   }
-  // Records: JS parses only the event types it has listeners for, and
-  // session events come with the JS surface's camelCase keys. OnEvent only
-  // queues, so the events an answer or signal from JS causes may be queued
-  // from inside that call, on the JS thread: no library thread to wake first.
-  il_status rc = il_engine_set_event_format(engine, IL_EVENTS_RECORDS | IL_EVENTS_FROM_CALLS);
-  if (rc == IL_OK) rc = il_engine_set_event_callback(engine, OnEvent, sink);
+  // OnEvent only queues, so the library may also call it from inside a
+  // signal call on the JS thread (see il_event_cb).
+  il_status rc = il_engine_set_event_callback(engine, OnEvent, sink);
   if (rc != IL_OK) {
     DetachEvents(env, engine);  // finalizes and frees the sink later
     ThrowStatus(env, rc, engine);
