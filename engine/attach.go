@@ -3,10 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
-
-	"github.com/interlock-dev/interlock/engine/store"
 )
 
 // AttachFunc starts something that lives as long as the engine (a fleet
@@ -41,17 +38,4 @@ func (e *Engine) detach() error {
 	}
 	e.attached = nil
 	return errors.Join(errs...)
-}
-
-// RecordAudit appends a to the store's audit log: a decision made outside
-// a session's own transitions (an answer from a fleet hub refused as stale,
-// expired or altered). Without a store it does nothing.
-func (e *Engine) RecordAudit(ctx context.Context, a store.AuditEntry) error {
-	if e.store == nil {
-		return nil
-	}
-	if err := e.update(ctx, "the audit entry", func(tx *store.Tx) { tx.Audit(a) }); err != nil {
-		return fmt.Errorf("audit log: %w", err)
-	}
-	return nil
 }

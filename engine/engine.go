@@ -31,11 +31,14 @@ type Engine struct {
 	storePath        string                    // WithStore
 	environment      Environment               // WithEnvironment
 	loaders          map[string]ProviderLoader // WithProviderLoader, by provider type
-	store            *store.Store              // nil without WithStore
-	shuttingDown     atomic.Bool               // Close: sessions closing now are kept in the store
+	store            *store.Store              // nil without WithStore: read here, written through journal
+	// journal records every transition (the store's: storeJournal); nil
+	// without a store.
+	journal      journal
+	shuttingDown atomic.Bool // Close: sessions closing now are kept in the store
 	// afterCommit is called after each of the engine's writes to the store
 	// has committed, with what it recorded (nil but in the kill-point
-	// tests: see update).
+	// tests: see storeJournal).
 	afterCommit func(what string)
 	attachFns   []AttachFunc // WithAttachment
 	attached    []io.Closer  // what they started; closed first by Close
@@ -87,6 +90,7 @@ func Open(ctx context.Context, opts ...Option) (*Engine, error) {
 		return nil, err
 	}
 	e.store = st
+	e.journal = &storeJournal{st: st, afterCommit: e.afterCommit}
 	if err := e.recoverSessions(ctx); err != nil {
 		st.Close()
 		return nil, err
@@ -160,7 +164,7 @@ func (e *Engine) NewSession(o SessionOptions) (*Session, error) {
 		return nil, err
 	}
 	s := &Session{id: id, eng: e, provider: p, dir: dir, environ: slices.Clone(o.Environ), tools: tools}
-	if err := e.persistNewSession(s, e.seq, o); err != nil {
+	if err := s.recordCreated(e.seq, o); err != nil {
 		return nil, fmt.Errorf("session %q: %w", id, err)
 	}
 	e.sessions[id] = s

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/interlock-dev/interlock/engine/store"
 )
 
 // ProjectGrant is a remembered approval with project scope as the engine's
@@ -67,13 +65,13 @@ func (g storeGrants) Grants(ctx context.Context) ([]ProjectGrant, error) {
 }
 
 func (g storeGrants) Add(ctx context.Context, pg ProjectGrant) error {
-	return g.e.update(ctx, "the project grant of "+pg.Action, func(tx *store.Tx) {
-		tx.Grant(store.Grant{Session: pg.Session, Tool: g.tool, Action: pg.Action, Dir: pg.Root, By: pg.By, At: pg.At})
-	})
+	return g.e.journal.record(ctx, "the project grant of "+pg.Action, transition{kind: transGrantAdded,
+		grant: &grantRecord{scope: RememberProject, session: pg.Session, tool: g.tool, action: pg.Action, root: pg.Root, by: pg.By, at: pg.At}})
 }
 
 func (g storeGrants) Revoke(ctx context.Context, action string) error {
-	return g.e.update(ctx, "the revocation of "+action, func(tx *store.Tx) { tx.RevokeGrant(g.tool, action) })
+	return g.e.journal.record(ctx, "the revocation of "+action, transition{kind: transGrantRevoked,
+		grant: &grantRecord{scope: RememberProject, tool: g.tool, action: action, anyRoot: true}})
 }
 
 // GrantHolder is a Tool that remembers approvals itself (the bash tool):
@@ -289,14 +287,14 @@ func (s *Session) approveByGrant(ctx context.Context, r *run, req *PauseRequest,
 
 // remembering is an approval a user chose to remember (PauseResult.Remember
 // "session" or "project" on a pause with a RememberKey). It is written in
-// the same transaction as the answer that gave it (persistEventLocked), so
+// the same transaction as the answer that gave it (recordEventLocked), so
 // that no restart finds the one without the other, then held.
 type remembering struct {
-	key    grantKey // root "" for the session's
-	scope  string
-	by     string
-	at     time.Time
-	stored bool // committed with the answer
+	key        grantKey // root "" for the session's
+	scope      string
+	by         string
+	at         time.Time
+	unrecorded bool // the answer was not recorded (see recordLocked)
 }
 
 // rememberingOf is what answering p with res remembers (nil: nothing).
@@ -311,13 +309,13 @@ func rememberingOf(p *pending, res PauseResult) *remembering {
 	return g
 }
 
-// write records g, given in session, with tx.
-func (g *remembering) write(tx *store.Tx, session string) {
-	if g.scope == RememberSession {
-		tx.SessionGrant(session, store.SessionGrant{Tool: g.key.tool, Action: g.key.action, By: g.by, At: g.at})
-		return
+// record is g, given in session, as it is recorded.
+func (g *remembering) record(session string) *grantRecord {
+	r := &grantRecord{scope: g.scope, session: session, tool: g.key.tool, action: g.key.action, by: g.by, at: g.at}
+	if g.scope == RememberProject {
+		r.root = g.key.root
 	}
-	tx.Grant(store.Grant{Session: session, Tool: g.key.tool, Action: g.key.action, Dir: g.key.root, By: g.by, At: g.at})
+	return r
 }
 
 // rememberedLocked holds g once its answer was recorded, and tells every
@@ -326,7 +324,6 @@ func (g *remembering) write(tx *store.Tx, session string) {
 // for the session's life all the same (the store's warning says it would
 // not come back after a crash).
 func (s *Session) rememberedLocked(p *pending, g *remembering) {
-	stored := g.stored || s.eng.store == nil
 	switch g.scope {
 	case RememberSession:
 		if s.grants == nil {
@@ -335,7 +332,7 @@ func (s *Session) rememberedLocked(p *pending, g *remembering) {
 		s.grants[g.key] = g.at
 		s.eng.grantChanged(GrantAdded, Grant{Tool: g.key.tool, Key: g.key.action, Scope: RememberSession, Session: s.id, At: g.at})
 	case RememberProject:
-		if !stored {
+		if g.unrecorded {
 			s.emitLocked(Event{Type: EventWarning, Tool: p.Tool, Text: fmt.Sprintf("approval of %q not remembered for the project: the store did not record it", g.key.action)})
 			return
 		}
@@ -467,8 +464,9 @@ func (e *Engine) RevokeGrant(ctx context.Context, g Grant) error {
 		}
 		// Stored first, as a project grant's: a revocation only a warning
 		// said was not stored would approve again after a restart.
-		if e.store != nil {
-			if err := e.update(ctx, "the revocation of "+g.Key, func(tx *store.Tx) { tx.RevokeSessionGrant(s.id, g.Tool, g.Key) }); err != nil {
+		if e.journal != nil {
+			if err := e.journal.record(ctx, "the revocation of "+g.Key, transition{kind: transGrantRevoked, session: s.id,
+				grant: &grantRecord{scope: RememberSession, session: s.id, tool: g.Tool, action: g.Key}}); err != nil {
 				return fmt.Errorf("session %s: revoke the grant %q: %w", s.id, g.Key, err)
 			}
 		}
@@ -484,8 +482,9 @@ func (e *Engine) RevokeGrant(ctx context.Context, g Grant) error {
 	if !ok || e.grantKeepers()[g.Tool] {
 		return fmt.Errorf("project %s: %s %q: %w (list them with Grants)", g.Root, g.Tool, g.Key, ErrUnknownGrant)
 	}
-	if e.store != nil {
-		if err := e.update(ctx, "the revocation of "+g.Key, func(tx *store.Tx) { tx.RevokeProjectGrant(g.Tool, g.Root, g.Key) }); err != nil {
+	if e.journal != nil {
+		if err := e.journal.record(ctx, "the revocation of "+g.Key, transition{kind: transGrantRevoked,
+			grant: &grantRecord{scope: RememberProject, tool: g.Tool, root: g.Root, action: g.Key}}); err != nil {
 			return fmt.Errorf("store %s: revoke the project grant %q: %w", e.store.Path(), g.Key, err)
 		}
 	}

@@ -46,17 +46,16 @@ func (e *Engine) recoverSessions(ctx context.Context) error {
 		cuts = append(cuts, cut)
 	}
 	now := time.Now()
-	err = e.update(ctx, "the recovery", func(tx *store.Tx) {
-		for _, id := range closed {
-			tx.DeleteSession(id)
+	var ts []transition
+	for _, id := range closed {
+		ts = append(ts, transition{kind: transSessionClosed, session: id})
+	}
+	for i, row := range rows {
+		if row.Proceeding {
+			ts = sessions[i].recoverLocked(ts, row, cuts[i], now)
 		}
-		for i, row := range rows {
-			if row.Proceeding {
-				sessions[i].recoverLocked(tx, row, cuts[i], now)
-			}
-		}
-	})
-	if err != nil {
+	}
+	if err := e.journal.record(ctx, "the recovery", ts...); err != nil {
 		return err
 	}
 	for i, s := range sessions {
@@ -189,16 +188,15 @@ func (e *Engine) restoreSession(row store.Session) (*Session, error) {
 }
 
 // recoverLocked interrupts a session that was proceeding when its owner
-// died (see recoverSessions) and writes the change with tx. cut is its
-// task loop that was not done, if any.
-func (s *Session) recoverLocked(tx *store.Tx, row store.Session, cut loopCut, now time.Time) {
+// died (see recoverSessions) and returns ts with the transitions that
+// record the change. cut is its task loop that was not done, if any.
+func (s *Session) recoverLocked(ts []transition, row store.Session, cut loopCut, now time.Time) []transition {
 	kind := row.RunKind
 	if kind == runKindPrompt && row.StopReason == "" && len(row.Pauses) == 0 && s.answeredLocked() {
 		// The model had given its final answer: the run had ended but for
 		// the write of its end. Continue would ask the model again.
 		s.lastEnd = endFinished
-		tx.RunEnded(s.id, s.runEndLocked(row.Run))
-		return
+		return append(ts, transition{kind: transRunEnded, session: s.id, run: row.Run, end: s.runEndLocked()})
 	}
 	loopOK := kind == runKindLoop && s.cutLoop != nil
 	// A stop the user (or the system) requested while the run unwound
@@ -227,10 +225,9 @@ func (s *Session) recoverLocked(tx *store.Tx, row store.Session, cut loopCut, no
 	for _, rp := range row.Pauses {
 		var p Pause
 		if json.Unmarshal(rp.Pause, &p) == nil {
-			a := auditOf(s.id, row.Run, &p, "recovered")
-			a.Answer = string(AnswerInterrupted)
-			a.Reason = "pending when the previous owner of the store stopped; asked again when the session is continued"
-			tx.Audit(a)
+			ts = append(ts, transition{kind: transPauseRecovered, session: s.id, run: row.Run, pause: &p, at: now,
+				answer:       AnswerInterrupted,
+				answerReason: "pending when the previous owner of the store stopped; asked again when the session is continued"})
 			if p.Source == SourceTool {
 				asking++
 			} else {
@@ -270,16 +267,11 @@ func (s *Session) recoverLocked(tx *store.Tx, row store.Session, cut loopCut, no
 		}
 	}
 	msgs = append(msgs, Message{Role: RoleMarker, Text: in.Label, Reason: in.Reason})
-	from := len(s.history)
-	s.history = append(s.history, msgs...)
-	bodies := make([]json.RawMessage, len(msgs))
-	for i, m := range msgs {
-		bodies[i], _ = json.Marshal(m)
-	}
-	tx.AppendHistory(s.id, from, bodies...)
+	from := s.appendMemoryLocked(msgs)
 	s.lastEnd = endInterrupted
 	s.interruption = in
-	tx.RunEnded(s.id, s.runEndLocked(row.Run))
+	return append(ts, transition{kind: transRunEnded, session: s.id, run: row.Run, end: s.runEndLocked(),
+		from: from, history: s.history[from:]})
 }
 
 // answeredLocked reports whether the history ends with the model's answer

@@ -8,8 +8,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/interlock-dev/interlock/engine/store"
 )
 
 // SessionOptions configure a new session. The zero value is usable.
@@ -275,7 +273,7 @@ func (s *Session) emitLocked(ev Event) {
 	if ev.Run == 0 && s.run != nil {
 		ev.Run = s.run.id
 	}
-	s.persistEventLocked(&ev) // durable before any observer sees it
+	s.recordEventLocked(&ev) // recorded before any observer sees it
 	st := s.deriveLocked()
 	s.status.Store(int32(st))
 	ev.Session = s.id
@@ -328,7 +326,7 @@ func (s *Session) Close() error {
 	if r := s.run; r != nil {
 		// Stored first: an owner killed while the run unwinds leaves the
 		// close for the next owner to finish, not a run to continue.
-		s.persistLocked("the session's close", func(tx *store.Tx) { tx.SessionClosing(s.id) })
+		s.recordLocked("the session's close", transition{kind: transSessionClosing, session: s.id})
 		s.stopLocked(ReasonSystemStop)
 		runDone = r.doneLocked()
 	}

@@ -23,3 +23,16 @@ func (e *Engine) CheckStore(ctx context.Context) (string, error) {
 	}
 	return e.store.IntegrityCheck(ctx)
 }
+
+// RecordAudit appends a to the store's audit log: a decision made outside
+// a session's own transitions (an answer from a fleet hub refused as stale,
+// expired or altered). Without a store it does nothing.
+func (e *Engine) RecordAudit(ctx context.Context, a store.AuditEntry) error {
+	if e.journal == nil {
+		return nil
+	}
+	if err := e.journal.record(ctx, "the audit entry", transition{kind: transAudit, session: a.Session, audit: &a}); err != nil {
+		return fmt.Errorf("audit log: %w", err)
+	}
+	return nil
+}

@@ -181,7 +181,7 @@ func (tl *TaskLoop) emitLocked(ev TaskEvent) {
 		ev.Title = tl.infos[ev.Task].Title
 	}
 	tl.log.append(&ev)
-	tl.persistLocked(ev)
+	tl.recordLocked(ev)
 	loopEv := Event{Session: tl.s.id, Loop: &ev, At: ev.At}
 	tl.s.eng.log.append(&loopEv)
 	tl.s.eng.publishFeeds(&loopEv)
@@ -503,4 +503,53 @@ func (tl *TaskLoop) Close() {
 		tl.done = true
 		tl.log.close()
 	}
+}
+
+// recordLocked records the loop's state and its tasks' states (before the
+// event is published to the engine's observers).
+//
+// A task's prompt (beginTask) is appended to the session's history here,
+// and recorded with the loop's state.
+func (tl *TaskLoop) recordLocked(ev TaskEvent) {
+	prompt := tl.prompt
+	tl.prompt = ""
+	tl.s.mu.Lock()
+	defer tl.s.mu.Unlock()
+	t := transition{kind: transLoopChanged, session: tl.s.id}
+	if prompt != "" {
+		t.from = tl.s.appendMemoryLocked([]Message{{Role: RoleUser, Text: prompt}})
+		t.history = tl.s.history[t.from:]
+	}
+	if tl.s.eng.journal == nil {
+		return // nothing to build
+	}
+	t.loop = &taskLoopRecord{id: tl.id, state: tl.stateLocked()}
+	tl.s.recordLocked("task loop "+tl.id+" ("+string(ev.Type)+")", t)
+}
+
+// defineLocked records a new loop with what its tasks are (the session's
+// mu held; nobody else holds tl yet): a prompt task's prompt and the
+// description of its own model when it has a storable one, never a
+// secret, so that the loop can be made again after a restart.
+func (tl *TaskLoop) defineLocked() {
+	if tl.s.eng.journal == nil {
+		return // nothing to build
+	}
+	r := &taskLoopRecord{id: tl.id, state: tl.stateLocked(), tasks: make([]taskRecord, len(tl.tasks))}
+	for i, t := range tl.tasks {
+		d := &r.tasks[i]
+		d.kind = taskKindPrompt
+		switch {
+		case t.Func != nil:
+			d.kind = taskKindFunc
+		case t.Provider != nil:
+			d.prompt = t.Prompt
+			if sp, ok := t.Provider.(StorableProvider); ok {
+				d.provider, _ = sp.ProviderSpec() // what looks secret is left out
+			}
+		default:
+			d.prompt = t.Prompt
+		}
+	}
+	tl.s.recordLocked("task loop "+tl.id, transition{kind: transLoopDefined, session: tl.s.id, loop: r})
 }
