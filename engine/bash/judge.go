@@ -100,6 +100,7 @@ func (x *command) flagScript(problem string) {
 // subcommand) is known at all.
 func (x *command) judgeAll() {
 	x.args = expandLongOptions(x.name, x.args)
+	x.publishes() // by name: ./gradlew publish publishes whatever the script is
 	if x.resolveProgram() {
 		return
 	}

@@ -292,6 +292,13 @@ func (x *command) netcat() {
 	}
 	if x.stdinSecret() {
 		x.flag(catExfil)
+		return
+	}
+	// A connection to another machine sends what the command reads: a
+	// file or a pipe feeding it is uploaded. Scans (-z) and listeners
+	// (-l, judged as servers nowhere else) send nothing of ours.
+	if x.name != "socat" && !o.has("-z", "-l") && len(o.operands) > 0 && !isLoopbackURL(o.operands[0]) && strings.Contains(o.operands[0].text, ".") {
+		x.flag(catUpload)
 	}
 }
 

@@ -6,6 +6,7 @@ package bash
 
 import (
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -49,7 +50,7 @@ func (x *command) serves() {
 	case x.name == "twistd":
 		serving = hasOperand(x.args, "web") || hasOperand(x.args, "ftp")
 	}
-	if serving {
+	if help := parseOpts(x.args, ""); serving && !help.has("--help") && !(strings.HasPrefix(x.name, "python") && help.has("-h")) {
 		x.flag(catServe)
 	}
 }
@@ -237,4 +238,30 @@ func (x *command) deletesInside() bool {
 		}
 	}
 	return true
+}
+
+// publishTask matches build tool tasks that publish or deploy what was
+// built to another machine (gradle publishToMavenCentral, mvn deploy).
+var publishTask = regexp.MustCompile(`(?i)^(?::?[\w-]+:)*(publish|upload|deploy|release)[\w:-]*$`)
+
+// publishes flags build and packaging tools told to publish or deploy:
+// the network effect no sandbox confines, whatever the build runs.
+func (x *command) publishes() {
+	ops := parseOpts(x.args, "-p -P -D -f -s -b -c -I -g -u --project-dir --settings --file --build-file --init-script --repository --repository-url -r").operands
+	first := ""
+	if len(ops) > 0 {
+		first = ops[0].text
+	}
+	publish := false
+	switch x.name {
+	case "gradle", "gradlew", "mvn", "mvnw", "sbt", "lein", "ant":
+		publish = slices.ContainsFunc(ops, func(a arg) bool { return publishTask.MatchString(a.text) })
+	case "twine", "gem", "uv", "flit", "hatch", "vsce", "ovsx", "lerna", "changeset":
+		publish = first == "upload" || first == "push" || first == "publish"
+	case "dotnet", "nuget":
+		publish = slices.ContainsFunc(ops, func(a arg) bool { return a.text == "push" })
+	}
+	if publish {
+		x.flag(catPublish)
+	}
 }
