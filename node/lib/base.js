@@ -6,7 +6,7 @@
 import process from 'node:process';
 
 import { closedError } from './errors.js';
-import { eventIterator, Listeners } from './listeners.js';
+import { Emitter, kEventsEnd, kListeners, Listeners } from './listeners.js';
 
 /** The token internal constructors require (objects come from Engine methods). */
 export const kInternal = Symbol('interlock.internal');
@@ -56,7 +56,7 @@ const takeResolve = (resolve) => {
 export let isEngineObject;
 
 /** The base of Session and TaskLoop. */
-export class EngineObject {
+export class EngineObject extends Emitter {
   static {
     isEngineObject = (o) => o !== null && typeof o === 'object' && #h in o;
   }
@@ -92,6 +92,7 @@ export class EngineObject {
    * @param {(h: number) => Promise<void>} kind.closeNative closes the handle
    */
   constructor(engine, handle, id, kind) {
+    super();
     this.#engine = engine;
     this.#h = handle;
     this.#id = id;
@@ -103,29 +104,12 @@ export class EngineObject {
     return this.#id;
   }
 
-  on(type, fn) {
-    this.#listeners.add(type, fn);
-    return this;
+  get [kListeners]() {
+    return this.#listeners;
   }
 
-  off(type, fn) {
-    this.#listeners.remove(type, fn);
-    return this;
-  }
-
-  once(type, fn) {
-    this.#listeners.once(type, fn);
-    return this;
-  }
-
-  /** EventEmitter's name for off(): events.once and events.on call it. */
-  removeListener(type, fn) {
-    return this.off(type, fn);
-  }
-
-  /** Every event from now on, for `for await`; it ends once the object has closed and its last event was delivered. */
-  events() {
-    return eventIterator(this, this.closed);
+  get [kEventsEnd]() {
+    return this.closed;
   }
 
   /**

@@ -9,7 +9,7 @@ import { argError, closedError, InterlockError } from './errors.js';
 import { kClosed, kInternal, kRawHandle } from './base.js';
 import { Dispatcher } from './dispatch.js';
 import { HostRouter } from './host.js';
-import { eventIterator, Listeners } from './listeners.js';
+import { Emitter, kEventsEnd, kListeners, Listeners } from './listeners.js';
 import { native } from './native.js';
 import { ENGINE_EVENTS, Session } from './session.js';
 import { TaskLoop } from './task-loop.js';
@@ -81,7 +81,7 @@ function sessionOptionsJSON(opts) {
 /** The engine: owns sessions and task loops; one event stream from Go. */
 export let isEngine;
 
-export class Engine {
+export class Engine extends Emitter {
   static {
     isEngine = (o) => o !== null && typeof o === 'object' && #h in o;
   }
@@ -107,6 +107,7 @@ export class Engine {
   #lastOptions = null;
 
   constructor(config, ...extra) {
+    super();
     const usage = 'new Engine(config?: EngineConfig)';
     noExtra(extra, usage, '0 to 1 arguments');
     const json = config === undefined ? undefined : JSON.stringify(toNative(engineConfigArg(checkObject(config, ENGINE_CONFIG, 'config', usage), usage)));
@@ -296,29 +297,12 @@ export class Engine {
     });
   }
 
-  on(type, fn) {
-    this.#listeners.add(type, fn);
-    return this;
+  get [kListeners]() {
+    return this.#listeners;
   }
 
-  off(type, fn) {
-    this.#listeners.remove(type, fn);
-    return this;
-  }
-
-  once(type, fn) {
-    this.#listeners.once(type, fn);
-    return this;
-  }
-
-  /** EventEmitter's name for off(): events.once and events.on call it. */
-  removeListener(type, fn) {
-    return this.off(type, fn);
-  }
-
-  /** Every event of every session from now on, for `for await`; it ends once the engine has closed. */
-  events() {
-    return eventIterator(this, this.#closedPromise);
+  get [kEventsEnd]() {
+    return this.#closedPromise;
   }
 
   /** The engine keeps the process alive until close() or unref(), also with no run pending. */

@@ -80,7 +80,7 @@ export class Listeners {
  * its last event was delivered) or the loop breaks. Events that come while
  * the loop body runs wait in a queue.
  */
-export function eventIterator(emitter, ended) {
+function eventIterator(emitter, ended) {
   const queue = [];
   let wake = null;
   let done = false;
@@ -119,6 +119,43 @@ export function eventIterator(emitter, ended) {
       return { value: undefined, done: true };
     },
   };
+}
+
+/** The Listeners of an Emitter. */
+export const kListeners = Symbol('interlock.listeners');
+/** A promise settled once an Emitter's last event was delivered. */
+export const kEventsEnd = Symbol('interlock.eventsEnd');
+
+/**
+ * What Engine, Session and TaskLoop share as event emitters: on, off, once,
+ * removeListener (events.once and events.on call it) and events() for
+ * `for await`. A subclass provides this[kListeners] and this[kEventsEnd].
+ */
+export class Emitter {
+  on(type, fn) {
+    this[kListeners].add(type, fn);
+    return this;
+  }
+
+  off(type, fn) {
+    this[kListeners].remove(type, fn);
+    return this;
+  }
+
+  once(type, fn) {
+    this[kListeners].once(type, fn);
+    return this;
+  }
+
+  /** EventEmitter's name for off(): events.once and events.on call it. */
+  removeListener(type, fn) {
+    return this.off(type, fn);
+  }
+
+  /** Every event from now on, for `for await`; it ends once the object has closed and its last event was delivered. */
+  events() {
+    return eventIterator(this, this[kEventsEnd]);
+  }
 }
 
 /** Calls fn(ev); what it throws becomes an uncaught exception, after the others ran. */
