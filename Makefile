@@ -135,6 +135,7 @@ bench: build node-versions
 	INTERLOCK_METRICS_DIR=$(METRICS) $(GO) test -p 1 -run '^TestMetrics$$' -count=1 ./engine ./engine/bash ./engine/provider/openai
 	INTERLOCK_METRICS_DIR=$(METRICS) xvfb-run -a $(GO) test -run '^TestMetrics$$' -count=1 ./engine/web
 	INTERLOCK_METRICS_DIR=$(METRICS) $(GO) test -run '^TestMetrics$$' -count=1 ./engine/webui
+	INTERLOCK_METRICS_DIR=$(METRICS) $(GO) test -run '^TestMetrics$$' -count=1 ./engine/hub
 	set -e; for v in $(NODE_VERSIONS); do \
 	  $(NODE_CACHE)/$$v/bin/node node/bench/bench.js; \
 	  $(NODE_CACHE)/$$v/bin/node --expose-gc node/bench/scale.js; \

@@ -23,7 +23,7 @@ if (nodeVersions.length === 0) {
   process.exit(2);
 }
 const perNode = nodeVersions.flatMap((v) => [`js-node${v}.json`, `scale-node${v}.json`]);
-const expected = ['engine.json', 'bash.json', 'provider.json', 'web.json', 'webui.json', ...perNode, 'tui.json', 'tui-esc.json', 'tui-sessions.json'];
+const expected = ['engine.json', 'bash.json', 'provider.json', 'web.json', 'webui.json', 'fleet.json', ...perNode, 'tui.json', 'tui-esc.json', 'tui-sessions.json'];
 
 // Targets from the issues: [comparison, value].
 const targets = {
@@ -61,6 +61,11 @@ const targets = {
   js_close_blocking_ms: ['<=', 1],
   tui_idle_cpu_percent: ['<=', 1],
   tui_esc_to_stopped_p99_ms: ['<=', 50],
+  // The fleet on a loopback PostgreSQL hub (issue 30).
+  fleet_approve_to_continue_p99_ms: ['<=', 50],
+  fleet_mirror_lag_p99_ms: ['<=', 50],
+  fleet_emergency_stop_ms: ['<=', 1000], // 3 hosts x 100 running bash commands
+  fleet_overhead_pause_ratio: ['<=', 1.2], // a local pause round trip, p99 with the hub on / off
 };
 
 /** The worse of two values of a metric: the larger, unless its target asks for at least. */

@@ -36,7 +36,7 @@ type Config struct {
 
 // ErrInvalidConfig: a Config (or an Answer) cannot be used. It is an
 // engine.ErrInvalidArgument.
-var ErrInvalidConfig = fmt.Errorf("hub: invalid config: %w", engine.ErrInvalidArgument)
+var ErrInvalidConfig = fmt.Errorf("hub: %w", engine.ErrInvalidArgument)
 
 // With attaches the hub to an engine (engine.Open, engine.New): see Attach.
 func With(cfg Config) engine.Option {
@@ -261,19 +261,36 @@ type mirrored struct {
 	audit   *store.AuditEntry
 }
 
+// linger is how long the mirror lets a burst of transitions gather after
+// the first before it writes them in one transaction: a busy host makes
+// one write per linger, not one per transition, and leaves the CPU to its
+// sessions (a pause round trip went from 0.5 to 6 ms at p99 here with a
+// write per transition).
+const linger = 5 * time.Millisecond
+
 // mirror writes the feed's events to the hub as they come, and beats
 // while there are none.
 func (h *Host) mirror(ctx context.Context, conn *pgx.Conn) error {
+	collect := func(items []engine.FeedItem) {
+		for i := range items {
+			if m, ok := mirrorOf(&items[i].Event); ok {
+				h.unsent = append(h.unsent, m)
+			}
+		}
+	}
 	for {
 		tctx, cancel := context.WithTimeout(ctx, h.cfg.Heartbeat)
-		err := h.feed.Take(tctx, func(items []engine.FeedItem) {
-			for i := range items {
-				if m, ok := mirrorOf(&items[i].Event); ok {
-					h.unsent = append(h.unsent, m)
-				}
-			}
-		})
+		err := h.feed.Take(tctx, collect)
 		cancel()
+		if err == nil {
+			select {
+			case <-time.After(linger):
+			case <-ctx.Done():
+			}
+			if h.feed.Pending() > 0 {
+				err = h.feed.Take(ctx, collect)
+			}
+		}
 		switch {
 		case ctx.Err() != nil:
 			return context.Cause(ctx)

@@ -1,0 +1,32 @@
+// The fleet's hub from JS: new Engine({hub: {url, host}}) through the
+// config path. The hub's own behaviour (mirror, answers, stops, partitions)
+// is tested in Go with real PostgreSQL and Node host processes
+// (engine/hub/*_test.go).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { Engine } from '../index.js';
+
+// Nothing listens on port 1: the hub is unreachable.
+const unreachable = 'postgres://interlock:pw@127.0.0.1:1/fleet?connect_timeout=1';
+
+test('hub needs url and host, each a string, named as written', () => {
+  assert.throws(() => new Engine({ hub: { url: unreachable } }), { code: 'ERR_INVALID_ARG_TYPE', message: /config\.hub\.host is missing/ });
+  assert.throws(() => new Engine({ hub: { url: unreachable, host: 3 } }), { code: 'ERR_INVALID_ARG_TYPE', message: /config\.hub\.host must be a string/ });
+  assert.throws(() => new Engine({ hub: { url: unreachable, hostname: 'a' } }), { code: 'ERR_INVALID_ARG_VALUE', message: /config\.hub\.hostname is not a known field/ });
+  assert.throws(() => new Engine({ hub: { url: unreachable, host: '' } }), (err) => err.code === 'ERR_INVALID_ARGUMENT' && /hub: invalid argument: host is empty/.test(err.message) && !err.message.includes(':pw@'));
+});
+
+test('with the hub unreachable the engine works and pauses are answered locally', async () => {
+  const engine = new Engine({ hub: { url: unreachable, host: 'laptop' } });
+  try {
+    const s = engine.createSession({
+      script: [{ toolCalls: [{ name: 'ask', args: { kind: 'confirm', message: 'Deploy?' } }] }, { text: 'Done.' }],
+    });
+    s.on('paused', (ev) => s.confirm(true, { pauseId: ev.pause.id }));
+    const r = await s.prompt('deploy');
+    assert.equal(r.outcome, 'finished');
+  } finally {
+    await engine.close();
+  }
+});
