@@ -74,8 +74,8 @@ type webConfig struct {
 	AutoDevtools bool   `json:"auto_devtools"`
 }
 
-// engineEntry is an engine handle: the engine, its event delivery, and
-// the goroutines that wait for its background runs.
+// engineEntry is an engine handle: the engine, its event delivery and its
+// host line.
 type engineEntry struct {
 	e      *engine.Engine
 	bash   *bash.Tool // the engine's "bash" tool: host runs judge commands with it
@@ -91,18 +91,6 @@ type engineEntry struct {
 	// Close (see whileOpen).
 	openMu sync.RWMutex
 	closed bool
-
-	// The script of the last session created with one, and its provider
-	// (see sessionScript); the last options decoded (see sessionOptions).
-	scriptMu   sync.Mutex
-	lastScript struct {
-		raw string
-		p   engine.Provider
-	}
-	lastOptions struct {
-		text string
-		o    sessionOptions
-	}
 }
 
 // whileOpen runs fn unless the engine is closed. Close waits for fn, and
@@ -185,7 +173,7 @@ func decodeJSONBytes(what string, data []byte, v any) error {
 	if len(data) == 0 {
 		return nil
 	}
-	if err := decodeStrict(data, v); err != nil {
+	if err := engine.DecodeStrict(data, v); err != nil {
 		return errorf(C.IL_ERR_INVALID_ARGUMENT, "%s: %v: fix the JSON (see interlock.h for the fields)", what, err)
 	}
 	return nil

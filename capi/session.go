@@ -7,7 +7,6 @@ import "C"
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -22,79 +21,6 @@ import (
 type sessionEntry struct {
 	s   *engine.Session
 	eng *engineEntry
-}
-
-// sessionOptions is the JSON of il_session_create.
-type sessionOptions struct {
-	ID       string          `json:"id"`
-	Dir      string          `json:"dir"`
-	Env      []string        `json:"env"`
-	Script   json.RawMessage `json:"script"`
-	Provider json.RawMessage `json:"provider"`
-	// Sandbox replaces the engine's bash.sandbox policy for this session.
-	Sandbox *contain.Policy `json:"sandbox"`
-	// Tools chooses the built-in tools the session offers (engine.SessionOptions.Tools).
-	Tools *[]string `json:"tools"`
-}
-
-// scriptProvider returns the scripted provider of a "script" field (an
-// array of turns, or a JSON string holding one), nil when it is absent.
-func scriptProvider(field string, raw json.RawMessage) (engine.Provider, error) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil, nil
-	}
-	data := []byte(raw)
-	var text string
-	if json.Unmarshal(raw, &text) == nil {
-		data = []byte(text)
-	}
-	turns, err := engine.ParseScript(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", field, err)
-	}
-	return engine.NewScriptedProvider(turns), nil
-}
-
-// sessionScript is scriptProvider for session options, sharing one
-// provider between sessions created one after another with the same script
-// (a scripted provider holds no per-session state): many sessions from one
-// script parse it once and hold one copy.
-func (ee *engineEntry) sessionScript(raw json.RawMessage) (engine.Provider, error) {
-	ee.scriptMu.Lock()
-	defer ee.scriptMu.Unlock()
-	if ee.lastScript.p != nil && string(raw) == ee.lastScript.raw {
-		return ee.lastScript.p, nil
-	}
-	p, err := scriptProvider("session options: script", raw)
-	if err == nil && p != nil {
-		ee.lastScript.raw, ee.lastScript.p = string(raw), p
-	}
-	return p, err
-}
-
-// sessionOptions decodes the JSON of il_session_create. Options without an
-// id or sandbox repeat when a host makes many sessions alike (10,000 from
-// one script): the last such text is decoded once and its value reused
-// (nothing in it is modified afterwards: the engine copies the environment,
-// sessionScript only reads the script).
-func (ee *engineEntry) sessionOptions(text string) (sessionOptions, error) {
-	ee.scriptMu.Lock()
-	if text != "" && text == ee.lastOptions.text {
-		o := ee.lastOptions.o
-		ee.scriptMu.Unlock()
-		return o, nil
-	}
-	ee.scriptMu.Unlock()
-	var o sessionOptions
-	if err := decodeJSONText("session options", text, &o); err != nil {
-		return o, err
-	}
-	if o.ID == "" && o.Sandbox == nil {
-		ee.scriptMu.Lock()
-		ee.lastOptions.text, ee.lastOptions.o = text, o
-		ee.scriptMu.Unlock()
-	}
-	return o, nil
 }
 
 // newSession creates a session and its handle. Call it inside whileOpen.
@@ -113,17 +39,24 @@ func il_session_create(h C.il_handle, optsJSON *C.char, out *C.il_handle, outID 
 		if out == nil {
 			return errNilOut("out_session")
 		}
-		o, err := ee.sessionOptions(goString(optsJSON))
+		o, err := ee.e.DecodeSessionSpec(goString(optsJSON))
 		if err != nil {
-			return err
+			return errorf(C.IL_ERR_INVALID_ARGUMENT, "session options: %v: fix the JSON (see interlock.h for the fields)", err)
+		}
+		var sandbox *contain.Policy
+		if len(o.Sandbox) > 0 && string(o.Sandbox) != "null" {
+			sandbox = new(contain.Policy)
+			if err := decodeJSONBytes("session options: sandbox", o.Sandbox, sandbox); err != nil {
+				return err
+			}
 		}
 		// A NUL would cut the id at the C boundary (every id out is a C string).
 		if strings.ContainsRune(o.ID, 0) || !utf8.ValidString(o.ID) || strings.ContainsRune(o.ID, utf8.RuneError) {
 			return errorf(C.IL_ERR_INVALID_ARGUMENT, "session options: id %q has a NUL or is not valid UTF-8 (a lone surrogate arrives as U+FFFD): choose an id of printable text", o.ID)
 		}
-		p, err := ee.sessionScript(o.Script)
+		p, err := ee.e.ScriptProvider(o.Script)
 		if err != nil {
-			return err
+			return fmt.Errorf("session options: script: %w", err)
 		}
 		if len(o.Provider) > 0 && string(o.Provider) != "null" {
 			if p != nil {
@@ -134,8 +67,8 @@ func il_session_create(h C.il_handle, optsJSON *C.char, out *C.il_handle, outID 
 			}
 		}
 		var bashTool *bash.Tool
-		if o.Sandbox != nil {
-			if err := o.Sandbox.Validate("session options: sandbox"); err != nil {
+		if sandbox != nil {
+			if err := sandbox.Validate("session options: sandbox"); err != nil {
 				return errorf(C.IL_ERR_INVALID_ARGUMENT, "%v", err)
 			}
 			t, _ := ee.e.Tools().Lookup("bash")
@@ -153,7 +86,7 @@ func il_session_create(h C.il_handle, optsJSON *C.char, out *C.il_handle, outID 
 				return err
 			}
 			if bashTool != nil {
-				bashTool.SetSandbox(se.s, *o.Sandbox) // validated above
+				bashTool.SetSandbox(se.s, *sandbox) // validated above
 			}
 			*out = sh
 			if outID != nil {

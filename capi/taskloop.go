@@ -42,9 +42,9 @@ func il_taskloop_create(h C.il_handle, optsJSON *C.char, outLoop, outSession *C.
 		}
 		tasks := make([]engine.Task, len(o.Tasks))
 		for i, t := range o.Tasks {
-			p, err := scriptProvider(fmt.Sprintf("task loop: tasks[%d].script", i), t.Script)
+			p, err := ee.e.ScriptProvider(t.Script)
 			if err != nil {
-				return err
+				return fmt.Errorf("task loop: tasks[%d].script: %w", i, err)
 			}
 			tasks[i] = engine.Task{Title: t.Title, Prompt: t.Prompt, Provider: p}
 		}

@@ -47,6 +47,18 @@ type Engine struct {
 	runs     runner         // the goroutines of background runs
 	grants   projectGrants  // remembered approvals of project scope (PauseRequest.RememberKey)
 	approver approverHolder // SetApprover
+	// lastScript is the script last parsed by ScriptProvider, and its provider.
+	lastScript struct {
+		mu  sync.Mutex
+		raw string
+		p   Provider
+	}
+	// lastSpec is the text last decoded by DecodeSessionSpec, and its spec.
+	lastSpec struct {
+		mu   sync.Mutex
+		text string
+		spec SessionSpec
+	}
 
 	mu       sync.Mutex
 	sessions map[string]*Session

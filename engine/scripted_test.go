@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -40,4 +41,25 @@ func TestParseScript(t *testing.T) {
 		assert.Contains(t, err.Error(), tt.want, tt.in)
 		assert.Contains(t, err.Error(), "A script is a JSON array of turns", "the error says what a script looks like")
 	}
+}
+
+// Sessions made one after another from one script share its provider; a
+// script may come as a JSON string holding the turns.
+func TestScriptProviderSharesTheLastScript(t *testing.T) {
+	t.Parallel()
+	e, _ := newEngine(t, nil)
+	script := json.RawMessage(`[{"text": "hi"}]`)
+	p1, err := e.ScriptProvider(script)
+	require.NoError(t, err)
+	p2, err := e.ScriptProvider(json.RawMessage(`[{"text": "hi"}]`))
+	require.NoError(t, err)
+	assert.Same(t, p1, p2, "one provider for one script")
+	p3, err := e.ScriptProvider(json.RawMessage(`"[{\"text\": \"bye\"}]"`))
+	require.NoError(t, err)
+	assert.NotSame(t, p1, p3)
+	none, err := e.ScriptProvider(json.RawMessage(`null`))
+	require.NoError(t, err)
+	assert.Nil(t, none)
+	_, err = e.ScriptProvider(json.RawMessage(`[{"txt": "typo"}]`))
+	assert.ErrorIs(t, err, engine.ErrInvalidArgument)
 }

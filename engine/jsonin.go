@@ -1,4 +1,4 @@
-package main
+package engine
 
 import (
 	"bytes"
@@ -11,14 +11,14 @@ import (
 	"sync"
 )
 
-// decodeStrict decodes data into v, rejecting unknown fields and trailing
+// DecodeStrict decodes data into v, rejecting unknown fields and trailing
 // data, as a json.Decoder with DisallowUnknownFields does. A flat struct
 // (the arguments of calls made per tool call or pause: a tool's result, a
 // pause request) is decoded with json.Unmarshal and its keys checked by
 // unknownKey, without a Decoder and its buffers for each call (~1.2 KB of
 // the ~5 KB a call of a JS tool allocated). Anything else, and any error,
 // goes through the Decoder, so that errors read the same.
-func decodeStrict(data []byte, v any) error {
+func DecodeStrict(data []byte, v any) error {
 	if known := flatFields(reflect.TypeOf(v)); known != nil && json.Unmarshal(data, v) == nil {
 		if key, ok := unknownKey(data, known); ok {
 			if key != "" {
@@ -30,7 +30,7 @@ func decodeStrict(data []byte, v any) error {
 	return decodeWithDecoder(data, v)
 }
 
-// decodeWithDecoder is decodeStrict by a json.Decoder: DisallowUnknownFields
+// decodeWithDecoder is DecodeStrict by a json.Decoder: DisallowUnknownFields
 // and nothing after the value.
 func decodeWithDecoder(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))

@@ -1,9 +1,7 @@
-package main
+package engine
 
 import (
 	"testing"
-
-	"github.com/interlock-dev/interlock/engine"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -46,17 +44,17 @@ func TestDecodeStrictMatchesTheDecoder(t *testing.T) {
 		`{"description":"d","parameters":{"type":"object"},"grace":10}`,
 	}
 	types := map[string]func() any{
-		"HostResult":       func() any { return new(engine.HostResult) },
-		"HostPauseRequest": func() any { return new(engine.HostPauseRequest) },
-		"HostToolSpec":     func() any { return new(engine.HostToolSpec) },
-		"HostRunSpec":      func() any { return new(engine.HostRunSpec) },
-		"engineConfig":     func() any { return new(engineConfig) }, // not flat: the Decoder
+		"HostResult":       func() any { return new(HostResult) },
+		"HostPauseRequest": func() any { return new(HostPauseRequest) },
+		"HostToolSpec":     func() any { return new(HostToolSpec) },
+		"HostRunSpec":      func() any { return new(HostRunSpec) },
+		"SessionSpec":      func() any { return new(SessionSpec) }, // not flat: the Decoder
 	}
 	for name, make := range types {
 		for _, in := range inputs {
 			want, got := make(), make()
 			wantErr := decodeWithDecoder([]byte(in), want)
-			gotErr := decodeStrict([]byte(in), got)
+			gotErr := DecodeStrict([]byte(in), got)
 			if wantErr != nil {
 				require.Error(t, gotErr, "%s %s", name, in)
 				assert.Equal(t, wantErr.Error(), gotErr.Error(), "%s %s", name, in)
@@ -71,9 +69,9 @@ func TestDecodeStrictMatchesTheDecoder(t *testing.T) {
 // A JS tool's result is decoded without a Decoder and its buffers.
 func TestDecodeStrictOfAFlatStructAllocatesLittle(t *testing.T) {
 	data := []byte(`{"output":"ok","isError":false}`)
-	var r engine.HostResult
+	var r HostResult
 	allocs := testing.AllocsPerRun(100, func() {
-		if err := decodeStrict(data, &r); err != nil {
+		if err := DecodeStrict(data, &r); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -1,0 +1,38 @@
+package engine
+
+import "encoding/json"
+
+// SessionSpec is the JSON a binding creates a session from: the JS API's
+// createSession options as the library takes them. The binding makes the
+// model of Script (see ScriptProvider) or Provider and applies Sandbox (the
+// bash tool's policy for the session).
+type SessionSpec struct {
+	ID       string          `json:"id"`
+	Dir      string          `json:"dir"`
+	Env      []string        `json:"env"`
+	Script   json.RawMessage `json:"script"`
+	Provider json.RawMessage `json:"provider"`
+	Sandbox  json.RawMessage `json:"sandbox"`
+	Tools    *[]string       `json:"tools"`
+}
+
+// DecodeSessionSpec decodes text strictly (DecodeStrict). A host that makes
+// many sessions alike (10,000 from one script) sends the same text again
+// and again: the last text's decoding is reused (a SessionSpec is only
+// read: the engine copies what it keeps).
+func (e *Engine) DecodeSessionSpec(text string) (SessionSpec, error) {
+	e.lastSpec.mu.Lock()
+	defer e.lastSpec.mu.Unlock()
+	if text != "" && text == e.lastSpec.text {
+		return e.lastSpec.spec, nil
+	}
+	var spec SessionSpec
+	if text == "" {
+		return spec, nil
+	}
+	if err := DecodeStrict([]byte(text), &spec); err != nil {
+		return spec, err
+	}
+	e.lastSpec.text, e.lastSpec.spec = text, spec
+	return spec, nil
+}
