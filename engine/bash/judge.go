@@ -32,7 +32,7 @@ type command struct {
 // A command after a cd is told, and remembered, with its directory: an
 // approval of rm -f passwd in the project is none for cd /etc; rm -f passwd.
 func (x *command) flag(category string) {
-	if x.confined(category) {
+	if x.l.c.collect || x.confined(category) {
 		return
 	}
 	d := x.disp
@@ -102,6 +102,10 @@ func (x *command) judgeAll() {
 	x.args = expandLongOptions(x.name, x.args)
 	x.publishes() // by name: ./gradlew publish publishes whatever the script is
 	if x.resolveProgram() {
+		return
+	}
+	if x.l.c.collect { // Commands: only what runs matters, not its danger
+		x.judge()
 		return
 	}
 	x.hostTargets()

@@ -75,6 +75,7 @@ func TestMetrics(t *testing.T) {
 		}
 		return len(scripts)
 	}))
+	policyMetrics(t, metrics)
 	metrics.Write(t, dir, "bash.json")
 }
 

@@ -32,8 +32,10 @@ type RuleMatch struct {
 // Commands splits line into its simple commands as the gate judges them
 // in dir (through wrappers, renames, nested shells, scripts...), in the
 // form policy rules match: policy.Splitter for a file's examples.
-func Commands(line, dir string) []policy.Command {
-	sc := newScope(dir)
+func Commands(line, dir string) []policy.Command { return newScope(dir).commands(line) }
+
+// commands is Commands in sc.
+func (sc *scope) commands(line string) []policy.Command {
 	c := &checker{dir: sc.dir, sc: sc, at: sc.dir, seen: map[string]bool{}, collect: true}
 	if validate(line) != nil {
 		return nil
@@ -42,21 +44,22 @@ func Commands(line, dir string) []policy.Command {
 	return c.commands
 }
 
-// splitter is Commands in the current directory.
-func splitter(line string) []policy.Command {
+// splitter is Commands in the current directory, for the examples of one
+// file (the scope is made once).
+func splitter() policy.Splitter {
 	dir, _ := os.Getwd()
-	return Commands(line, dir)
+	return newScope(dir).commands
 }
 
 // ParsePolicy parses a policy file's content for tier, checking its rules'
 // examples with the gate's own parsing (see package policy).
 func ParsePolicy(path string, data []byte, tier policy.Tier) (*policy.File, error) {
-	return policy.Parse(path, data, tier, splitter)
+	return policy.Parse(path, data, tier, splitter())
 }
 
 // LoadPolicy reads and parses the policy file at path for tier.
 func LoadPolicy(path string, tier policy.Tier) (*policy.File, error) {
-	return policy.LoadFile(path, tier, splitter)
+	return policy.LoadFile(path, tier, splitter())
 }
 
 // policyCommand is x as policy rules see it.

@@ -75,27 +75,24 @@ type envMatch struct {
 
 // fileRule is a rule as written.
 type fileRule struct {
-	Name       string   `toml:"name"`
-	Decision   Decision `toml:"decision"`
-	Reason     string   `toml:"reason"`
-	Program    any      `toml:"program"`
-	Subcommand any      `toml:"subcommand"`
-	Options    []string `toml:"options"`
-	Paths      []string `toml:"paths"`
-	Hosts      []string `toml:"hosts"`
-	Env        []string `toml:"env"`
-	Lock       bool     `toml:"lock"`
-	Shadow     bool     `toml:"shadow"`
-	Examples   struct {
-		Match    []string `toml:"match"`
-		NotMatch []string `toml:"notMatch"`
-	} `toml:"examples"`
+	Name       string
+	Decision   Decision
+	Reason     string
+	Program    any // a string or a list of them
+	Subcommand any // a string or a list of them
+	Options    []string
+	Paths      []string
+	Hosts      []string
+	Env        []string
+	Lock       bool
+	Shadow     bool
+	Examples   struct{ Match, NotMatch []string }
 }
 
+// fileDoc is a file as written.
 type fileDoc struct {
-	Version int        `toml:"version"`
-	Shadow  bool       `toml:"shadow"`
-	Rule    []fileRule `toml:"rule"`
+	Shadow bool
+	Rule   []fileRule
 }
 
 // LoadFile reads and parses the policy file at path (see Parse).
@@ -129,10 +126,7 @@ func Parse(path string, data []byte, tier Tier, split Splitter) (*File, error) {
 	if err := sch.Validate(doc); err != nil {
 		return nil, schemaError(path, doc, lines, err)
 	}
-	var fd fileDoc
-	if _, err := toml.Decode(string(data), &fd); err != nil {
-		return nil, fileError(path, 0, "", err.Error())
-	}
+	fd := docOf(doc)
 	f := &File{Path: path, Tier: tier, Shadow: fd.Shadow, SHA256: hashHex(data)}
 	seen := map[string]int{}
 	for i, fr := range fd.Rule {
@@ -155,6 +149,34 @@ func Parse(path string, data []byte, tier Tier, split Splitter) (*File, error) {
 		f.Rules = append(f.Rules, r)
 	}
 	return f, nil
+}
+
+// docOf reads the file's values, checked by the schema, into their types
+// (one TOML decode: the schema has seen the same values).
+func docOf(m map[string]any) fileDoc {
+	str := func(m map[string]any, k string) string { v, _ := m[k].(string); return v }
+	list := func(m map[string]any, k string) []string {
+		if m[k] == nil {
+			return nil
+		}
+		return stringsOf(m[k])
+	}
+	fd := fileDoc{}
+	fd.Shadow, _ = m["shadow"].(bool)
+	rules, _ := m["rule"].([]any)
+	for _, r := range rules {
+		rm, _ := r.(map[string]any)
+		fr := fileRule{Name: str(rm, "name"), Decision: Decision(str(rm, "decision")), Reason: str(rm, "reason"),
+			Program: rm["program"], Subcommand: rm["subcommand"], Options: list(rm, "options"), Paths: list(rm, "paths"),
+			Hosts: list(rm, "hosts"), Env: list(rm, "env")}
+		fr.Lock, _ = rm["lock"].(bool)
+		fr.Shadow, _ = rm["shadow"].(bool)
+		if ex, ok := rm["examples"].(map[string]any); ok {
+			fr.Examples.Match, fr.Examples.NotMatch = list(ex, "match"), list(ex, "notMatch")
+		}
+		fd.Rule = append(fd.Rule, fr)
+	}
+	return fd
 }
 
 // ruleLines finds the line of each [[rule]] header, in order.
