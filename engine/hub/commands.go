@@ -212,7 +212,9 @@ func (h *Host) applyStops(ctx context.Context, conn *pgx.Conn) error {
 	if err != nil || len(stops) == 0 {
 		return err
 	}
+	began := time.Now()
 	rep := h.eng.EmergencyStop() // returns once the stopped commands' trees are gone
+	h.logf("emergency stop %v: stopped %d sessions, their process trees gone in %v", stops, len(rep.Stopped), time.Since(began))
 	b := &pgx.Batch{}
 	for _, id := range stops {
 		for _, s := range rep.Stopped {

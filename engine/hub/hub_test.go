@@ -25,12 +25,6 @@ func asking(details string) engine.Provider {
 	})
 }
 
-// sleeping is a model that runs the sleep tool for ten minutes.
-var sleeping = engine.NewScriptedProvider([]engine.ScriptTurn{
-	{ToolCalls: []engine.ScriptCall{{Name: "sleep", Args: json.RawMessage(`{"ms": 600000}`)}}},
-	{Text: "Slept."},
-})
-
 type testHost struct {
 	name string
 	eng  *engine.Engine

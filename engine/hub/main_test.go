@@ -10,6 +10,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/interlock-dev/interlock/engine/hub/pgtest"
+	"github.com/interlock-dev/interlock/internal/testsupervisor"
 )
 
 // cluster is the throwaway PostgreSQL server of this package's tests; each
@@ -23,7 +24,14 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	cluster = c
+	cleanup, err := testsupervisor.Install() // the bash tool's supervisor, for the fleet stop
+	if err != nil {
+		c.Stop()
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	code := m.Run()
+	cleanup()
 	c.Stop()
 	if code == 0 {
 		if err := goleak.Find(); err != nil {

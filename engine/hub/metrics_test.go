@@ -18,7 +18,6 @@ import (
 	"github.com/interlock-dev/interlock/engine/bash"
 	"github.com/interlock-dev/interlock/engine/hub"
 	"github.com/interlock-dev/interlock/internal/benchmetrics"
-	"github.com/interlock-dev/interlock/internal/testsupervisor"
 )
 
 // TestMetrics measures the fleet on a loopback hub (a throwaway cluster on
@@ -190,20 +189,14 @@ func pauseRoundTrips(t *testing.T, url string) []time.Duration {
 // measures a fleet emergency stop until every receipt is in; it checks
 // that no command is left.
 func fleetStop(t *testing.T, hosts, perHost int) time.Duration {
-	cleanup, err := testsupervisor.Install()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cleanup()
 	url := newDB(t)
 	f := openFleet(t, url)
 	const marker = "3017.5"
-	script, _ := json.Marshal([]engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{{Name: "bash", Args: json.RawMessage(`{"command": "sleep ` + marker + `"}`)}}}, {Text: "Done."}})
-	turns, _ := engine.ParseScript(script)
+	turns := sleepingBash(marker)
 	var engines []*engine.Engine
 	for i := range hosts {
 		eng, err := engine.Open(t.Context(), engine.WithTool("bash", bash.New()), engine.WithProvider(engine.NewScriptedProvider(turns)),
-			hub.With(hub.Config{URL: url, Host: fmt.Sprintf("host-%d", i)}))
+			hub.With(hub.Config{URL: url, Host: fmt.Sprintf("host-%d", i), Logf: t.Logf}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -231,6 +224,7 @@ func fleetStop(t *testing.T, hosts, perHost int) time.Duration {
 		time.Sleep(10 * time.Millisecond)
 	}
 	began := time.Now()
+	t.Logf("stop at %v", began)
 	id, err := f.EmergencyStop(t.Context(), "bench", time.Minute)
 	if err != nil {
 		t.Fatal(err)
@@ -251,6 +245,13 @@ func fleetStop(t *testing.T, hosts, perHost int) time.Duration {
 		t.Fatalf("commands left after every receipt: %v", left)
 	}
 	return took
+}
+
+// sleepingBash is a model that runs "sleep <marker>" with the bash tool.
+func sleepingBash(marker string) []engine.ScriptTurn {
+	script, _ := json.Marshal([]engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{{Name: "bash", Args: json.RawMessage(`{"command": "sleep ` + marker + `"}`)}}}, {Text: "Done."}})
+	turns, _ := engine.ParseScript(script)
+	return turns
 }
 
 // running returns the pids of processes running "sleep <marker>".

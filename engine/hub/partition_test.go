@@ -2,62 +2,76 @@ package hub_test
 
 import (
 	"context"
-	"fmt"
+	"io"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/interlock-dev/interlock/engine"
+	"github.com/interlock-dev/interlock/engine/bash"
 	"github.com/interlock-dev/interlock/engine/hub"
 	"github.com/interlock-dev/interlock/engine/hub/pgtest"
 )
 
 // A fleet emergency stop stops every proceeding session on every
-// connected host, with a receipt per session; a host offline at the time
-// is listed unconfirmed and stops its sessions when it reconnects while
-// the stop is in force.
+// connected host, with a receipt per session once its command's process
+// tree is gone; a host offline at the time is listed unconfirmed and stops
+// its sessions when it reconnects while the stop is in force. No command
+// is left running.
 func TestFleetEmergencyStopWithReceipts(t *testing.T) {
 	t.Parallel()
 	url := newDB(t)
-	const perHost = 5
-	hosts := []*testHost{startHost(t, url, "host-a", sleeping), startHost(t, url, "host-b", sleeping)}
-	f := openFleet(t, url)
-	var want []string
-	for _, h := range hosts {
-		for i := range perHost {
-			s, err := h.eng.NewSession(engine.SessionOptions{ID: fmt.Sprintf("s%d", i)})
+	const perHost = 10
+	const marker = "3017.25"
+	turns := sleepingBash(marker)
+	open := func(name string) (*engine.Engine, *hub.Host) {
+		var h *hub.Host
+		eng, err := engine.Open(t.Context(), engine.WithTool("bash", bash.New()), engine.WithProvider(engine.NewScriptedProvider(turns)),
+			engine.WithAttachment(func(ctx context.Context, e *engine.Engine) (io.Closer, error) {
+				var err error
+				h, err = hub.Attach(e, hub.Config{URL: url, Host: name})
+				return h, err
+			}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { eng.Close() })
+		waitCtx(t, func(ctx context.Context) error { return h.WaitConnected(ctx, true) })
+		return eng, h
+	}
+	start := func(eng *engine.Engine, n int) {
+		for range n {
+			s, err := eng.NewSession(engine.SessionOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if _, _, err := s.Start(context.WithoutCancel(t.Context()), "sleep"); err != nil {
 				t.Fatal(err)
 			}
-			want = append(want, h.name+"/"+s.ID())
+		}
+	}
+	f := openFleet(t, url)
+	var want []string
+	var engines []*engine.Engine
+	for _, name := range []string{"host-a", "host-b"} {
+		eng, _ := open(name)
+		start(eng, perHost)
+		engines = append(engines, eng)
+		for _, s := range eng.Sessions() {
+			want = append(want, name+"/"+s.ID())
 		}
 	}
 	// A third host that is offline when the stop is made.
-	late := startHost(t, url, "host-c", sleeping)
-	lateS, _ := late.eng.NewSession(engine.SessionOptions{ID: "late"})
-	late.hub.Close()
-	if _, _, err := lateS.Start(context.WithoutCancel(t.Context()), "sleep"); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, "every session mirrored running", func() bool {
-		all, _ := f.Sessions(t.Context())
-		n := 0
-		for _, st := range all {
-			if st.Status == "running" && st.Host != "host-c" {
-				n++
-			}
-		}
-		return n == len(want)
-	})
+	late, lateHub := open("host-c")
+	lateHub.Close()
+	start(late, 2)
+	eventually(t, "every command running", func() bool { return len(running(marker)) == 2*perHost+2 })
 
 	id, err := f.EmergencyStop(t.Context(), "alice", time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	st, err := f.WaitStop(ctx, id)
 	if err != nil {
@@ -77,19 +91,19 @@ func TestFleetEmergencyStopWithReceipts(t *testing.T) {
 	if u := st.Unconfirmed(); len(u) != 1 || u[0].Host != "host-c" || u[0].Connected {
 		t.Fatalf("unconfirmed hosts: %+v; want host-c, offline", u)
 	}
-	for _, h := range hosts {
-		for _, s := range h.eng.Sessions() {
+	for _, eng := range engines {
+		for _, s := range eng.Sessions() {
 			if s.Status() != engine.StatusInterrupted || s.Snapshot().Interruption.Reason != engine.ReasonEmergencyStop {
-				t.Fatalf("%s/%s after the fleet stop: %s", h.name, s.ID(), s.Status())
+				t.Fatalf("%s after the fleet stop: %s", s.ID(), s.Status())
 			}
 		}
 	}
-	if lateS.Status() != engine.StatusRunning {
-		t.Fatalf("the offline host's session: %s", lateS.Status())
+	if left := running(marker); len(left) != 2 {
+		t.Fatalf("after the receipts, commands running: %v; want only the offline host's 2", left)
 	}
 
-	// host-c comes back while the stop is in force: it stops its session.
-	h2, err := hub.Attach(late.eng, hub.Config{URL: url, Host: "host-c"})
+	// host-c comes back while the stop is in force: it stops its sessions.
+	h2, err := hub.Attach(late, hub.Config{URL: url, Host: "host-c"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,8 +118,13 @@ func TestFleetEmergencyStopWithReceipts(t *testing.T) {
 	if u := st.Unconfirmed(); len(u) != 0 {
 		t.Fatalf("unconfirmed after host-c reconnected: %+v", u)
 	}
-	if lateS.Status() != engine.StatusInterrupted {
-		t.Fatalf("host-c's session after it reconnected: %s", lateS.Status())
+	for _, s := range late.Sessions() {
+		if s.Status() != engine.StatusInterrupted {
+			t.Fatalf("host-c's %s after it reconnected: %s", s.ID(), s.Status())
+		}
+	}
+	if left := running(marker); len(left) != 0 {
+		t.Fatalf("commands left after every host confirmed: %v", left)
 	}
 }
 
