@@ -286,8 +286,8 @@ il_status il_engine_resume_sessions(il_handle engine, const char *ids_json, char
 
 /*
  * Serves the engine's local web UI. config_json (may be NULL):
- *   {"port": 0, "host": "127.0.0.1", "allow_remote": false, "token": ""}
- * port 0 picks a free port; a non-loopback host needs allow_remote (a
+ *   {"port": 0, "host": "127.0.0.1", "allowRemote": false, "token": ""}
+ * (webui.Config) port 0 picks a free port; a non-loopback host needs allowRemote (a
  * warning is printed); an empty token is a random one. out_url receives the
  * address to open, token included (free with il_free); out_server a handle
  * for il_server_close. The server is closed with the engine.

@@ -7,8 +7,6 @@ import "C"
 
 import (
 	"context"
-	"net"
-	"strconv"
 
 	"github.com/interlock-dev/interlock/engine"
 	"github.com/interlock-dev/interlock/engine/webui"
@@ -20,14 +18,6 @@ type serverEntry struct {
 	srv *webui.Server
 }
 
-// serveConfig is il_engine_serve's JSON.
-type serveConfig struct {
-	Port        int    `json:"port"`
-	Host        string `json:"host"`
-	AllowRemote bool   `json:"allow_remote"`
-	Token       string `json:"token"`
-}
-
 //export il_engine_serve
 func il_engine_serve(h C.il_handle, configJSON *C.char, out *C.il_handle, outURL **C.char) C.il_status {
 	return call("il_engine_serve", h, func(ee *engineEntry) error {
@@ -37,20 +27,13 @@ func il_engine_serve(h C.il_handle, configJSON *C.char, out *C.il_handle, outURL
 		if outURL == nil {
 			return errNilOut("out_url")
 		}
-		var cfg serveConfig
+		var cfg webui.Config
 		if err := decodeJSON("serve config", configJSON, &cfg); err != nil {
 			return err
 		}
-		if cfg.Port < 0 || cfg.Port > 65535 {
-			return errorf(C.IL_ERR_INVALID_ARGUMENT, "port is %d: it must be 0 (a free port) to 65535", cfg.Port)
-		}
-		host := cfg.Host
-		if host == "" {
-			host = "127.0.0.1"
-		}
-		opts := []webui.Option{webui.WithAddr(net.JoinHostPort(host, strconv.Itoa(cfg.Port))), webui.WithToken(cfg.Token)}
-		if cfg.AllowRemote {
-			opts = append(opts, webui.AllowRemote())
+		opts, err := cfg.Options()
+		if err != nil {
+			return err
 		}
 		return ee.whileOpen(func() error {
 			srv, err := webui.Serve(context.Background(), ee.e, opts...)

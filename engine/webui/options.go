@@ -1,6 +1,13 @@
 package webui
 
-import "time"
+import (
+	"fmt"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/interlock-dev/interlock/engine"
+)
 
 // Option configures a Server.
 type Option func(*config)
@@ -37,4 +44,31 @@ func WithToken(token string) Option { return func(c *config) { c.token = token }
 // WithLogf sets where warnings go (default: standard error).
 func WithLogf(logf func(format string, args ...any)) Option {
 	return func(c *config) { c.logf = logf }
+}
+
+// Config is how a host asks for the web UI as JSON (the JS API's serve
+// options): the listen host (default 127.0.0.1) and port (0 picks a free
+// one), AllowRemote and the token.
+type Config struct {
+	Port        int    `json:"port"`
+	Host        string `json:"host"`
+	AllowRemote bool   `json:"allowRemote"`
+	Token       string `json:"token"`
+}
+
+// Options returns the options c asks for; a port out of range is an
+// engine.ErrInvalidArgument.
+func (c Config) Options() ([]Option, error) {
+	if c.Port < 0 || c.Port > 65535 {
+		return nil, fmt.Errorf("%w: port is %d: it must be 0 (a free port) to 65535", engine.ErrInvalidArgument, c.Port)
+	}
+	host := c.Host
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	opts := []Option{WithAddr(net.JoinHostPort(host, strconv.Itoa(c.Port))), WithToken(c.Token)}
+	if c.AllowRemote {
+		opts = append(opts, AllowRemote())
+	}
+	return opts, nil
 }

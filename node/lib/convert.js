@@ -1,7 +1,10 @@
 // Structured values crossing the addon. What the library returns is the
 // engine's wire format (camelCase keys, engine/wire.go): fromNative only
-// parses it. What JS passes in (options, results) goes through toNativeJSON:
-// camelCase keys become the library's snake_case. Tool-call arguments
+// parses it. What JS passes in takes the JS surface's keys (nativeJSON) for
+// host work, serve options and grants; the engine config, session options
+// and task loops still go through toNative (camelCase keys become
+// snake_case) until the engine takes their camelCase too: their script,
+// provider and sandbox JSON is also the store's format. Tool-call arguments
 // (`args`) and HTTP headers are the model's or the user's own data and
 // cross unchanged.
 
@@ -14,7 +17,7 @@ const OPAQUE = new Set(['args', 'skipped', 'headers']);
 const toSnakeCache = new Map();
 
 /** workDir -> work_dir. */
-export function snakeKey(key) {
+function snakeKey(key) {
   let out = toSnakeCache.get(key);
   if (out === undefined) {
     out = key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
@@ -42,18 +45,10 @@ export function toNative(value) {
 }
 
 /**
- * An options argument as the library's JSON: undefined/null -> undefined, a
- * string as is (already the library's JSON), an object converted; else TypeError.
- */
-export function toNativeJSON(value, name, usage) {
-  return nativeJSON(value, name, usage, snakeify);
-}
-
-/**
  * An argument as the library's JSON, which takes the JS surface's keys:
  * undefined/null -> undefined, a string as is, an object as JSON; else TypeError.
  */
-export function nativeJSON(value, name, usage, convert = (v) => v) {
+export function nativeJSON(value, name, usage) {
   if (value === undefined || value === null) return undefined;
   if (typeof value === 'string') return value;
   if (typeof value !== 'object' || Array.isArray(value)) {
@@ -61,7 +56,7 @@ export function nativeJSON(value, name, usage, convert = (v) => v) {
     throw argError(`${usage}: ${name} must be an object or a JSON string, got ${type}`);
   }
   try {
-    return JSON.stringify(convert(value));
+    return JSON.stringify(value);
   } catch (err) {
     throw argError(`${usage}: ${name} cannot be converted to JSON: ${err.message}`, 'ERR_INVALID_ARG_VALUE');
   }

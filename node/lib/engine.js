@@ -4,7 +4,7 @@ import process from 'node:process';
 
 import { engineConfigArg, idArg, noExtra, sessionOptionsArg, typeName } from './args.js';
 import { checkObject, ENGINE_CONFIG, SERVE_OPTIONS, SESSION_OPTIONS, TASK_LOOP_OPTIONS } from './config.js';
-import { fromNative, toNative, toNativeJSON } from './convert.js';
+import { fromNative, nativeJSON, toNative } from './convert.js';
 import { argError, closedError, InterlockError } from './errors.js';
 import { kClosed, kInternal, kRawHandle } from './base.js';
 import { Dispatcher } from './dispatch.js';
@@ -264,7 +264,7 @@ export class Engine extends Emitter {
     const usage = 'engine.revokeGrant(grant: {scope, tool, key, session?, root?})';
     noExtra(extra, usage, '1 argument');
     if (grant === null || typeof grant !== 'object' || Array.isArray(grant)) throw argError(`${usage}: grant must be an object as grants() lists it`);
-    native.engineRevokeGrant(this.#handle(), toNativeJSON(grant, 'grant', usage));
+    native.engineRevokeGrant(this.#handle(), nativeJSON(grant, 'grant', usage));
   }
 
   /** SQLite's integrity check of the store: 'ok' when the file is sound. */
@@ -284,7 +284,7 @@ export class Engine extends Emitter {
   serve(opts, ...extra) {
     const usage = 'engine.serve(opts?: {port?: number, host?: string, allowRemote?: boolean, token?: string})';
     noExtra(extra, usage, '0 to 1 arguments');
-    const json = JSON.stringify(toNative(opts === undefined ? {} : checkObject(opts, SERVE_OPTIONS, 'opts', usage)));
+    const json = JSON.stringify(opts === undefined ? {} : checkObject(opts, SERVE_OPTIONS, 'opts', usage));
     const [server, url] = native.engineServe(this.#handle(), json);
     let closed = false;
     return Object.freeze({
