@@ -131,7 +131,7 @@ func TestRunOutcome(t *testing.T) {
 			assert.Equal(t, 3, o.exitCode)
 			assert.Equal(t, "out\nerr\n", o.output)
 		}},
-		{"timeout", "echo before; sleep 30; echo after", 200 * time.Millisecond, 0, func(t *testing.T, o outcome) {
+		{"timeout", "echo before; sleep 30; echo after", time.Second, 0, func(t *testing.T, o outcome) {
 			assert.True(t, o.timedOut)
 			assert.Equal(t, "before\n", o.output)
 		}},
