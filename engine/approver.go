@@ -79,10 +79,6 @@ func (e *Engine) SetApprover(a Approver, timeout time.Duration) {
 	e.approver.Store(&approverSlot{a: a, timeout: timeout})
 }
 
-// WithApprover sets the engine's approver (see SetApprover) with the
-// default timeout.
-func WithApprover(a Approver) Option { return func(e *Engine) { e.SetApprover(a, 0) } }
-
 // ErrApprover wraps what went wrong with an approver: it failed, timed
 // out or answered something else than allow, deny or ask.
 var ErrApprover = errors.New("approver did not decide")

@@ -21,18 +21,5 @@ type Environment struct {
 	Environ func() []string
 }
 
-// WithEnvironment sets where the engine reads the process's environment.
-// Default: the Go runtime's (os.LookupEnv, os.Environ).
-func WithEnvironment(env Environment) Option {
-	return func(e *Engine) {
-		if env.LookupEnv != nil {
-			e.environment.LookupEnv = env.LookupEnv
-		}
-		if env.Environ != nil {
-			e.environment.Environ = env.Environ
-		}
-	}
-}
-
 // defaultEnvironment is the Go runtime's environment.
 var defaultEnvironment = Environment{LookupEnv: os.LookupEnv, Environ: os.Environ}

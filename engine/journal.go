@@ -167,3 +167,13 @@ type storedOptions struct {
 	// Tools is SessionOptions.Tools: a restored session offers no more.
 	Tools *[]string `json:"tools,omitempty"`
 }
+
+// runEnd is how a session's last run ended.
+type runEnd int
+
+const (
+	endNone        runEnd = iota // no run yet
+	endFinished                  // the model ended its turn
+	endFailed                    // an error ended the run
+	endInterrupted               // Interrupt, a stop of the caller's context, or a crash
+)

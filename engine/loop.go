@@ -37,12 +37,6 @@ func (s *Session) beginPrompt(ctx context.Context, text string, background bool)
 	return r, err
 }
 
-// Outcome is how a background run ended.
-type Outcome struct {
-	Result RunResult
-	Err    error
-}
-
 // Start begins a Prompt in the background and returns its run id, which
 // the run's events carry (the terminal one with the result). What prevents
 // the run (a closed session, a run already in flight) is returned at once;
@@ -339,14 +333,4 @@ func (s *Session) nextStep() int {
 	defer s.mu.Unlock()
 	s.step++
 	return s.step
-}
-
-func providerName(p Provider) string {
-	if n, ok := p.(interface{ Name() string }); ok {
-		return n.Name()
-	}
-	if p == nil {
-		return ""
-	}
-	return fmt.Sprintf("%T", p)
 }

@@ -38,23 +38,19 @@ func WithProviderLoader(typ string, load ProviderLoader) Option {
 	return func(e *Engine) { e.loaders[typ] = load }
 }
 
-// TaskOption configures a task loop.
-type TaskOption func(*TaskLoop)
+// WithEnvironment sets where the engine reads the process's environment.
+// Default: the Go runtime's (os.LookupEnv, os.Environ).
+func WithEnvironment(env Environment) Option {
+	return func(e *Engine) {
+		if env.LookupEnv != nil {
+			e.environment.LookupEnv = env.LookupEnv
+		}
+		if env.Environ != nil {
+			e.environment.Environ = env.Environ
+		}
+	}
+}
 
-// WithTaskPauseMode sets the loop's initial pause mode, overriding the
-// engine's default_pause_mode.
-func WithTaskPauseMode(on bool) TaskOption { return func(tl *TaskLoop) { tl.pauseMode = on } }
-
-// AnswerOption adds detail to an answer.
-type AnswerOption func(*PauseResult)
-
-// WithReason attaches the user's reason (shown to the model on deny).
-func WithReason(reason string) AnswerOption { return func(r *PauseResult) { r.Reason = reason } }
-
-// Remember asks the tool to remember an approval: "once", "session" or "project".
-// A denial with "session" or "project" is refused (ErrInvalidArgument): nothing remembers a denial.
-func Remember(scope string) AnswerOption { return func(r *PauseResult) { r.Remember = scope } }
-
-// AnsweredBy names the client that answered ("tui", "webui", a user name):
-// it is passed to the audit log with the answer.
-func AnsweredBy(client string) AnswerOption { return func(r *PauseResult) { r.By = client } }
+// WithApprover sets the engine's approver (see SetApprover) with the
+// default timeout.
+func WithApprover(a Approver) Option { return func(e *Engine) { e.SetApprover(a, 0) } }

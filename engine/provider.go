@@ -1,5 +1,9 @@
 package engine
 
+import (
+	"fmt"
+)
+
 import "context"
 
 // Role of a message in the history.
@@ -74,4 +78,14 @@ type Provider interface {
 type Stream interface {
 	Recv(ctx context.Context) (Chunk, error)
 	Close() error
+}
+
+func providerName(p Provider) string {
+	if n, ok := p.(interface{ Name() string }); ok {
+		return n.Name()
+	}
+	if p == nil {
+		return ""
+	}
+	return fmt.Sprintf("%T", p)
 }

@@ -58,22 +58,6 @@ func providerType(spec json.RawMessage) string {
 	return t.Type
 }
 
-// loadProvider makes a restored session's own provider from its stored
-// description. When that cannot be done its runs fail saying why: the
-// session never silently talks to another model.
-func (e *Engine) loadProvider(session string, spec json.RawMessage) Provider {
-	typ := providerType(spec)
-	load := e.loaders[typ]
-	if load == nil {
-		return unavailableProvider{fmt.Errorf("session %q was created with its own model (type %q), and this engine has no loader for that type: open the store with engine.WithProviderLoader(%q, ...) (the Node package and the C API load \"openai\" and \"script\")", session, typ, typ)}
-	}
-	p, err := load(spec)
-	if err != nil {
-		return unavailableProvider{fmt.Errorf("session %q: its model (type %q) could not be made again from the store: %w", session, typ, err)}
-	}
-	return p
-}
-
 // ErrProviderUnavailable: a restored session's own model could not be made
 // again (see StorableProvider); its runs fail with this error.
 var ErrProviderUnavailable = errors.New("the session's model is not available")

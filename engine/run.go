@@ -4,16 +4,6 @@ import (
 	"context"
 )
 
-// runEnd is how a session's last run ended.
-type runEnd int
-
-const (
-	endNone        runEnd = iota // no run yet
-	endFinished                  // the model ended its turn
-	endFailed                    // an error ended the run
-	endInterrupted               // Interrupt, a stop of the caller's context, or a crash
-)
-
 // run is one Prompt or Continue (or a whole task loop) in flight.
 type run struct {
 	id        uint64          // unique in the engine; in the run's events

@@ -61,34 +61,6 @@ func NewScriptedProvider(turns []ScriptTurn) *ScriptedProvider {
 	return p
 }
 
-// ScriptProvider returns the scripted provider of a script given as JSON:
-// turns as ParseScript reads them, or a JSON string holding them; nil for
-// none (empty or null). Sessions created one after another with the same
-// script share one provider (it holds no per-session state): 10,000
-// sessions from one script parse it once and hold one copy.
-func (e *Engine) ScriptProvider(script json.RawMessage) (Provider, error) {
-	if len(script) == 0 || string(script) == "null" {
-		return nil, nil
-	}
-	e.lastScript.mu.Lock()
-	defer e.lastScript.mu.Unlock()
-	if e.lastScript.p != nil && string(script) == e.lastScript.raw {
-		return e.lastScript.p, nil
-	}
-	data := []byte(script)
-	var text string
-	if json.Unmarshal(script, &text) == nil {
-		data = []byte(text)
-	}
-	turns, err := ParseScript(data)
-	if err != nil {
-		return nil, err
-	}
-	p := NewScriptedProvider(turns)
-	e.lastScript.raw, e.lastScript.p = string(script), p
-	return p, nil
-}
-
 // ParseScript reads a script: a JSON array of turns or {"turns": [...]}.
 // Unknown fields and tool calls without a name are errors, so a typo is
 // reported instead of silently playing an empty turn.

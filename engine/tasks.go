@@ -553,3 +553,10 @@ func (tl *TaskLoop) defineLocked() {
 	}
 	tl.s.recordLocked("task loop "+tl.id, transition{kind: transLoopDefined, session: tl.s.id, loop: r})
 }
+
+// TaskOption configures a task loop.
+type TaskOption func(*TaskLoop)
+
+// WithTaskPauseMode sets the loop's initial pause mode, overriding the
+// engine's default_pause_mode.
+func WithTaskPauseMode(on bool) TaskOption { return func(tl *TaskLoop) { tl.pauseMode = on } }
