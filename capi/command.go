@@ -16,10 +16,6 @@ func il_check_command(cmd *C.char, out **C.char) C.il_status {
 		if out == nil {
 			return errNilOut("out_json")
 		}
-		d := bash.CheckCommand(C.GoString(cmd))
-		if d.Reasons == nil {
-			d.Reasons = []string{} // "reasons": [] when allowed
-		}
-		return putJSON(out, d)
+		return putJSON(out, bash.CheckCommand(C.GoString(cmd)))
 	})
 }
