@@ -38,8 +38,8 @@ func sleepTool(ctx context.Context, call ToolCall, env *Env) (Result, error) {
 }
 
 // NewAskTool returns the "ask" tool: it raises a pause from args {"kind":
-// "continue"|"confirm", "message", "details"} and returns the answer, a tool
-// that needs no outside world.
+// "continue"|"confirm", "message", "details", "reasons"} and returns the
+// answer, a tool that needs no outside world.
 func NewAskTool() Tool { return ToolFunc(askTool) }
 
 func askTool(ctx context.Context, call ToolCall, env *Env) (Result, error) {
@@ -47,7 +47,7 @@ func askTool(ctx context.Context, call ToolCall, env *Env) (Result, error) {
 	if err != nil || !args.Kind.valid() {
 		return Result{IsError: true, Output: fmt.Sprintf(`ask: args must be {"kind": "continue"|"confirm", "message": "..."}, got %s`, call.Args)}, nil
 	}
-	return env.Ask(ctx, PauseRequest{Kind: args.Kind, Tool: "Ask", Message: args.Message, Details: args.Details}, askAnswer)
+	return env.Ask(ctx, PauseRequest{Kind: args.Kind, Tool: "Ask", Message: args.Message, Details: args.Details, Reasons: args.Reasons}, askAnswer)
 }
 
 // askArgs are the ask tool's arguments.
@@ -55,6 +55,7 @@ type askArgs struct {
 	Kind    PauseKind `json:"kind"`
 	Message string    `json:"message"`
 	Details string    `json:"details"`
+	Reasons []string  `json:"reasons"` // why it asks, shown with the confirm
 }
 
 // decodeAskArgs decodes args as json.Unmarshal does. The shape models

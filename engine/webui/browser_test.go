@@ -154,7 +154,8 @@ func TestTwoTabsConvergeOnStopContinueAndAnswer(t *testing.T) {
 	t.Cleanup(hold.Release) // before e.Close: an interrupted hold waits for it
 	s := newSession(t, e, "agent",
 		engine.ScriptTurn{ToolCalls: []engine.ScriptCall{call("hold", nil)}},
-		engine.ScriptTurn{ToolCalls: []engine.ScriptCall{ask(engine.PauseConfirm, "Potentially dangerous command", "rm -rf ./build")}},
+		engine.ScriptTurn{ToolCalls: []engine.ScriptCall{call("ask", map[string]any{"kind": engine.PauseConfirm, "message": "Potentially dangerous command", "details": "rm -rf ./build",
+			"reasons": []string{`user rule "generated" (build/ is made by make): rm -rf ./build`}})}},
 		engine.ScriptTurn{Text: "all done"})
 	srv := serve(t, e)
 	browser := startBrowser(t)
@@ -194,6 +195,7 @@ func TestTwoTabsConvergeOnStopContinueAndAnswer(t *testing.T) {
 	b.click("#continue")
 	for _, tb := range []*tab{a, b} {
 		tb.waitFor(`!document.getElementById('pause').hidden && document.querySelector('#pause .pause-details').textContent === 'rm -rf ./build'`)
+		tb.waitFor(`document.querySelector('#pause .pause-reason')?.textContent === 'user rule "generated" (build/ is made by make): rm -rf ./build'`) // why it asks
 		tb.waitFor(visible("waiting") + ` && ` + text("waiting") + ` === 'Waiting for your input' && !` + visible("continue-row"))
 		tb.waitFor(`document.querySelector('[data-session=agent] .badge').textContent === 'Needs input'`)
 	}

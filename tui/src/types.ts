@@ -9,7 +9,7 @@ export type { RunState };
  * What PauseIndicator reads of a pause: the engine's PauseInfo as it comes
  * in events and snapshots fits it as it is.
  */
-export type PauseShown = Pick<PauseInfo, 'id' | 'kind' | 'source' | 'tool' | 'message' | 'details' | 'rememberScopes' | 'rememberKey'>;
+export type PauseShown = Pick<PauseInfo, 'id' | 'kind' | 'source' | 'tool' | 'message' | 'details' | 'reasons' | 'rememberScopes' | 'rememberKey'>;
 
 /** How long an approval is remembered, when the user chose to: this session, or this project. */
 export type RememberChoice = 'session' | 'project';

@@ -41,7 +41,7 @@ describe('demo in a real terminal', { skip, timeout: 120_000 }, () => {
     assert.ok(existsSync(`${workDir}/demo-scratch`), 'denied: the directory is still there');
 
     // Asked again, saying what S or P would remember (the command as judged); Y approves and the command runs.
-    await term.waitFor(/^rm -rf \.\/demo-scratch && echo "removed demo-scratch"\nRemembering approves again without asking: rm -rf \S+\/demo-scratch \(in\s+\S+\)\n\[Y\] Approve/m);
+    await term.waitFor(/^rm -rf \.\/demo-scratch && echo "removed demo-scratch"\n· recursive deletion: rm -rf \.\/demo-scratch\nRemembering approves again without asking: rm -rf \S+\/demo-scratch \(in\s+\S+\)\n\[Y\] Approve/m);
     await term.answer('y', (s) => s.includes('✓ Approved'));
     await term.waitFor(/│ removed demo-scratch/);
     assert.ok(!existsSync(`${workDir}/demo-scratch`), 'approved: the directory is gone');

@@ -298,6 +298,8 @@ function renderSession() {
     pause.replaceChildren(
       el('p', { class: 'pause-message' }, `${p.tool ? p.tool + ': ' : ''}${p.message}`),
       p.details ? el('pre', { class: 'pause-details' }, p.details) : null,
+      // Why it asks, as text: the gate's reasons, a policy rule's tier, name and reason.
+      ...(p.reasons || []).map((r) => el('p', { class: 'pause-reason' }, r)),
       // What a remembered approval approves again, as text: a key is the tool's words, never markup.
       remember.length && p.remember_key ? el('p', { class: 'pause-remember' }, rememberLine(p.remember_key)) : null,
       ...buttons, stop);

@@ -74,6 +74,16 @@ describe('PauseIndicator', () => {
     ui.unmount();
   });
 
+  it('says why a confirm asks: the gate\'s reasons, with the tier and rule of a policy rule', async () => {
+    const reasons = ['user rule "ask-prod" (production needs a second look): kubectl apply -f k8s/', 'subcommand that changes state outside the project: kubectl apply -f k8s/'];
+    const ui = await render(<PauseIndicator holdMs={0} pause={{ ...dangerous, details: 'kubectl apply -f k8s/', reasons }} />);
+    assert.equal(
+      ui.frame(),
+      `⚠️ Bash: Potentially dangerous command\nkubectl apply -f k8s/\n· ${reasons[0]}\n· ${reasons[1]}\n[Y] Approve  [N] Deny  [Esc] Cancel`,
+    );
+    ui.unmount();
+  });
+
   it('offers the scopes a confirm can be remembered with, and only those', async () => {
     const ui = await render(<PauseIndicator holdMs={0} pause={deploy} />);
     assert.equal(

@@ -118,6 +118,12 @@ export function PauseIndicator({
         ⚠️ {tool}: {message}
       </Text>
       {pause.details ? <Text>{printable(pause.details)}</Text> : null}
+      {/* Why it asks: the gate's reasons, a policy rule's tier, name and reason. */}
+      {(pause.reasons ?? []).map((r, i) => (
+        <Text key={i} color={theme.paused}>
+          · {printable(r)}
+        </Text>
+      ))}
       {pause.rememberScopes?.length && pause.rememberKey ? (
         <Text color={theme.muted}>{rememberLine(pause.rememberKey)}</Text>
       ) : null}
