@@ -90,6 +90,9 @@ export function inCall(err, call) {
   return err;
 }
 
+/** The prototypes guardReceivers has guarded. */
+const guarded = new WeakSet();
+
 /**
  * Makes every method and accessor of cls check its receiver: called on
  * anything but an instance (a detached method, .call(other)) it throws a
@@ -98,9 +101,16 @@ export function inCall(err, call) {
  */
 export function guardReceivers(cls, isInstance, owner, label) {
   const proto = cls.prototype;
-  for (const key of Reflect.ownKeys(proto)) {
+  guarded.add(proto);
+  // The class's own methods and those it inherits from a base that is not
+  // guarded itself (Emitter's on, off, ...): guarded copies on the class.
+  const keys = new Map();
+  for (let p = proto; p && p !== Object.prototype && (p === proto || !guarded.has(p)); p = Object.getPrototypeOf(p)) {
+    for (const key of Reflect.ownKeys(p)) if (!keys.has(key)) keys.set(key, p);
+  }
+  for (const [key, from] of keys) {
     if (key === 'constructor' || typeof key === 'symbol') continue;
-    const d = Object.getOwnPropertyDescriptor(proto, key);
+    const d = Object.getOwnPropertyDescriptor(from, key);
     const check = (self, what) => {
       if (!isInstance(self)) {
         const err = new TypeError(`${owner}.${what}: called on ${typeName(self)} that is not ${label}: call it on the object, e.g. ${owner}.${what.replace(/^(get|set) /, '')}`);
