@@ -311,7 +311,7 @@ func (h *Host) mirror(ctx context.Context, conn *pgx.Conn) error {
 
 // mirrorOf is what the hub keeps of ev: transitions, not streamed deltas.
 func mirrorOf(ev *engine.Event) (mirrored, bool) {
-	if ev.Loop != nil || ev.Session == "" || ev.Type.Coalescable() || ev.Type == engine.EventToolCallDelta {
+	if ev.Loop != nil || ev.Type.Coalescable() || ev.Type == engine.EventToolCallDelta || ev.Session == "" && ev.Type != engine.EventGrantsChanged {
 		return mirrored{}, false
 	}
 	body, err := engine.AppendWireEvent(nil, ev)
@@ -328,6 +328,10 @@ func mirrorOf(ev *engine.Event) (mirrored, bool) {
 		if p := ev.Answered; p != nil {
 			m.audit = &store.AuditEntry{At: ev.At, Session: ev.Session, Run: ev.Run, Pause: p.ID, Event: "answered", Kind: string(p.Kind), Tool: p.Tool, Message: p.Message,
 				Answer: string(ev.Answer), Reason: ev.AnswerReason, By: ev.By, Remember: ev.Remember}
+		}
+	case engine.EventGrantsChanged: // an approval remembered (or revoked) for a session or a project
+		if g := ev.Grant; g != nil {
+			m.audit = &store.AuditEntry{At: ev.At, Session: g.Session, Event: "grant " + ev.Text, Kind: g.Scope, Tool: g.Tool, Message: g.Key, Reason: g.Root}
 		}
 	case engine.EventGranted:
 		m.audit = &store.AuditEntry{At: ev.At, Session: ev.Session, Run: ev.Run, Event: "granted", Kind: string(engine.PauseConfirm), Tool: ev.Tool, Message: ev.Text,
@@ -353,7 +357,7 @@ func (h *Host) flush(ctx context.Context, conn *pgx.Conn) error {
 		if a := m.audit; a != nil {
 			queueAudit(b, h.cfg.Host, a)
 		}
-		if !slices.Contains(touched, m.session) {
+		if m.session != "" && !slices.Contains(touched, m.session) {
 			touched = append(touched, m.session)
 		}
 	}

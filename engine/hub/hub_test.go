@@ -84,10 +84,15 @@ func eventually(t *testing.T, what string, cond func() bool) {
 func mirrored(t *testing.T, f *hub.Fleet, host, id string, cond func(hub.SessionState) bool) hub.SessionState {
 	t.Helper()
 	var got hub.SessionState
+	var lastErr error
 	eventually(t, "session "+host+"/"+id+" mirrored as wanted", func() bool {
 		all, err := f.Sessions(t.Context())
-		if err != nil {
-			t.Fatal(err)
+		if err != nil { // a connection the hub's restart broke: the next is new
+			if lastErr != nil {
+				t.Fatal(err)
+			}
+			lastErr = err
+			return false
 		}
 		for _, st := range all {
 			if st.Host == host && st.Session == id && cond(st) {
@@ -302,4 +307,79 @@ func refusedWith(t *testing.T, f *hub.Fleet, a hub.Answer, code string) {
 		t.Fatalf("answer %+v: %+v; want refused %s with a reason", a, res, code)
 	}
 	t.Logf("refused %s: %s", code, res.Message)
+}
+
+// An approval from the hub that remembers (scope session) is applied with
+// its scope; the grant it adds is in the hub's audit log, and the next
+// confirm of the same key is approved by it without asking.
+func TestRememberedApprovalFromHubMirrored(t *testing.T) {
+	t.Parallel()
+	url := newDB(t)
+	deploy := engine.ToolFunc(func(ctx context.Context, c engine.ToolCall, env *engine.Env) (engine.Result, error) {
+		ans, err := env.Pause(ctx, engine.PauseRequest{Kind: engine.PauseConfirm, Message: "Deploy api?", RememberKey: "deploy api to production"})
+		if err != nil || !ans.Approved() {
+			return engine.Result{Output: "not deployed", IsError: true}, err
+		}
+		return engine.Result{Output: "deployed by " + ans.By}, nil
+	})
+	var h *hub.Host
+	eng, err := engine.Open(t.Context(), engine.WithTool("deploy", deploy), engine.WithStore(t.TempDir()+"/s.db"),
+		engine.WithProvider(engine.NewScriptedProvider([]engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{{Name: "deploy"}}}, {ToolCalls: []engine.ScriptCall{{Name: "deploy"}}}, {Text: "Done."}})),
+		engine.WithAttachment(func(ctx context.Context, e *engine.Engine) (io.Closer, error) {
+			var err error
+			h, err = hub.Attach(e, hub.Config{URL: url, Host: "host-a"})
+			return h, err
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	f := openFleet(t, url)
+	s, _ := eng.NewSession(engine.SessionOptions{ID: "s"})
+	_, done, err := s.Start(context.WithoutCancel(t.Context()), "deploy twice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := mirrored(t, f, "host-a", "s", paused)
+	a := hub.AnswerOf(st, true, "alice")
+	a.Remember = engine.RememberSession
+	id, err := f.Answer(t.Context(), a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := f.Wait(t.Context(), id); err != nil || res.State != hub.StateApplied {
+		t.Fatalf("the remembering approval: %+v, %v", res, err)
+	}
+	select {
+	case out := <-done:
+		if out.Err != nil {
+			t.Fatal(out.Err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("the run did not end: %s, pauses %v", s.Status(), s.Pauses())
+	}
+	var results []string
+	for _, m := range s.History() {
+		if m.Role == engine.RoleTool {
+			results = append(results, m.Text)
+		}
+	}
+	if strings.Join(results, ", ") != "deployed by alice, deployed by grant" {
+		t.Fatalf("the two deploys: %v", results)
+	}
+	conn, err := pgx.Connect(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var audit string
+	eventually(t, "the grant in the hub's audit log", func() bool {
+		conn.QueryRow(t.Context(), `SELECT string_agg(event || ':' || kind || ':' || message || ':' || by, ' ' ORDER BY id) FROM interlock_audit`).Scan(&audit)
+		return strings.Contains(audit, "granted")
+	})
+	for _, want := range []string{"answered:confirm:Deploy api?:alice", "grant added:session:deploy api to production:", "granted:confirm:deploy api to production:grant"} {
+		if !strings.Contains(audit, want) {
+			t.Errorf("the hub's audit log %q lacks %q", audit, want)
+		}
+	}
 }
