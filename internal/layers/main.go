@@ -22,6 +22,7 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -63,7 +64,7 @@ func main() {
 	verbose := flag.Bool("v", false, "list every name that runs back up")
 	dir := flag.String("dir", "engine", "the package's directory")
 	flag.Parse()
-	n, err := count(*dir, *verbose)
+	n, err := count(os.Stdout, *dir, *verbose)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "layers:", err)
 		os.Exit(1)
@@ -71,7 +72,9 @@ func main() {
 	fmt.Printf("references running back up in %s: %d\n", *dir, n)
 }
 
-func count(dir string, verbose bool) (int, error) {
+// count returns the number of references running back up in dir, and
+// writes them to w by pair of files.
+func count(w io.Writer, dir string, verbose bool) (int, error) {
 	layerOf := map[string]int{}
 	for i, files := range layers {
 		for _, f := range files {
@@ -136,14 +139,14 @@ func count(dir string, verbose bool) (int, error) {
 	for _, k := range keys {
 		names := pairs[k]
 		sort.Strings(names)
-		fmt.Printf("%-16s -> %-16s %3d", k[0], k[1], len(names))
+		fmt.Fprintf(w, "%-16s -> %-16s %3d", k[0], k[1], len(names))
 		if verbose {
-			fmt.Printf("  %s", strings.Join(names, ", "))
+			fmt.Fprintf(w, "  %s", strings.Join(names, ", "))
 		}
-		fmt.Println()
+		fmt.Fprintln(w)
 	}
 	if len(unplaced) > 0 {
-		fmt.Printf("not placed in a layer (left out): %s\n", strings.Join(unplaced, ", "))
+		fmt.Fprintf(w, "not placed in a layer (left out): %s\n", strings.Join(unplaced, ", "))
 	}
 	return len(seen), nil
 }
