@@ -182,6 +182,14 @@ func (f *Fleet) Answer(ctx context.Context, a Answer) (int64, error) {
 	}
 	var id int64
 	err := pgx.BeginFunc(ctx, f.pool, func(tx pgx.Tx) error {
+		// An earlier answer to this pause that expired untaken no longer
+		// holds it (nobody may have asked for its result).
+		if _, err := tx.Exec(ctx, `UPDATE interlock_commands SET state = 'refused', code = 'expired', done_at = clock_timestamp(),
+				message = 'host ' || host || ' did not take it before it expired (offline?); answer again'
+			WHERE host = $1 AND session = $2 AND pause = $3 AND kind = 'answer' AND state = 'pending' AND expires_at <= clock_timestamp()`,
+			a.Host, a.Session, a.Pause); err != nil {
+			return err
+		}
 		err := tx.QueryRow(ctx, `INSERT INTO interlock_commands (host, kind, session, pause, seen, digest, answer, reason, remember, by, expires_at)
 			VALUES ($1, 'answer', $2, $3, $4, $5, $6, $7, $8, $9, clock_timestamp() + make_interval(secs => $10))
 			ON CONFLICT (host, session, pause) WHERE kind = 'answer' AND state IN ('pending', 'applied') DO NOTHING RETURNING id`,

@@ -277,6 +277,25 @@ func TestStaleAlteredExpiredAnswersRefused(t *testing.T) {
 	offline := hub.AnswerOf(st, true, "alice")
 	offline.Host, offline.TTL = "host-gone", 100*time.Millisecond
 	refusedWith(t, f, offline, hub.CodeExpired)
+	// An expired answer nobody asked about does not hold its pause: the
+	// next answer to it is taken.
+	offline.Pause = "p-next"
+	if _, err := f.Answer(t.Context(), offline); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	eventually(t, "the untaken answer expired", func() bool {
+		var expired bool
+		conn.QueryRow(t.Context(), `SELECT bool_and(expires_at <= clock_timestamp()) FROM interlock_commands WHERE pause = 'p-next'`).Scan(&expired)
+		return expired
+	})
+	if _, err := f.Answer(t.Context(), offline); err != nil {
+		t.Fatalf("an answer after an untaken one expired: %v", err)
+	}
 
 	local, err := a.eng.AuditLog(t.Context(), "")
 	if err != nil {
