@@ -10,6 +10,7 @@ static inline void il_capi_invoke_host_cb(il_host_cb cb, void *user, const char 
 import "C"
 
 import (
+	"time"
 	"unsafe"
 
 	"github.com/interlock-dev/interlock/engine"
@@ -49,6 +50,18 @@ func il_engine_set_host_callback(h C.il_handle, cb C.il_host_cb, user unsafe.Poi
 		ee.host.SetSend(func(msg []byte) {
 			C.il_capi_invoke_host_cb(cb, user, (*C.char)(unsafe.Pointer(&msg[0])), C.size_t(len(msg)))
 		})
+		return nil
+	})
+}
+
+//export il_engine_set_approver
+func il_engine_set_approver(h C.il_handle, timeoutMS C.int64_t) C.il_status {
+	return call("il_engine_set_approver", h, func(ee *engineEntry) error {
+		if timeoutMS <= 0 {
+			ee.e.SetApprover(nil, 0)
+			return nil
+		}
+		ee.e.SetApprover(ee.host.Approver(), time.Duration(timeoutMS)*time.Millisecond)
 		return nil
 	})
 }

@@ -486,6 +486,16 @@ il_status il_session_continue(il_handle session, uint64_t *out_run);
 il_status il_engine_register_tool(il_handle engine, const char *name, const char *spec_json);
 
 /*
+ * The host's approver (engine.Approver): with timeout_ms > 0, a confirm the
+ * bash tool is about to put to a person goes first to the host as an
+ * "approve" message on the host callback, open work with its approval
+ * request; the host ends it (il_host_end) with output "allow", "deny" or
+ * "ask". An error, another output or no end within timeout_ms asks the
+ * person. timeout_ms <= 0 removes the approver.
+ */
+il_status il_engine_set_approver(il_handle engine, int64_t timeout_ms);
+
+/*
  * Marks the session proceeding for a loop the host drives itself (its own
  * model client and tools) and returns a host handle for it. opts_json:
  * {"graceMs": 2000} or NULL. Esc, emergency stop and close interrupt it:

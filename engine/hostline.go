@@ -59,6 +59,7 @@ const (
 	HostAbort     = "host_abort" // the work was interrupted (Reason): abort it
 	HostPauseDone = "pause_done" // the pause Request asked for was answered: Result, or Error
 	HostStepDone  = "step_done"  // the step boundary Request asked for let the run go on (NewStep), or not (Error)
+	HostApprove   = "approve"    // decide Approval (the host's approver): end the work with "allow", "deny" or "ask" as output
 )
 
 // HostMessage is what the engine tells the host about its work.
@@ -76,6 +77,8 @@ type HostMessage struct {
 	NewStep int             `json:"newStep,omitempty"`
 	Error   string          `json:"error,omitempty"`
 	Code    string          `json:"code,omitempty"`
+	// Approval is what the host's approver is asked (HostApprove).
+	Approval *ApprovalRequest `json:"approval,omitempty"`
 }
 
 // SetSend makes send (nil: none) the receiver of every later message,
@@ -393,4 +396,30 @@ func Millis(field string, ms *int64) (time.Duration, error) {
 		return 0, fmt.Errorf("%w: %s is %d: it must be from 0 to %d milliseconds", ErrInvalidArgument, field, *ms, maxMillis)
 	}
 	return time.Duration(*ms) * time.Millisecond, nil
+}
+
+// Approver is the host's approver behind the line: each request goes out
+// as an approve message, open work the host ends with its decision
+// ("allow", "deny" or "ask") as the output, or an error. Set it with
+// Engine.SetApprover; its timeout bounds the wait (the work is then
+// aborted, and a late end is ignored).
+func (l *HostLine) Approver() Approver { return hostApprover{l} }
+
+type hostApprover struct{ l *HostLine }
+
+func (a hostApprover) Approve(ctx context.Context, req ApprovalRequest) (Approval, error) {
+	c := &HostCall{ctx: ctx, call: ToolCall{Name: "approver"}, answer: make(chan Result, 1)}
+	w := &HostWork{line: a.l, session: req.Session, call: c}
+	a.l.open(w)
+	a.l.deliver(&HostMessage{Type: HostApprove, Session: req.Session, Host: w.id, Approval: &req})
+	select {
+	case res := <-c.answer:
+		if res.IsError {
+			return ApprovalAsk, errors.New(res.Output)
+		}
+		return Approval(res.Output), nil
+	case <-ctx.Done():
+		w.abort()
+		return ApprovalAsk, context.Cause(ctx)
+	}
 }

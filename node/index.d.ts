@@ -153,6 +153,22 @@ export interface GrantedEvent extends EventBase {
   type: 'granted'; tool: string; text: string; answer: 'approved'; remember: 'session' | 'project'; by: 'grant';
 }
 
+/** What the approver decides. */
+export type Approval = 'allow' | 'deny' | 'ask';
+/** What the approver is asked: a command the gate would put to a person. */
+export interface ApprovalRequest {
+  session: string;
+  /** The session's working directory. */
+  dir: string;
+  tool: string;
+  /** The command as judged. */
+  command: string;
+  /** Why it asks, as the person would see it. */
+  reasons: string[];
+  /** The policy rules that matched it. */
+  rules?: { tier: string; rule: string; decision: string; reason: string }[];
+}
+
 /**
  * A command was decided without asking a person: by the engine's approver
  * (`by: 'approver'`, answer approved or denied), by a policy rule (`by:
@@ -764,6 +780,16 @@ export declare class Engine {
   taskLoops(): TaskLoop[];
   /** Registers (or replaces) a tool written in JS, described to the model with its schema; A types its args. */
   registerTool<A = any>(name: string, tool: JsTool<A>): this;
+  /**
+   * The approver: asked before a person about each command the gate would
+   * ask about (a CI bot, a chat bridge, a model reviewer). 'allow' runs it,
+   * 'deny' refuses it ("Command denied by the approver"), 'ask' puts it to
+   * the person; a throw, another answer or no answer within
+   * `opts.timeoutMs` (default 10000) asks the person, saying why. Decisions
+   * are 'decided' events (by: 'approver') and in the audit log. null
+   * removes it.
+   */
+  setApprover(approver: ((request: ApprovalRequest) => Approval | Promise<Approval>) | null, opts?: { timeoutMs?: number }): this;
   /** Runtime statistics (see EngineStats). */
   stats(): EngineStats;
   /** Stops every proceeding session and task loop running a task (reason

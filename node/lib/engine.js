@@ -214,6 +214,19 @@ export class Engine extends Emitter {
   }
 
   /**
+   * The approver: asked before a person about each command the gate would
+   * ask about, with {session, dir, tool, command, reasons, rules}; it returns
+   * (or resolves to) 'allow', 'deny' or 'ask'. A throw, another answer or no
+   * answer within opts.timeoutMs (default 10000) asks the person. null
+   * removes it.
+   */
+  setApprover(approver, opts, ...extra) {
+    noExtra(extra, 'engine.setApprover(approver, opts?)', '2 arguments');
+    this.#host.setApprover(this.#handle(), approver, opts);
+    return this;
+  }
+
+  /**
    * Runtime statistics: the Go heap, goroutines, open sessions by status,
    * events queued for JS, deltas merged (coalesced) and event batches the
    * addon dropped (process-wide; only out of memory or at environment teardown).

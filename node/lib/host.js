@@ -47,6 +47,7 @@ export class HostRouter {
   // (pauses and steps; the map made at the first: most tool calls never pause).
   #work = new Map();
   #nextRequest = 1;
+  #approver; // engine.setApprover's function
 
   /** engine.registerTool(name, {description?, parameters?, run, graceMs?}) */
   register(engineHandle, name, tool, usage) {
@@ -128,6 +129,9 @@ export class HostRouter {
       case 'tool_call':
         this.#call(ev.host, ev.tool, ev.args, ev.session, ev.callId, ev.step);
         return true;
+      case 'approve':
+        this.#approve(ev.host, ev.approval);
+        return true;
       case 'host_abort':
         this.#work.get(ev.host)?.controller.abort(new InterlockError(`interrupted (${ev.reason || 'stop'})`, 'ERR_INTERRUPTED'));
         return true;
@@ -143,6 +147,32 @@ export class HostRouter {
       }
     }
     return false;
+  }
+
+  /** engine.setApprover(approver | null, {timeoutMs?}): the engine asks it before a person (fails closed on a throw or the timeout). */
+  setApprover(engineHandle, approver, opts) {
+    const usage = "engine.setApprover(approver: ((request) => 'allow' | 'deny' | 'ask' | Promise<...>) | null, opts?: {timeoutMs?: number})";
+    if (approver !== null && typeof approver !== 'function') throw argError(`${usage}: approver must be a function or null, got ${typeof approver}`);
+    const timeoutMs = opts?.timeoutMs ?? 10_000;
+    if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw argError(`${usage}: opts.timeoutMs must be a positive whole number of milliseconds, got ${timeoutMs}`, 'ERR_INVALID_ARG_VALUE');
+    this.#approver = approver ?? undefined;
+    native.engineSetApprover(engineHandle, approver === null ? 0 : timeoutMs);
+  }
+
+  /** Asks the approver about a request and ends the work with its decision; a throw is an error (the person is asked). */
+  async #approve(host, request) {
+    let result;
+    try {
+      if (this.#approver === undefined) throw new Error('no approver is set in this process');
+      result = { output: String(await this.#approver(request)) };
+    } catch (err) {
+      result = { output: thrownText(err), isError: true };
+    }
+    try {
+      native.hostEnd(host, JSON.stringify(result));
+    } catch {
+      // the engine closed, or it stopped waiting (timeout): the person was asked
+    }
   }
 
   #call(host, tool, args, sessionId, callId, step) {

@@ -490,6 +490,15 @@ Napi::Value EngineRegisterTool(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+// engineSetApprover(engine, timeoutMs: number): <= 0 removes the approver.
+Napi::Value EngineSetApprover(const Napi::CallbackInfo& info) {
+  Args args(info, "engine.setApprover(approver: ((request) => Promise<'allow' | 'deny' | 'ask'>) | null, opts?: {timeoutMs?: number})", 1, 1);
+  il_handle engine = args.Handle();
+  if (!info[1].IsNumber()) args.Fail("timeoutMs must be a number");
+  Check(info.Env(), il_engine_set_approver(engine, info[1].As<Napi::Number>().Int64Value()), engine);
+  return info.Env().Undefined();
+}
+
 Napi::Value SessionBegin(const Napi::CallbackInfo& info) {
   Args args(info, "session.begin(opts?: {graceMs?: number})", 0, 1);
   il_handle session = args.Handle();
@@ -675,6 +684,7 @@ void RegisterCalls(Napi::Env env, Napi::Object exports) {
       {"sessionPrompt", SessionPrompt},
       {"sessionContinue", SessionContinue},
       {"engineRegisterTool", EngineRegisterTool},
+      {"engineSetApprover", EngineSetApprover},
       {"engineAttachHost", EngineAttachHost},
       {"sessionBegin", SessionBegin},
       {"hostPause", HostPause},
