@@ -63,7 +63,11 @@ func LoadPolicy(path string, tier policy.Tier) (*policy.File, error) {
 }
 
 // policyCommand is x as policy rules see it.
-func (x *command) policyCommand() policy.Command {
+func (x *command) policyCommand() policy.Command { return x.policyCommandPaths(true) }
+
+// policyCommandPaths is policyCommand, resolving its operands' paths only
+// when paths is true (resolving follows symlinks on disk).
+func (x *command) policyCommandPaths(paths bool) policy.Command {
 	pc := policy.Command{Program: x.name, Line: x.disp, Env: x.l.callEnv}
 	valued := known[x.name].valued
 	ws := x.l.c.sc.dir
@@ -74,8 +78,10 @@ func (x *command) policyCommand() policy.Command {
 		switch {
 		case ended || !strings.HasPrefix(t, "-") || len(t) == 1:
 			w := policy.Word{Text: t}
-			if p, ok := x.l.abs(a); ok {
-				w.Path = workspacePath(p, ws)
+			if paths {
+				if p, ok := x.l.abs(a); ok {
+					w.Path = workspacePath(p, ws)
+				}
 			}
 			pc.Operands = append(pc.Operands, w)
 		case t == "--":
@@ -167,10 +173,11 @@ func (l *level) applyPolicy(x *command) (denied, allowed bool) {
 	if l.c.collect {
 		l.c.commands = append(l.c.commands, x.policyCommand())
 	}
-	if l.c.policy == nil {
+	relevant, paths := l.c.policy.Relevant(x.name)
+	if !relevant {
 		return false, false
 	}
-	pc := x.policyCommand()
+	pc := x.policyCommandPaths(paths)
 	v := l.c.policy.Decide(pc)
 	for _, r := range v.Shadow {
 		l.c.matched = append(l.c.matched, ruleMatch(r, pc, true))
