@@ -56,6 +56,12 @@ type bashConfig struct {
 	Rules     []bashRule      `json:"rules"`
 	Sandbox   *contain.Policy `json:"sandbox"`
 	Env       *bash.EnvFilter `json:"env"`
+	// UserPolicy is the user's policy file (bash.WithUserPolicy).
+	UserPolicy string `json:"user_policy"`
+	// ProjectPolicy uses trusted project policy files (bash.WithProjectPolicy).
+	ProjectPolicy *struct {
+		TrustFile string `json:"trust_file"`
+	} `json:"project_policy"`
 }
 
 type hubConfig struct {

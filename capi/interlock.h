@@ -496,6 +496,14 @@ il_status il_engine_register_tool(il_handle engine, const char *name, const char
 il_status il_engine_set_approver(il_handle engine, int64_t timeout_ms);
 
 /*
+ * Trusts the policy file of the project dir is in (.interlock/policy.toml
+ * in its root), bound to its content: *out gets {"path", "sha256"} (free
+ * it with il_free). The engine's bash tool must use project policies
+ * (bash.projectPolicy in the engine's config).
+ */
+il_status il_engine_trust_project_policy(il_handle engine, const char *dir, char **out);
+
+/*
  * Marks the session proceeding for a loop the host drives itself (its own
  * model client and tools) and returns a host handle for it. opts_json:
  * {"graceMs": 2000} or NULL. Esc, emergency stop and close interrupt it:

@@ -51,6 +51,12 @@ func toolOptions(cfg engineConfig) ([]engine.Option, *bash.Tool, error) {
 	if f := cfg.Bash.Env; f != nil {
 		bashOpts = append(bashOpts, bash.WithEnvFilter(*f))
 	}
+	if cfg.Bash.UserPolicy != "" {
+		bashOpts = append(bashOpts, bash.WithUserPolicy(cfg.Bash.UserPolicy))
+	}
+	if pp := cfg.Bash.ProjectPolicy; pp != nil {
+		bashOpts = append(bashOpts, bash.WithProjectPolicy(pp.TrustFile))
+	}
 
 	var webOpts []web.Option
 	if cfg.Web.SearchURL != "" {

@@ -371,6 +371,10 @@ export interface EngineConfig {
     sandbox?: SandboxPolicy;
     /** Which host variables commands see: all but secret-looking names by default. Patterns: globs, or substrings without `*`. */
     env?: { include?: string[]; exclude?: string[] };
+    /** The user's policy file (TOML, see docs/policy.md), read again when it changes; one that does not load refuses every command until fixed. */
+    userPolicy?: string;
+    /** Use each project's .interlock/policy.toml once trusted (engine.trustProjectPolicy), the trust kept in trustFile. */
+    projectPolicy?: { trustFile?: string };
   };
   web?: { searchUrl?: string; autoDevtools?: boolean };
   /** The model of sessions that set neither script nor provider. */
@@ -789,6 +793,8 @@ export declare class Engine {
    * are 'decided' events (by: 'approver') and in the audit log. null
    * removes it.
    */
+  /** Trusts the policy file of the project dir is in, bound to its content (a change untrusts it). Needs bash.projectPolicy. */
+  trustProjectPolicy(dir: string): { path: string; sha256: string };
   setApprover(approver: ((request: ApprovalRequest) => Approval | Promise<Approval>) | null, opts?: { timeoutMs?: number }): this;
   /** Runtime statistics (see EngineStats). */
   stats(): EngineStats;

@@ -29,7 +29,7 @@ export const ENGINE_CONFIG = {
   workDir: 'dir', defaultPauseMode: 'boolean', streamIdleTimeoutMs: 'number', tools: TOOLS,
   bash: {
     timeoutMs: 'number', graceMs: 'number', rules: [{ $required: ['prefix', 'action'], prefix: 'string', action: 'string' }], sandbox: SANDBOX,
-    env: { include: 'strings', exclude: 'strings' },
+    env: { include: 'strings', exclude: 'strings' }, userPolicy: 'string', projectPolicy: { trustFile: 'string' },
   },
   web: { searchUrl: 'string', autoDevtools: 'boolean' },
   provider: PROVIDER,

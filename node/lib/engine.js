@@ -214,6 +214,18 @@ export class Engine extends Emitter {
   }
 
   /**
+   * Trusts the policy file of the project dir is in (.interlock/policy.toml),
+   * as it is now: a change makes it untrusted again. Returns {path, sha256}.
+   * The engine's config must set bash.projectPolicy.
+   */
+  trustProjectPolicy(dir, ...extra) {
+    const usage = 'engine.trustProjectPolicy(dir: string)';
+    noExtra(extra, usage, '1 argument');
+    if (typeof dir !== 'string') throw argError(`${usage}: dir must be a string, got ${typeof dir}`);
+    return fromNative(native.engineTrustProjectPolicy(this.#handle(), dir));
+  }
+
+  /**
    * The approver: asked before a person about each command the gate would
    * ask about, with {session, dir, tool, command, reasons, rules}; it returns
    * (or resolves to) 'allow', 'deny' or 'ask'. A throw, another answer or no

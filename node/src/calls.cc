@@ -499,6 +499,16 @@ Napi::Value EngineSetApprover(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
+// engineTrustProjectPolicy(engine, dir): {path, sha256} as JSON.
+Napi::Value EngineTrustProjectPolicy(const Napi::CallbackInfo& info) {
+  Args args(info, "engine.trustProjectPolicy(dir: string)", 1, 1);
+  il_handle engine = args.Handle();
+  std::string dir = args.String(0, "dir");
+  char* json = nullptr;
+  Check(info.Env(), il_engine_trust_project_policy(engine, dir.c_str(), &json), engine);
+  return TakeString(info.Env(), json);
+}
+
 Napi::Value SessionBegin(const Napi::CallbackInfo& info) {
   Args args(info, "session.begin(opts?: {graceMs?: number})", 0, 1);
   il_handle session = args.Handle();
@@ -685,6 +695,7 @@ void RegisterCalls(Napi::Env env, Napi::Object exports) {
       {"sessionContinue", SessionContinue},
       {"engineRegisterTool", EngineRegisterTool},
       {"engineSetApprover", EngineSetApprover},
+      {"engineTrustProjectPolicy", EngineTrustProjectPolicy},
       {"engineAttachHost", EngineAttachHost},
       {"sessionBegin", SessionBegin},
       {"hostPause", HostPause},

@@ -3,7 +3,7 @@
 // and deny refuses it without a pause; ask, a throw, another answer or no
 // answer in time put it to the person (fail closed).
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 
@@ -77,6 +77,36 @@ test('an approver that throws, answers something else or does not answer in time
     }
     assert.throws(() => engine.setApprover('allow'), { code: 'ERR_INVALID_ARG_TYPE' });
     assert.throws(() => engine.setApprover(() => 'allow', { timeoutMs: -1 }), { code: 'ERR_INVALID_ARG_VALUE' });
+  } finally {
+    await engine.close();
+  }
+});
+
+test('policy files from JS: the user\'s decides, a project\'s only once trusted, and a change untrusts it', async () => {
+  const dir = tempDir('interlock-policy-');
+  const project = path.join(dir, 'project');
+  mkdirSync(path.join(project, '.git'), { recursive: true });
+  mkdirSync(path.join(project, '.interlock'));
+  const userFile = path.join(dir, 'policy.toml');
+  writeFileSync(userFile, '[[rule]]\nname = "no-date"\ndecision = "deny"\nreason = "not here"\nprogram = "date"\nexamples = { match = ["sudo date"] }\n');
+  const projectFile = path.join(project, '.interlock', 'policy.toml');
+  writeFileSync(projectFile, '[[rule]]\nname = "no-uname"\ndecision = "deny"\nreason = "the project says no"\nprogram = "uname"\n');
+  const engine = new Engine({ bash: { userPolicy: userFile, projectPolicy: { trustFile: path.join(dir, 'trust.json') } } });
+  try {
+    const run = async (command) => {
+      const s = engine.createSession({ workDir: project, script: [{ toolCalls: [{ name: 'bash', args: { command } }] }, { text: 'done' }] });
+      await s.prompt('go');
+      return s.history().filter((m) => m.role === 'tool').at(-1).text;
+    };
+    assert.equal(await run('date'), 'Command denied by rule: denied by user rule "no-date" (not here): date');
+    assert.doesNotMatch(await run('uname'), /denied/, 'not trusted yet: not used');
+    const trusted = engine.trustProjectPolicy(project);
+    assert.equal(trusted.path, projectFile);
+    assert.equal(trusted.sha256.length, 64);
+    assert.equal(await run('uname'), 'Command denied by rule: denied by project rule "no-uname" (the project says no): uname');
+    writeFileSync(projectFile, '[[rule]]\nname = "no-uname"\ndecision = "allow"\nreason = "changed"\nprogram = "uname"\n');
+    assert.doesNotMatch(await run('uname -a'), /denied/, 'changed since trusted: not used');
+    assert.throws(() => engine.trustProjectPolicy(42), { code: 'ERR_INVALID_ARG_TYPE' });
   } finally {
     await engine.close();
   }
