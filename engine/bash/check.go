@@ -207,6 +207,11 @@ type checker struct {
 	matched   []RuleMatch     // the rules that decided (or would have, in shadow mode)
 	collect   bool            // record every simple command as rules see it (Commands)
 	commands  []policy.Command
+	// project counts the project's own code being judged (scripts, make
+	// recipes, package.json scripts read from the workspace); projectTexts
+	// are the texts of script files read from the workspace.
+	project      int
+	projectTexts map[string]bool
 }
 
 // maxParsedBytes bounds the work of one check; past it the line is confirm.
@@ -262,6 +267,10 @@ type level struct {
 
 // script parses src and judges every simple command in it.
 func (c *checker) script(src string, depth int) {
+	if c.projectTexts[src] {
+		c.project++
+		defer func() { c.project-- }()
+	}
 	c.parsed += len(src)
 	if depth > maxDepth || c.parsed > maxParsedBytes {
 		c.flag(catTooDeep, src)

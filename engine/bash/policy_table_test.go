@@ -31,6 +31,8 @@ func checkout(t testing.TB) string {
 		"scripts/deploy.sh":    "#!/bin/sh\nrsync -a build/ deploy@prod.example.com:/srv/app\n",
 		"scripts/nuke.sh":      "#!/bin/sh\nrm -rf ~/victim\n",
 		"tools/gen.py":         "print('generated')\n",
+		"bin/mytool":           "#!/bin/sh\nprojgen \"$@\"\n",
+		"build/out/app":        "#!/bin/sh\nselftest-runner --all\n",
 		"src/main.go":          "package main\n\nfunc main() {}\n",
 		"src/util.go":          "package main\n",
 		"README.md":            "# demo\n",
@@ -40,7 +42,7 @@ func checkout(t testing.TB) string {
 		p := filepath.Join(dir, name)
 		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 		mode := os.FileMode(0o644)
-		if strings.HasSuffix(name, ".sh") || name == "gradlew" {
+		if strings.HasSuffix(name, ".sh") || name == "gradlew" || strings.HasPrefix(name, "bin/") || name == "build/out/app" {
 			mode = 0o755
 		}
 		require.NoError(t, os.WriteFile(p, []byte(text), mode))

@@ -31,6 +31,10 @@ func (x *command) projectDir(valued ...string) (string, bool) {
 // shellCodeIn judges text a shell runs in dir (make -C DIR, npm --prefix
 // DIR): its paths are resolved there.
 func (x *command) shellCodeIn(dir, text string) {
+	if x.l.c.sc.dir != "" && under(dir, x.l.c.sc.dir) { // the project's own scripts
+		x.l.c.project++
+		defer func() { x.l.c.project-- }()
+	}
 	saved := x.l.c.at
 	x.l.c.at = dir
 	x.shellCode(text)

@@ -91,17 +91,21 @@ func TestUnconfinedEffectsAsk(t *testing.T) {
 // under workspace-write they run without asking; with the sandbox off
 // they still ask, as strict as before.
 var confinedByTheSandbox = []string{
-	"./node_modules/.bin/vite build",
-	"./build/out/app --selftest",
-	"rm -f build/app.o",
+	"./bin/mytool --version", // the project's program: a script running a tool the gate does not know
+	"./scripts/bootstrap.sh", // the project's script, the same
+	"rm -f build/app.o",      // build artefacts
 	"rm -rf build dist",
-	"mytool --version",
 }
 
 func TestSandboxConfinesWhatNeedNotAsk(t *testing.T) {
 	t.Parallel()
-	off, on := corpusScope(t), corpusScope(t)
-	on.sandbox = sandboxView{confined: true}
+	repo := checkout(t)
+	off, on := tableScopes(t, repo, sandboxView{})["repo"], tableScopes(t, repo, sandboxView{confined: true})["repo"]
+	// A bare name the gate does not know, typed on the line, still asks,
+	// as does a program of the workspace that is not there.
+	for _, cmd := range []string{"mytool --version", "./bin/missing"} {
+		assert.Equal(t, ActionConfirm, on.check(cmd, nil).Decision, "sandbox on: %s", cmd)
+	}
 	for _, cmd := range confinedByTheSandbox {
 		assert.Equal(t, ActionConfirm, off.check(cmd, nil).Decision, "sandbox off: %s", cmd)
 		d := on.check(cmd, nil)

@@ -104,6 +104,12 @@ func (l *level) scriptTexts(a arg) (texts []string, problem string) {
 	if lf, ok := l.c.sc.files.lookup(p); ok && lf.text != "" && lf.hash != hashText(text) {
 		return []string{text, lf.text}, ""
 	}
+	if _, logged := l.c.sc.files.lookup(p); l.c.sc.dir != "" && under(p, l.c.sc.dir) && !logged {
+		if l.c.projectTexts == nil {
+			l.c.projectTexts = map[string]bool{}
+		}
+		l.c.projectTexts[text] = true // the project's own script, as on disk
+	}
 	return []string{text}, ""
 }
 

@@ -5,6 +5,7 @@ package bash
 // HTTP are judged with the network tools, network.go.)
 
 import (
+	"os"
 	"path"
 	"regexp"
 	"slices"
@@ -165,9 +166,10 @@ func (t *Tool) sandboxView(env *engine.Env) sandboxView {
 }
 
 // confined reports whether the sandbox the command runs under takes care
-// of what category asks about, so that it need not ask: a program or
-// script the gate cannot judge can only change the workspace and the
-// temp dirs; deleting build artefacts inside the workspace is the build's
+// of what category asks about, so that it need not ask: a program the gate
+// does not know, in the project's own code (a script, make recipe or
+// package.json script of the workspace, or a program run by its path in
+// the workspace), can only change the workspace and the temp dirs; deleting build artefacts inside the workspace is the build's
 // business (not the workspace itself, its .git or its sources: the
 // person's work); with the network denied, what
 // would reach another machine reaches none.
@@ -178,9 +180,7 @@ func (x *command) confined(category string) bool {
 	}
 	switch {
 	case category == catUnknown, category == catSubUnknown, category == catDynamicOption:
-		return true
-	case strings.HasPrefix(category, catScript): // not a download: code from elsewhere is no project's
-		return !strings.Contains(category, "downloaded")
+		return x.projectCode()
 	case category == catDelete, category == catForceDelete:
 		return x.deletesInside()
 	case category == catUpload, category == catServe, category == catRemote, category == catHTTP, category == catExfil,
@@ -264,4 +264,25 @@ func (x *command) publishes() {
 	if publish {
 		x.flag(catPublish)
 	}
+}
+
+// projectCode reports whether x is the project's own code: run by a
+// script, make recipe or package.json script read from the workspace, or
+// a program run by its path inside the workspace. A bare name the gate
+// does not know, typed on the line, still asks.
+func (x *command) projectCode() bool {
+	if x.l.c.project > 0 {
+		return true
+	}
+	p := x.args[0].text
+	if !strings.Contains(p, "/") || !x.args[0].static {
+		return false
+	}
+	abs, ok := x.l.abs(x.args[0])
+	_, logged := x.l.c.sc.files.lookup(abs) // written by the session: not the project's
+	if !ok || x.l.c.sc.dir == "" || !under(abs, x.l.c.sc.dir) || x.l.unknownOut[abs] || x.l.copies[abs] != "" || logged {
+		return false
+	}
+	fi, err := os.Stat(abs) // a file of the project, not one that is missing (or made later)
+	return err == nil && fi.Mode().IsRegular()
 }
