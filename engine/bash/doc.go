@@ -27,6 +27,16 @@
 // confirming: it fails closed.
 // CheckCommand exposes the gate on its own.
 //
+// Policy files (package policy: WithPolicy, WithUserPolicy,
+// WithProjectPolicy) add allow / ask / deny rules matched on each simple
+// command as parsed here (Commands); Decision.Rules says which tier and rule
+// decided. The gate knows the sandbox a command runs under: under
+// workspace-write, the project's own code running a program it does not
+// know, and deleting build artefacts, need no question; uploads, servers,
+// remote commands, publishing, process storms and clock changes ask
+// (unconfined.go). The engine's approver (engine.Approver) decides a
+// confirm before a person is asked.
+//
 // A dangerous command raises a confirm pause (tool "Bash", message
 // "Potentially dangerous command", the command as details, the reasons);
 // a denial returns "Command denied by user" to the model. Approvals can be
