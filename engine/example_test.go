@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/interlock-dev/interlock/engine"
 )
@@ -97,4 +99,17 @@ func ExamplePauseRequest_rememberKey() {
 	// tool: deployed (me)
 	// approved by a session grant: "deploy api to production"
 	// tool: deployed (grant)
+}
+
+// An approver (a CI bot, a chat bridge, a model reviewer) decides a
+// command's confirm before a person is asked.
+func ExampleEngine_SetApprover() {
+	e := engine.New()
+	defer e.Close()
+	e.SetApprover(engine.ApproverFunc(func(ctx context.Context, req engine.ApprovalRequest) (engine.Approval, error) {
+		if strings.HasPrefix(req.Command, "npm test") {
+			return engine.ApprovalAllow, nil
+		}
+		return engine.ApprovalAsk, nil // put it to the person
+	}), 5*time.Second)
 }

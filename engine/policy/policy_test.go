@@ -190,3 +190,19 @@ func TestLoadFileMissing(t *testing.T) {
 	require.True(t, errors.Is(err, policy.ErrInvalid))
 	require.ErrorContains(t, err, "none.toml")
 }
+
+// The TOML blocks of docs/policy.md are policy files that load, their
+// examples checked (the docs' snippet test leaves toml to this one).
+func TestDocsPolicyFilesLoad(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile("../../docs/policy.md")
+	require.NoError(t, err)
+	blocks := strings.Split(string(doc), "```toml\n")[1:]
+	require.NotEmpty(t, blocks)
+	for i, b := range blocks {
+		text, _, ok := strings.Cut(b, "```")
+		require.True(t, ok, "block %d is not closed", i+1)
+		_, err := parse(t, policy.TierUser, text)
+		require.NoError(t, err, "docs/policy.md, toml block %d", i+1)
+	}
+}

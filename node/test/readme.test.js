@@ -54,7 +54,7 @@ test('a snippet that says it is an example file is that file, verbatim', () => {
 });
 
 test('every snippet names a language the test knows', () => {
-  const known = new Set(['js', 'ts', 'tsx', 'go', 'sh', 'text', 'json']);
+  const known = new Set(['js', 'ts', 'tsx', 'go', 'sh', 'text', 'json', 'toml']); // toml: loaded by engine/policy's TestDocsPolicyFilesLoad
   for (const b of all) assert.ok(known.has(b.lang), `${where(b)}: a block of "${b.lang || 'no language'}": name one of ${[...known].join(', ')}`);
 });
 
