@@ -121,6 +121,9 @@ func (s *Session) appendResultsLocked(msgs ...Message) { s.appendLocked(true, ms
 
 func (s *Session) appendLocked(beforeTurn bool, msgs []Message) {
 	from := s.appendMemoryLocked(msgs)
+	if s.eng.journal == nil {
+		return // nothing to build: a transition handed to the journal is made on the heap
+	}
 	what := "history"
 	if beforeTurn {
 		what = "the tool results"
