@@ -106,7 +106,7 @@ test: build prebuild check-package node-versions
 	INTERLOCK_REQUIRE_DEMO=1 $(NODE) --import tsx --test --test-concurrency=2 tui/test/typing.test.ts tui/test/tmux.test.ts tui/test/host.test.ts tui/test/paste.test.ts
 	set -e; for v in $(NODE_VERSIONS); do \
 	  echo "== the JS tests whose behaviour is Node's own on Node $$($(NODE_CACHE)/$$v/bin/node --version)"; \
-	  PATH=$(NODE_CACHE)/$$v/bin:$$PATH node --test $(NODE_TESTS_ALL_VERSIONS); \
+	  PATH=$(NODE_CACHE)/$$v/bin:$$PATH INTERLOCK_SIGNAL_RUNS=8 node --test $(NODE_TESTS_ALL_VERSIONS); \
 	done
 
 # The API reference, generated from the type declarations by TypeDoc into
