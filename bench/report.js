@@ -48,6 +48,9 @@ const targets = {
   classifier_us_per_command: ['<=', 50],
   classifier_policy_p99_us: ['<=', 50], // a 200-rule policy loaded (issue 31)
   policy_load_200_rules_ms: ['<=', 20],
+  // The held-out corpus judged in a git checkout with the default sandbox (issue 31).
+  policy_heldout_dangerous_caught_pct: ['>=', 99],
+  policy_heldout_harmless_prompt_pct: ['<=', 3],
   js_status_get_ns: ['<=', 150],
   js_event_p99_us: ['<=', 200],
   js_pause_roundtrip_p99_us: ['<=', 500],

@@ -1,6 +1,7 @@
 package bash
 
 import (
+	"maps"
 	"os"
 	"os/exec"
 	"runtime"
@@ -76,6 +77,7 @@ func TestMetrics(t *testing.T) {
 		return len(scripts)
 	}))
 	policyMetrics(t, metrics)
+	maps.Copy(metrics, heldoutMetrics(t))
 	metrics.Write(t, dir, "bash.json")
 }
 
