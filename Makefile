@@ -13,6 +13,7 @@ GO_SRC := $(shell find engine capi cmd -name '*.go' -not -name '*_test.go') capi
 SUPERVISOR_SRC := cmd/interlock-run/interlock-run.c
 TUI_SRC := $(shell find tui/src -name '*.ts' -o -name '*.tsx')
 TUI_UNIT := $(shell find tui/src -name '*.test.tsx' -o -name '*.test.ts')
+TMUX_TESTS := $(addprefix tui/test/,typing.test.ts tmux.test.ts host.test.ts paste.test.ts)
 METRICS := $(CURDIR)/bench/out
 
 # Programs the tests need, as command:Debian-package. PostgreSQL (the fleet
@@ -101,13 +102,20 @@ test: build prebuild check-package node-versions
 	$(NODE) --test node/test/*.test.js
 	npx tsc -p tui/tsconfig.check.json
 	npx typedoc --options $(TYPEDOC) --emit none
-	$(NODE) --import tsx --test $(TUI_UNIT)
-	# Two files at once: they mostly wait on typed keys (typing.test.ts alone takes ~140 s)
-	INTERLOCK_REQUIRE_DEMO=1 $(NODE) --import tsx --test --test-concurrency=2 tui/test/typing.test.ts tui/test/tmux.test.ts tui/test/host.test.ts tui/test/paste.test.ts
-	set -e; for v in $(NODE_VERSIONS); do \
+	# Two lanes at once. The tmux tests mostly wait on typed keys (two files at
+	# once; typing.test.ts alone takes ~140 s): their output is shown when they
+	# end. Beside them, about a core: the tests whose behaviour is Node's own on
+	# Node 22 and 24, then the TUI's unit tests (~170 s less than one after the
+	# other, on 2 cores).
+	@echo "== the TUI in a real terminal (tmux), in the background: its output follows the other lane's"
+	@log=$$(mktemp); \
+	INTERLOCK_REQUIRE_DEMO=1 $(NODE) --import tsx --test --test-concurrency=2 $(TMUX_TESTS) >$$log 2>&1 & tmux=$$!; \
+	rc=0; for v in $(NODE_VERSIONS); do \
 	  echo "== the JS tests whose behaviour is Node's own on Node $$($(NODE_CACHE)/$$v/bin/node --version)"; \
-	  PATH=$(NODE_CACHE)/$$v/bin:$$PATH INTERLOCK_SIGNAL_RUNS=8 node --test $(NODE_TESTS_ALL_VERSIONS); \
-	done
+	  PATH=$(NODE_CACHE)/$$v/bin:$$PATH INTERLOCK_SIGNAL_RUNS=8 node --test $(NODE_TESTS_ALL_VERSIONS) || rc=1; \
+	done; \
+	echo "== the TUI's unit tests"; $(NODE) --import tsx --test $(TUI_UNIT) || rc=1; \
+	wait $$tmux || rc=1; echo "== the TUI in a real terminal (tmux)"; cat $$log; rm -f $$log; exit $$rc
 
 # The API reference, generated from the type declarations by TypeDoc into
 # docs/api/ (ignored): open docs/api/index.html. make test checks that it
