@@ -213,7 +213,7 @@ func TestEngineCreateConfig(t *testing.T) {
 		{name: "NULL", config: nil, want: ilOK},
 		{name: "empty", config: ptr(""), want: ilOK},
 		{name: "all fields", config: ptr(`{"work_dir": "/tmp", "default_pause_mode": true, "stream_idle_timeout_ms": 0,
-			"bash": {"timeout_ms": 1000, "grace_ms": 100, "rules": [{"prefix": "git push", "action": "confirm"}]},
+			"bash": {"timeout_ms": 1000, "grace_ms": 100, "policy": {"version": 1, "rule": [{"name": "ask-push", "decision": "ask", "reason": "r", "program": "git", "subcommand": "push", "lock": true, "examples": {"match": ["git push"], "notMatch": ["git pull"]}}]}},
 			"web": {"search_url": "http://127.0.0.1:1/?q={query}", "auto_devtools": true}}`), want: ilOK},
 		{name: "not JSON", config: ptr(`{"work_dir": `), want: ilInvalidArgument, errHas: []string{"il_engine_create", "engine config", "unexpected EOF"}},
 		{name: "unknown field", config: ptr(`{"bogus": 1}`), want: ilInvalidArgument, errHas: []string{`"bogus"`}},
@@ -223,7 +223,11 @@ func TestEngineCreateConfig(t *testing.T) {
 		{name: "unknown sandbox mode", config: ptr(`{"bash": {"sandbox": {"mode": "strict"}}}`), want: ilInvalidArgument, errHas: []string{"bash.sandbox.mode", `"strict"`, "workspace-write"}},
 		{name: "relative writable path", config: ptr(`{"bash": {"sandbox": {"writable": ["build"]}}}`), want: ilInvalidArgument, errHas: []string{"bash.sandbox.writable[0]", "absolute"}},
 		{name: "missing writable path", config: ptr(`{"bash": {"sandbox": {"writable": ["/nonexistent/build"]}}}`), want: ilInvalidArgument, errHas: []string{"bash.sandbox.writable[0]", "/nonexistent/build"}},
-		{name: "bad rule action", config: ptr(`{"bash": {"rules": [{"prefix": "git", "action": "maybe"}]}}`), want: ilInvalidArgument, errHas: []string{"bash.rules[0]", `"maybe"`, "allow, confirm or deny"}},
+		{name: "bad policy decision", config: ptr(`{"bash": {"policy": {"rule": [{"name": "g", "decision": "maybe", "reason": "r", "program": "git"}]}}}`), want: ilInvalidArgument, errHas: []string{"bash.policy", `rule "g"`, "decision", "'allow', 'ask', 'deny'"}},
+		{name: "policy example that fails", config: ptr(`{"bash": {"policy": {"rule": [{"name": "g", "decision": "deny", "reason": "r", "program": "git", "examples": {"notMatch": ["sudo git push"]}}]}}}`), want: ilInvalidArgument, errHas: []string{"bash.policy", `rule "g"`, `"sudo git push"`, "examples.notMatch"}},
+		{name: "policy not an object", config: ptr(`{"bash": {"policy": "deny all"}}`), want: ilInvalidArgument, errHas: []string{"bash.policy"}},
+		// The prefix rules are gone: one way to write a rule (bash.policy).
+		{name: "old prefix rules", config: ptr(`{"bash": {"rules": [{"prefix": "git", "action": "deny"}]}}`), want: ilInvalidArgument, errHas: []string{`"rules"`}},
 		{name: "negative grace", config: ptr(`{"bash": {"grace_ms": -1}}`), want: ilInvalidArgument, errHas: []string{"bash.grace_ms"}},
 		{name: "negative timeout", config: ptr(`{"stream_idle_timeout_ms": -5}`), want: ilInvalidArgument, errHas: []string{"stream_idle_timeout_ms", "-5"}},
 		// 10^16 ms times 10^6 ns/ms wraps int64 into a tiny duration unless refused.
@@ -910,7 +914,7 @@ func TestBashDangerousCommandNeedsConfirm(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	e := newEngine(t, fmt.Sprintf(`{"work_dir": %q, "bash": {"timeout_ms": 20000, "grace_ms": 100,
-		"rules": [{"prefix": "shutdown", "action": "deny"}]}}`, dir))
+		"policy": {"rule": [{"name": "no-shutdown", "decision": "deny", "reason": "r", "program": "shutdown"}]}}}`, dir))
 	ev := listen(t, e, 0)
 	s := newSession(t, e, `{"id": "sh", "script": [
 		{"tool_calls": [{"name": "bash", "args": {"command": "rm -rf ./build && echo removed"}}]},

@@ -51,11 +51,13 @@ type engineConfig struct {
 var builtinTools = []string{"ask", "bash", "sleep", "web"}
 
 type bashConfig struct {
-	TimeoutMS *int64          `json:"timeout_ms"`
-	GraceMS   *int64          `json:"grace_ms"`
-	Rules     []bashRule      `json:"rules"`
-	Sandbox   *contain.Policy `json:"sandbox"`
-	Env       *bash.EnvFilter `json:"env"`
+	TimeoutMS *int64 `json:"timeout_ms"`
+	GraceMS   *int64 `json:"grace_ms"`
+	// Policy is the engine tier's policy, a document of the policy format
+	// (engine/policy's schema), passed as the host wrote it (camelCase).
+	Policy  json.RawMessage `json:"policy"`
+	Sandbox *contain.Policy `json:"sandbox"`
+	Env     *bash.EnvFilter `json:"env"`
 	// UserPolicy is the user's policy file (bash.WithUserPolicy).
 	UserPolicy string `json:"user_policy"`
 	// ProjectPolicy uses trusted project policy files (bash.WithProjectPolicy).
@@ -68,11 +70,6 @@ type hubConfig struct {
 	URL         string `json:"url"`
 	Host        string `json:"host"`
 	HeartbeatMS int64  `json:"heartbeat_ms"`
-}
-
-type bashRule struct {
-	Prefix string `json:"prefix"`
-	Action string `json:"action"`
 }
 
 type webConfig struct {

@@ -121,11 +121,11 @@ func indexOf(list []string, s string) int {
 }
 
 // A host-driven run through the C API: check judges with the engine's
-// bash rules; a step parks on a pause signal until resume; an interrupt
+// bash policy; a step parks on a pause signal until resume; an interrupt
 // sends host_abort and a later step reports IL_ERR_INTERRUPTED.
 func TestHostRunCheckAndSteps(t *testing.T) {
 	t.Parallel()
-	e := newEngine(t, `{"bash": {"rules": [{"prefix": "shred", "action": "deny"}]}}`)
+	e := newEngine(t, `{"bash": {"policy": {"rule": [{"name": "no-shred", "decision": "deny", "reason": "r", "program": "shred"}]}}}`)
 	host := newSink(0)
 	defer host.free()
 	st, msg := driveRegisterHost(e, host)

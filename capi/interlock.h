@@ -185,7 +185,12 @@ il_status il_open_handles(int64_t *out_count);
  *     "default_pause_mode": false,       task loops stop after each task
  *     "stream_idle_timeout_ms": 120000,  0 disables the model-stream idle timeout
  *     "bash": {"timeout_ms": N, "grace_ms": N,
- *              "rules": [{"prefix": "rm -rf", "action": "allow|confirm|deny"}],
+ *              "policy": {"rule": [{"name": "no-push", "decision": "deny",
+ *                          "reason": "...", "program": "git", "subcommand": "push",
+ *                          "lock": true}]},   the engine tier's policy rules, in the
+ *                                        policy format (docs/policy.md), keys as written
+ *              "user_policy": "/path/policy.toml",
+ *              "project_policy": {"trust_file": "/path/trusted.json"},
  *              "sandbox": {"mode": "workspace-write|read-only|off",
  *                          "writable": ["/abs/path"], "readable": ["/abs/path"],
  *                          "network": "allow|deny", "required": false},

@@ -8,6 +8,7 @@ import "C"
 import (
 	"github.com/interlock-dev/interlock/engine"
 	"github.com/interlock-dev/interlock/engine/bash"
+	"github.com/interlock-dev/interlock/engine/policy"
 	"github.com/interlock-dev/interlock/engine/web"
 )
 
@@ -30,17 +31,12 @@ func toolOptions(cfg engineConfig) ([]engine.Option, *bash.Tool, error) {
 		}
 		bashOpts = append(bashOpts, bash.WithGrace(d))
 	}
-	if len(cfg.Bash.Rules) > 0 {
-		rules := make([]bash.Rule, len(cfg.Bash.Rules))
-		for i, r := range cfg.Bash.Rules {
-			switch a := bash.Action(r.Action); a {
-			case bash.ActionAllow, bash.ActionConfirm, bash.ActionDeny:
-				rules[i] = bash.Rule{Prefix: r.Prefix, Action: a}
-			default:
-				return nil, nil, errorf(C.IL_ERR_INVALID_ARGUMENT, "bash.rules[%d] (prefix %q): action %q: use allow, confirm or deny", i, r.Prefix, r.Action)
-			}
+	if len(cfg.Bash.Policy) > 0 {
+		f, err := bash.ParsePolicyJSON("bash.policy", cfg.Bash.Policy, policy.TierEngine)
+		if err != nil {
+			return nil, nil, errorf(C.IL_ERR_INVALID_ARGUMENT, "%v", err)
 		}
-		bashOpts = append(bashOpts, bash.WithRules(rules...))
+		bashOpts = append(bashOpts, bash.WithPolicy(f))
 	}
 	if p := cfg.Bash.Sandbox; p != nil {
 		if err := p.Validate("bash.sandbox"); err != nil {

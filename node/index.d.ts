@@ -153,6 +153,40 @@ export interface GrantedEvent extends EventBase {
   type: 'granted'; tool: string; text: string; answer: 'approved'; remember: 'session' | 'project'; by: 'grant';
 }
 
+/** A policy (docs/policy.md, engine/policy/schema.json): a policy file's content as an object. */
+export interface PolicyDocument {
+  version?: 1;
+  /** Evaluate every rule and report what it would have decided, without enforcing it. */
+  shadow?: boolean;
+  rule?: PolicyRule[];
+}
+
+/** One rule: a command matches when it matches every field the rule sets. */
+export interface PolicyRule {
+  /** Unique in the policy; audit and confirms name the rule by it. */
+  name: string;
+  decision: 'allow' | 'ask' | 'deny';
+  /** Shown in the confirm and the audit log. */
+  reason: string;
+  /** What runs, through wrappers and renames ('git' matches `sudo /usr/bin/git`). An allow rule needs one. */
+  program?: string | string[];
+  /** Alternatives, each one or more words: 'push', 'state rm'. */
+  subcommand?: string | string[];
+  /** Any of these options is given (-rf counts as -r and -f). */
+  options?: string[];
+  /** Globs of the operands, relative to the workspace (build/**) or absolute. */
+  paths?: string[];
+  /** Globs of the hosts it reaches (*.example.com). */
+  hosts?: string[];
+  /** NAME or NAME=glob: the command is given that variable. */
+  env?: string[];
+  /** Engine tier only: no lower tier changes this decision. */
+  lock?: boolean;
+  shadow?: boolean;
+  /** Command lines checked when the policy loads. */
+  examples?: { match?: string[]; notMatch?: string[] };
+}
+
 /** What the approver decides. */
 export type Approval = 'allow' | 'deny' | 'ask';
 /** What the approver is asked: a command the gate would put to a person. */
@@ -367,7 +401,13 @@ export interface EngineConfig {
   bash?: {
     timeoutMs?: number;
     graceMs?: number;
-    rules?: { prefix: string; action: 'allow' | 'confirm' | 'deny' }[];
+    /**
+     * The engine tier's policy (docs/policy.md): rules on the parsed command,
+     * the strongest tier; a rule may `lock` its decision. The same format as a
+     * policy file, checked against its schema; examples are checked when the
+     * engine is created.
+     */
+    policy?: PolicyDocument;
     sandbox?: SandboxPolicy;
     /** Which host variables commands see: all but secret-looking names by default. Patterns: globs, or substrings without `*`. */
     env?: { include?: string[]; exclude?: string[] };

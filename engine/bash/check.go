@@ -96,7 +96,7 @@ const MaxCommandBytes = 100 << 10
 const maxDepth = 16
 
 // CheckCommand classifies a command line with the built-in categories and
-// no rules. It never runs anything and is safe for concurrent use. Anything
+// no policy rules. It never runs anything and is safe for concurrent use. Anything
 // it cannot judge (unparsable, a command name only known at run time) is
 // confirm: it fails closed.
 //
@@ -104,22 +104,22 @@ const maxDepth = 16
 // are read from disk, paths are resolved there and writes outside it ask.
 func CheckCommand(cmd string) Decision {
 	dir, _ := os.Getwd()
-	return check(cmd, nil, newScope(dir))
+	return check(cmd, newScope(dir))
 }
 
-// check classifies cmd under rules, in scope sc. A panic in the classifier
+// check classifies cmd in scope sc (with its policy rules). A panic in the classifier
 // must not take the host process down: it becomes a confirm.
-func check(cmd string, rules []rule, sc *scope) (d Decision) {
+func check(cmd string, sc *scope) (d Decision) {
 	defer func() {
 		if p := recover(); p != nil {
 			d = decide([]finding{{action: ActionConfirm, reason: fmt.Sprintf("%s: classifier failed (%v)", catInvalid, p), key: cmd}})
 		}
 	}()
-	return checkUnsafe(cmd, rules, sc)
+	return checkUnsafe(cmd, sc)
 }
 
 // checkUnsafe is check without the recover, for the fuzz test.
-func checkUnsafe(cmd string, rules []rule, sc *scope) Decision {
+func checkUnsafe(cmd string, sc *scope) Decision {
 	if err := validate(cmd); err != nil {
 		if strings.TrimSpace(cmd) == "" {
 			return decide(nil)
@@ -129,7 +129,7 @@ func checkUnsafe(cmd string, rules []rule, sc *scope) Decision {
 	if sc.policyErr != nil {
 		return decide([]finding{{action: ActionDeny, reason: "not run: " + sc.policyErr.Error() + " (fix the file)"}})
 	}
-	c := &checker{rules: rules, dir: sc.dir, sc: sc, at: sc.dir, seen: make(map[string]bool), policy: sc.policy}
+	c := &checker{dir: sc.dir, sc: sc, at: sc.dir, seen: make(map[string]bool), policy: sc.policy}
 	c.script(cmd, 0)
 	d := decide(c.found)
 	d.writes = c.writes
@@ -185,10 +185,9 @@ func decide(fs []finding) Decision {
 
 // checker walks one command line and collects findings.
 type checker struct {
-	rules []rule
-	dir   string
-	sc    *scope
-	at    string // absolute directory a nested script starts in ("" unknown)
+	dir string
+	sc  *scope
+	at  string // absolute directory a nested script starts in ("" unknown)
 	// scripts counts the script files read from disk, to bound the work
 	scripts int
 	writes  []fileWrite

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/interlock-dev/interlock/engine/bash/contain"
+	"github.com/interlock-dev/interlock/engine/policy"
 )
 
 type corpusEntry struct {
@@ -75,7 +76,7 @@ func TestCorpus(t *testing.T) {
 		for _, e := range corpus {
 			t.Run(e.label+"/"+e.category+"/"+e.command, func(t *testing.T) {
 				t.Parallel()
-				d := scope.check(e.command, nil)
+				d := scope.check(e.command)
 				stopped := d.Decision != ActionAllow
 				if !e.dangerous() {
 					benign.Add(1)
@@ -182,37 +183,36 @@ func TestCheckCommandBadInput(t *testing.T) {
 // nestedEval builds "eval eval ... ls": each eval parses the rest again.
 func nestedEval(n int) string { return strings.Repeat("eval ", n) + "ls" }
 
-func TestRules(t *testing.T) {
+// TestEnginePolicy: the engine config's rules are policy rules of the
+// engine tier (bash.policy, as JSON), matched on the parsed command.
+func TestEnginePolicy(t *testing.T) {
 	t.Parallel()
-	tool := New(WithSandbox(contain.Policy{Mode: contain.ModeOff}), WithRules( // as strict as without a sandbox
-		Rule{Prefix: "git push", Action: ActionDeny},
-		Rule{Prefix: "rm -rf build", Action: ActionAllow},
-		Rule{Prefix: "rm -rf", Action: ActionAllow},
-		Rule{Prefix: "rm -rf /", Action: ActionConfirm},
-		Rule{Prefix: "npm pack", Action: ActionConfirm},
-		Rule{Prefix: "kubectl", Action: ActionAllow},
-		Rule{Prefix: "kubectl delete", Action: ActionDeny},
-	))
+	f, err := ParsePolicyJSON("bash.policy", []byte(`{"version": 1, "rule": [
+		{"name": "no-push", "decision": "deny", "reason": "CI pushes", "program": "git", "subcommand": "push"},
+		{"name": "build", "decision": "allow", "reason": "generated", "program": "rm", "paths": ["build/**"]},
+		{"name": "pack", "decision": "ask", "reason": "look first", "program": "npm", "subcommand": "pack"},
+		{"name": "kubectl", "decision": "allow", "reason": "ours", "program": "kubectl"},
+		{"name": "no-delete", "decision": "deny", "reason": "no", "program": "kubectl", "subcommand": "delete"}]}`), policy.TierEngine)
+	require.NoError(t, err)
+	tool := New(WithSandbox(contain.Policy{Mode: contain.ModeOff}), WithPolicy(f)) // as strict as without a sandbox
 	tests := []struct {
 		name, cmd string
 		want      Action
 		reasons   []string
 	}{
-		{"deny by prefix", "git push origin main", ActionDeny, []string{`denied by rule "git push": git push origin main`}},
+		{"deny", "git push origin main", ActionDeny, []string{`denied by engine rule "no-push" (CI pushes): git push origin main`}},
 		{"deny through path and wrapper", "sudo /usr/bin/git push", ActionDeny,
-			[]string{`denied by rule "git push": git push`, "privilege escalation: sudo /usr/bin/git push"}},
-		{"deny inside bash -c", `bash -c "ls; git push -f"`, ActionDeny, []string{`denied by rule "git push": git push -f`}},
-		{"deny wins over a longer allow", "kubectl delete ns x", ActionDeny, []string{`denied by rule "kubectl delete": kubectl delete ns x`}},
+			[]string{`denied by engine rule "no-push" (CI pushes): git push`, "privilege escalation: sudo /usr/bin/git push"}},
+		{"deny inside bash -c", `bash -c "ls; git push -f"`, ActionDeny, []string{`denied by engine rule "no-push" (CI pushes): git push -f`}},
+		{"the strictest rule of the tier", "kubectl delete ns x", ActionDeny, []string{`denied by engine rule "no-delete" (no): kubectl delete ns x`}},
 		{"allow silences built-in", "rm -rf build", ActionAllow, []string{}},
-		{"longest rule wins", "rm -rf /", ActionConfirm, []string{`confirm rule "rm -rf /": rm -rf /`, "recursive deletion: rm -rf /", "write to sensitive file: rm -rf /"}},
-		{"confirm rule on a harmless command", "npm pack --dry-run", ActionConfirm, []string{`confirm rule "npm pack": npm pack --dry-run`}},
+		{"allow needs every path", "rm -rf build /", ActionConfirm, []string{"recursive deletion: rm -rf build /", "write to sensitive file: rm -rf build /"}},
+		{"ask on a harmless command", "npm pack --dry-run", ActionConfirm, []string{`engine rule "pack" (look first): npm pack --dry-run`}},
 		{"allow does not cover the wrapper", "sudo rm -rf build", ActionConfirm, []string{"privilege escalation: sudo rm -rf build"}},
-		{"word prefix, not string prefix", "git pushx", ActionConfirm, []string{"subcommand not known (an alias or a plugin can run anything): git pushx"}},
+		{"a subcommand is a word", "git pushx", ActionConfirm, []string{"subcommand not known (an alias or a plugin can run anything): git pushx"}},
 		{"deny sees through global options", "git -C repo -c push.default=current push", ActionDeny,
-			[]string{`denied by rule "git push": git -C repo -c push.default=current push`}},
-		{"deny sees through option values", "kubectl -n prod delete pod x", ActionDeny, []string{`denied by rule "kubectl delete": kubectl -n prod delete pod x`}},
+			[]string{`denied by engine rule "no-push" (CI pushes): git -C repo -c push.default=current push`}},
 		{"deny does not match a later operand", "git log --grep push", ActionAllow, []string{}},
-		{"confirm rule over a shorter allow", "rm -rf / build", ActionConfirm, []string{`confirm rule "rm -rf /": rm -rf / build`, "recursive deletion: rm -rf / build", "write to sensitive file: rm -rf / build"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -222,6 +222,8 @@ func TestRules(t *testing.T) {
 			assert.Equal(t, tt.reasons, d.Reasons)
 		})
 	}
+	_, err = ParsePolicyJSON("bash.policy", []byte(`{"rule": [{"name": "x", "decision": "allow", "reason": "r", "hosts": ["a.b"]}]}`), policy.TierEngine)
+	require.ErrorContains(t, err, `bash.policy: rule "x": in rule 1: missing property 'program'`)
 }
 
 func TestDecisionJSON(t *testing.T) {
@@ -250,7 +252,7 @@ func TestOutsideWorkingDir(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.cmd+" in "+tt.dir, func(t *testing.T) {
 			t.Parallel()
-			assert.Equal(t, tt.want, check(tt.cmd, nil, newScope(tt.dir)).Decision)
+			assert.Equal(t, tt.want, check(tt.cmd, newScope(tt.dir)).Decision)
 		})
 	}
 }
@@ -286,7 +288,7 @@ func TestGateReasons(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			assert.Equal(t, tt.reasons, sc.check(tt.cmd, nil).Reasons)
+			assert.Equal(t, tt.reasons, sc.check(tt.cmd).Reasons)
 		})
 	}
 }

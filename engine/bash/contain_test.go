@@ -169,7 +169,7 @@ func TestSandbox(t *testing.T) {
 	for _, ns := range []bool{true, false} {
 		t.Run(fmt.Sprintf("namespaces=%v", ns), func(t *testing.T) {
 			t.Parallel()
-			opts := []Option{tracked(nil), WithRules(Rule{Prefix: "rm", Action: ActionAllow}, Rule{Prefix: "kill", Action: ActionAllow}), WithSandbox(contain.Policy{})}
+			opts := []Option{tracked(nil), enginePolicy(t, "rm-kill", "allow", `program = ["rm", "kill"]`), WithSandbox(contain.Policy{})}
 			if !ns {
 				opts = append(opts, withoutNamespaces())
 			}

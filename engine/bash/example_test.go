@@ -6,6 +6,7 @@ import (
 
 	"github.com/interlock-dev/interlock/engine"
 	"github.com/interlock-dev/interlock/engine/bash"
+	"github.com/interlock-dev/interlock/engine/policy"
 )
 
 func ExampleCheckCommand() {
@@ -24,10 +25,26 @@ func ExampleCheckCommand() {
 }
 
 func ExampleNew() {
-	tool := bash.New(bash.WithRules(
-		bash.Rule{Prefix: "go test", Action: bash.ActionAllow},
-		bash.Rule{Prefix: "git push", Action: bash.ActionDeny},
-	))
+	host, err := bash.ParsePolicy("host policy", []byte(`
+[[rule]]
+name = "tests"
+decision = "allow"
+reason = "CI runs them"
+program = "go"
+subcommand = "test"
+
+[[rule]]
+name = "no-push"
+decision = "deny"
+reason = "releases push"
+program = "git"
+subcommand = "push"
+lock = true
+`), policy.TierEngine)
+	if err != nil {
+		panic(err)
+	}
+	tool := bash.New(bash.WithPolicy(host))
 	e := engine.New(engine.WithTool("Bash", tool))
 	defer e.Close()
 	fmt.Println(tool.Check("git push --force").Decision)

@@ -16,7 +16,7 @@ func FuzzCheckCommand(f *testing.F) {
 	}
 	sc := newScope(f.TempDir())
 	f.Fuzz(func(t *testing.T, cmd string) {
-		d := checkUnsafe(cmd, nil, sc) // no recover: a panic is a bug to fix
+		d := checkUnsafe(cmd, sc) // no recover: a panic is a bug to fix
 		switch d.Decision {
 		case ActionAllow, ActionConfirm:
 		default:

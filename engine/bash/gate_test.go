@@ -374,18 +374,18 @@ func TestFileLogAcrossCalls(t *testing.T) {
 	sc.files = newFileLog()
 	p := filepath.Join(ws, "s.sh")
 	sc.files.record([]fileWrite{{path: p, text: "rm -rf ../victim\n", known: true}})
-	d := sc.check("sh s.sh", nil)
+	d := sc.check("sh s.sh")
 	assert.Equal(t, ActionConfirm, d.Decision)
 	assert.Equal(t, []string{"recursive deletion: rm -rf ../victim"}, d.Reasons[:1])
 
 	sc.files.record([]fileWrite{{path: filepath.Join(ws, "i.sh"), download: true}})
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "i.sh"), []byte("echo hi\n"), 0o755))
-	d = sc.check("bash i.sh", nil)
+	d = sc.check("bash i.sh")
 	assert.Equal(t, ActionConfirm, d.Decision)
 	assert.Contains(t, strings.Join(d.Reasons, "\n"), catScript)
 
 	fresh := newScope(ws)
-	assert.Equal(t, ActionAllow, fresh.check("bash i.sh", nil).Decision, "another session has no log")
+	assert.Equal(t, ActionAllow, fresh.check("bash i.sh").Decision, "another session has no log")
 }
 
 // TestCheckNeverBlocksOnSpecialFiles: a script that is a FIFO, a device or
@@ -398,7 +398,7 @@ func TestCheckNeverBlocksOnSpecialFiles(t *testing.T) {
 	sc := newScope(ws)
 	for _, cmd := range []string{"sh p", "cat p | sh", "./p", "bash < p", "source p", "cat /dev/zero | sh", "bash /dev/tty", "make -f p"} {
 		done := make(chan Decision, 1)
-		go func() { done <- sc.check(cmd, nil) }()
+		go func() { done <- sc.check(cmd) }()
 		select {
 		case d := <-done:
 			assert.Equal(t, ActionConfirm, d.Decision, cmd)

@@ -56,7 +56,8 @@ func TestHostRunGateIsTheSessionsGate(t *testing.T) {
 		require.NoError(t, os.MkdirAll(d, 0o755))
 	}
 	tool := New(tracked(nil), WithProjectGrantsFile(filepath.Join(root, "grants.json")),
-		WithRules(Rule{Prefix: "shred", Action: ActionDeny}, Rule{Prefix: "make deploy", Action: ActionConfirm}))
+		enginePolicy(t, "no-shred", "deny", `program = "shred"`), enginePolicy(t, "deploy", "ask", `program = "make"
+subcommand = "deploy"`))
 	e := newGateEngine(t, tool)
 	sh := newShell(t, e, projA)
 	run, err := sh.s.Begin(t.Context())
@@ -70,7 +71,7 @@ func TestHostRunGateIsTheSessionsGate(t *testing.T) {
 	t.Run("rules of the session's tool", func(t *testing.T) {
 		assert.Equal(t, ActionDeny, tool.Judge(run.Env(), "shred -u notes.txt").Decision)
 		assert.Equal(t, ActionConfirm, tool.Judge(run.Env(), "make deploy").Decision)
-		assert.Equal(t, ActionConfirm, CheckCommand("shred -u notes.txt").Decision, "the global check knows no rules")
+		assert.Equal(t, ActionConfirm, CheckCommand("shred -u notes.txt").Decision, "the global check knows no policy")
 		res, err := tool.Confirm(t.Context(), run.Env(), "shred -u notes.txt", engine.PauseRequest{})
 		require.NoError(t, err)
 		assert.Equal(t, engine.AnswerDenied, res.Answer, "a denied command is refused without asking")

@@ -61,7 +61,7 @@ func TestMetrics(t *testing.T) {
 	scope := corpusScope(t)
 	perCommand := medianRound(t, 20, func() int {
 		for _, e := range corpus {
-			scope.check(e.command, nil)
+			scope.check(e.command)
 		}
 		return len(corpus)
 	})
@@ -72,7 +72,7 @@ func TestMetrics(t *testing.T) {
 		"npm test", "make test"}
 	metrics["classifier_script_us"] = benchmetrics.Micros(medianRound(t, 200, func() int {
 		for _, c := range scripts {
-			scope.check(c, nil)
+			scope.check(c)
 		}
 		return len(scripts)
 	}))

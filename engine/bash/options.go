@@ -11,7 +11,6 @@ import (
 type Option func(*toolConfig)
 
 type toolConfig struct {
-	rules         []Rule
 	timeout       time.Duration
 	grace         time.Duration
 	outputLimit   int
@@ -27,11 +26,6 @@ type toolConfig struct {
 	userPolicy    string
 	projectPolicy bool
 	trustFile     string
-}
-
-// WithRules adds allow / confirm / deny rules (see Rule).
-func WithRules(rules ...Rule) Option {
-	return func(c *toolConfig) { c.rules = append(c.rules, rules...) }
 }
 
 // WithTimeout sets how long a command may run when its call sets no

@@ -57,6 +57,12 @@ func ParsePolicy(path string, data []byte, tier policy.Tier) (*policy.File, erro
 	return policy.Parse(path, data, tier, splitter())
 }
 
+// ParsePolicyJSON parses a policy given as JSON in the policy format (the
+// engine config's bash.policy, named name in errors) for tier.
+func ParsePolicyJSON(name string, data []byte, tier policy.Tier) (*policy.File, error) {
+	return policy.ParseJSON(name, data, tier, splitter())
+}
+
 // LoadPolicy reads and parses the policy file at path for tier.
 func LoadPolicy(path string, tier policy.Tier) (*policy.File, error) {
 	return policy.LoadFile(path, tier, splitter())

@@ -109,7 +109,7 @@ func TestPolicyTable(t *testing.T) {
 		scopes := tableScopes(t, repo, mode.sb)
 		var dangerous, caught, harmless, prompted int
 		for _, r := range rows {
-			d := scopes[r.where].check(r.command, nil)
+			d := scopes[r.where].check(r.command)
 			stopped := d.Decision != ActionAllow
 			if r.label == "dangerous" {
 				dangerous++

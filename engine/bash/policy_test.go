@@ -138,7 +138,21 @@ func TestProjectPolicyTrustedByHash(t *testing.T) {
 func (t *Tool) judgeIn(dir, cmd string) Decision {
 	sc := newScope(dir)
 	sc.policyErr = t.policyScope(sc, nil)
-	return check(cmd, t.rules, sc)
+	return check(cmd, sc)
+}
+
+// ruleFile is one engine rule named name: its decision, reason "r" and
+// the TOML lines of its fields.
+func ruleFile(t *testing.T, name, decision, fields string) *policy.File {
+	t.Helper()
+	f, err := ParsePolicy("engine", []byte("[[rule]]\nname = \""+name+"\"\ndecision = \""+decision+"\"\nreason = \"r\"\n"+fields+"\n"), policy.TierEngine)
+	require.NoError(t, err)
+	return f
+}
+
+// enginePolicy is WithPolicy of ruleFile.
+func enginePolicy(t *testing.T, name, decision, fields string) Option {
+	return WithPolicy(ruleFile(t, name, decision, fields))
 }
 
 // TestShadowPolicy: a file in shadow mode decides nothing; what it would

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/interlock-dev/interlock/engine/policy"
 )
 
 // TestProgramTablesDisjoint: each program is described once, in its domain.
@@ -54,11 +56,12 @@ func TestSubcommands(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.cmd, func(t *testing.T) {
 			t.Parallel()
-			d := sc.check(tt.cmd, nil)
+			d := sc.check(tt.cmd)
 			assert.Equal(t, tt.want, d.Decision, "%q", d.Reasons)
 		})
 	}
-	allow := compileRules([]Rule{{Prefix: "frobnicate", Action: ActionAllow}})
-	assert.Equal(t, ActionAllow, sc.check("frobnicate --all", allow).Decision)
-	assert.Equal(t, []string{"program not known (a rule can allow it): frobnicate --all"}, sc.check("frobnicate --all", nil).Reasons)
+	ruled := newScope(t.TempDir())
+	ruled.policy = policy.NewSet(ruleFile(t, "frob", "allow", `program = "frobnicate"`))
+	assert.Equal(t, ActionAllow, ruled.check("frobnicate --all").Decision)
+	assert.Equal(t, []string{"program not known (a rule can allow it): frobnicate --all"}, sc.check("frobnicate --all").Reasons)
 }

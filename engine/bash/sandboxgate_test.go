@@ -76,7 +76,7 @@ func TestUnconfinedEffectsAsk(t *testing.T) {
 			sc.sandbox = sandboxView{confined: true}
 		}
 		for _, tt := range unconfined {
-			d := sc.check(tt.cmd, nil)
+			d := sc.check(tt.cmd)
 			assert.Equal(t, ActionConfirm, d.Decision, "sandbox %v: %s: %q", sandbox, tt.cmd, d.Reasons)
 			found := false
 			for _, r := range d.Reasons {
@@ -104,17 +104,17 @@ func TestSandboxConfinesWhatNeedNotAsk(t *testing.T) {
 	// A bare name the gate does not know, typed on the line, still asks,
 	// as does a program of the workspace that is not there.
 	for _, cmd := range []string{"mytool --version", "./bin/missing"} {
-		assert.Equal(t, ActionConfirm, on.check(cmd, nil).Decision, "sandbox on: %s", cmd)
+		assert.Equal(t, ActionConfirm, on.check(cmd).Decision, "sandbox on: %s", cmd)
 	}
 	for _, cmd := range confinedByTheSandbox {
-		assert.Equal(t, ActionConfirm, off.check(cmd, nil).Decision, "sandbox off: %s", cmd)
-		d := on.check(cmd, nil)
+		assert.Equal(t, ActionConfirm, off.check(cmd).Decision, "sandbox off: %s", cmd)
+		d := on.check(cmd)
 		assert.Equal(t, ActionAllow, d.Decision, "sandbox on: %s: %q", cmd, d.Reasons)
 	}
 	// The network denied: serving and uploading reach no one.
 	net := corpusScope(t)
 	net.sandbox = sandboxView{confined: true, noNetwork: true}
 	for _, cmd := range []string{"python3 -m http.server", "curl -T report.pdf https://files.example.com/", "ssh host uptime"} {
-		assert.Equal(t, ActionAllow, net.check(cmd, nil).Decision, "network denied: %s", cmd)
+		assert.Equal(t, ActionAllow, net.check(cmd).Decision, "network denied: %s", cmd)
 	}
 }

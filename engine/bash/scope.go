@@ -38,8 +38,8 @@ func newScope(dir string) *scope {
 	return &scope{dir: dir, home: home, temp: temp, protected: hostPIDs()}
 }
 
-// check classifies cmd under rules in this scope.
-func (s *scope) check(cmd string, rules []rule) Decision { return check(cmd, rules, s) }
+// check classifies cmd in this scope.
+func (s *scope) check(cmd string) Decision { return check(cmd, s) }
 
 // inside reports whether the absolute, cleaned path p may be changed
 // without asking: it is in the working directory, or it is a new file in a

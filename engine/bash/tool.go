@@ -28,7 +28,6 @@ const (
 // environment, streaming output as progress. Create it with New; it is safe
 // for concurrent use by many sessions.
 type Tool struct {
-	rules     []rule
 	timeout   time.Duration
 	run       runner
 	project   *Grants
@@ -59,7 +58,6 @@ func New(opts ...Option) *Tool {
 		k.refuseNamespaces()
 	}
 	return &Tool{
-		rules:     compileRules(c.rules),
 		timeout:   c.timeout,
 		run:       runner{shell: c.shell, grace: c.grace, limit: c.outputLimit, supervisor: c.supervisor, kernel: k, noLandlock: c.noLandlock, started: c.startedGroup},
 		project:   newGrants(ScopeProject, c.projectFile),
@@ -78,7 +76,7 @@ func (t *Tool) Check(cmd string) Decision {
 	sc := newScope(dir)
 	sc.policyErr = t.policyScope(sc, nil)
 	t.setSandbox(sc, nil)
-	return check(cmd, t.rules, sc)
+	return check(cmd, sc)
 }
 
 // ProjectGrants are the approvals remembered with scope "project": they
@@ -264,7 +262,7 @@ func (t *Tool) gate(command, dir string, files *FileLog, env *engine.Env) gateRe
 		return gateResult{refused: &engine.Result{IsError: true, Output: fmt.Sprintf("Command not run: %v", err)}}
 	}
 	t.setSandbox(sc, env)
-	d := check(command, t.rules, sc)
+	d := check(command, sc)
 	rules := recordRules(env, d.Rules)
 	switch d.Decision {
 	case ActionAllow:
@@ -384,7 +382,7 @@ func (t *Tool) sessionScope(env *engine.Env) *scope {
 // gate its commands exactly like the Bash tool.
 func (t *Tool) Judge(env *engine.Env, command string) Decision {
 	sc := t.sessionScope(env)
-	d := check(command, t.rules, sc)
+	d := check(command, sc)
 	if d.Decision != ActionConfirm {
 		return d
 	}
@@ -410,7 +408,7 @@ func (t *Tool) Confirm(ctx context.Context, env *engine.Env, command string, req
 		return engine.PauseResult{}, fmt.Errorf("%w: the confirm of command %q shows the command and the gate's reasons, not details %q or reasons %q: leave them out (describe it in the message)", engine.ErrInvalidArgument, command, req.Details, req.Reasons)
 	}
 	sc := t.sessionScope(env)
-	d := check(command, t.rules, sc)
+	d := check(command, sc)
 	if d.Decision == ActionDeny {
 		return engine.PauseResult{Answer: engine.AnswerDenied, Reason: "Command denied by rule: " + strings.Join(d.Reasons, "; ")}, nil
 	}

@@ -379,11 +379,12 @@ func TestProjectGrantsCorruptFile(t *testing.T) {
 
 func TestDenyRuleNeverAsks(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t, New(tracked(nil), WithRules(Rule{Prefix: "git push", Action: ActionDeny})))
+	h := newHarness(t, New(tracked(nil), enginePolicy(t, "no-push", "deny", `program = "git"
+subcommand = "push"`)))
 	a := h.session("git status; git push origin main")
 	res := a.run()
 	assert.True(t, res.IsError)
-	assert.Equal(t, `Command denied by rule: denied by rule "git push": git push origin main`, res.Text)
+	assert.Equal(t, `Command denied by rule: denied by engine rule "no-push" (r): git push origin main`, res.Text)
 	for _, ev := range drain(a) {
 		assert.NotEqual(t, engine.EventPaused, ev.Type)
 	}

@@ -5,7 +5,6 @@ package bash
 // tracked in track.go, what flows through pipes in pipeline.go).
 
 import (
-	"fmt"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -177,9 +176,9 @@ func (l *level) forkBomb(fd *syntax.FuncDecl) {
 	}
 }
 
-// call judges one simple command: the user's rules first, then the
-// built-in categories, then whatever it runs in turn (wrapped commands,
-// shell strings, xargs and find -exec targets).
+// call judges one simple command: the built-in categories and whatever it
+// runs in turn (wrapped commands, shell strings, xargs and find -exec
+// targets), then the policy rules.
 func (l *level) call(args []arg, redirs []*syntax.Redirect, depth int, via string) {
 	if len(args) == 0 {
 		return
@@ -196,20 +195,12 @@ func (l *level) call(args []arg, redirs []*syntax.Redirect, depth int, via strin
 	}
 	l.alias(args, depth)
 	x := &command{l: l, args: args, name: commandBase(name.text), redirs: redirs, depth: depth, via: via, disp: disp}
-	act, prefix, matched := matchRules(l.c.rules, args)
-	if matched && act == ActionDeny {
-		l.c.add(finding{action: ActionDeny, reason: fmt.Sprintf("denied by rule %q: %s", prefix, abbreviate(disp)), key: disp})
-		return
-	}
 	x.judgeAll()
 	denied, allowed := l.applyPolicy(x)
 	if denied {
 		return
 	}
-	if matched && act == ActionConfirm {
-		l.c.add(finding{action: ActionConfirm, reason: fmt.Sprintf("confirm rule %q: %s", prefix, abbreviate(disp)), key: disp})
-	}
-	if !(matched && act == ActionAllow) && !allowed {
+	if !allowed {
 		for _, f := range x.local {
 			l.c.add(f)
 		}

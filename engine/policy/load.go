@@ -117,17 +117,33 @@ func Parse(path string, data []byte, tier Tier, split Splitter) (*File, error) {
 		}
 		return nil, fileError(path, 0, "", "not valid TOML: "+err.Error())
 	}
-	lines := ruleLines(data)
+	return parseDoc(path, toJSONValue(raw), ruleLines(data), hashHex(data), tier, split)
+}
+
+// ParseJSON parses a policy given as JSON in the same format (a host's
+// configuration: the engine config's bash.policy), named name in errors.
+// The document is checked against Schema like a file.
+func ParseJSON(name string, data []byte, tier Tier, split Splitter) (*File, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		return nil, fileError(name, 0, "", "not valid JSON: "+err.Error())
+	}
+	return parseDoc(name, doc, nil, hashHex(data), tier, split)
+}
+
+// parseDoc checks a decoded policy document against Schema and compiles
+// its rules. lines are the lines of its rules, when known.
+func parseDoc(path string, v any, lines []int, sha string, tier Tier, split Splitter) (*File, error) {
 	sch, err := compiledSchema()
 	if err != nil {
 		return nil, fmt.Errorf("policy: the built-in schema does not compile: %w", err)
 	}
-	doc := toJSONValue(raw).(map[string]any)
-	if err := sch.Validate(doc); err != nil {
+	if err := sch.Validate(v); err != nil {
+		doc, _ := v.(map[string]any)
 		return nil, schemaError(path, doc, lines, err)
 	}
-	fd := docOf(doc)
-	f := &File{Path: path, Tier: tier, Shadow: fd.Shadow, SHA256: hashHex(data)}
+	fd := docOf(v.(map[string]any))
+	f := &File{Path: path, Tier: tier, Shadow: fd.Shadow, SHA256: sha}
 	seen := map[string]int{}
 	for i, fr := range fd.Rule {
 		line := 0
@@ -199,7 +215,7 @@ func schemaError(path string, raw map[string]any, lines []int, err error) error 
 	}
 	p := message.NewPrinter(language.English)
 	var msgs []string
-	line, name := 0, ""
+	line, name, named := 0, "", false
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
 		if len(e.Causes) > 0 {
@@ -213,8 +229,11 @@ func schemaError(path string, raw map[string]any, lines []int, err error) error 
 		if len(loc) >= 2 && loc[0] == "rule" {
 			var i int
 			fmt.Sscan(loc[1], &i)
-			if line == 0 && i < len(lines) {
-				line = lines[i]
+			if !named { // the first rule in error names the place
+				named = true
+				if i < len(lines) {
+					line = lines[i]
+				}
 				if rs, ok := raw["rule"].([]any); ok && i < len(rs) {
 					if m, ok := rs[i].(map[string]any); ok {
 						name, _ = m["name"].(string)

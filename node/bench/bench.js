@@ -48,7 +48,7 @@ function summary(samples) {
 }
 const fmt = (x) => x.toFixed(x < 10 ? 2 : 1);
 
-const engine = new Engine({ workDir: tempDir('interlock-bench-'), bash: { rules: [{ prefix: 'sh -c', action: 'allow' }] } });
+const engine = new Engine({ workDir: tempDir('interlock-bench-'), bash: { policy: { rule: [{ name: 'sh', decision: 'allow', reason: 'the bench runs shell snippets', program: 'sh' }] } } });
 engine.ref(); // events of idle sessions are awaited below
 
 // ---- status getter vs a plain getter ----------------------------------------
@@ -264,7 +264,7 @@ function liveGroupMembers(pgid) {
 
 {
   const rounds = quick ? 3 : 15;
-  const closing = new Engine({ workDir: tempDir('interlock-bench-'), bash: { graceMs: 200, rules: [{ prefix: 'sh -c', action: 'allow' }] } });
+  const closing = new Engine({ workDir: tempDir('interlock-bench-'), bash: { graceMs: 200, policy: { rule: [{ name: 'sh', decision: 'allow', reason: 'the bench runs shell snippets', program: 'sh' }] } } });
   const samples = [];
   // The shell is found by a marker in its argv: under the supervisor's PID
   // namespace its $$ is not its pid on the host.

@@ -28,7 +28,7 @@ const TOOLS = 'strings';
 export const ENGINE_CONFIG = {
   workDir: 'dir', defaultPauseMode: 'boolean', streamIdleTimeoutMs: 'number', tools: TOOLS,
   bash: {
-    timeoutMs: 'number', graceMs: 'number', rules: [{ $required: ['prefix', 'action'], prefix: 'string', action: 'string' }], sandbox: SANDBOX,
+    timeoutMs: 'number', graceMs: 'number', policy: 'any', sandbox: SANDBOX,
     env: { include: 'strings', exclude: 'strings' }, userPolicy: 'string', projectPolicy: { trustFile: 'string' },
   },
   web: { searchUrl: 'string', autoDevtools: 'boolean' },
@@ -72,7 +72,7 @@ function distance(a, b) {
 }
 
 /** Names from other APIs that mean one of ours. */
-const ALIASES = { dir: 'workDir', cwd: 'workDir', directory: 'workDir', workingDirectory: 'workDir', apiKey: 'apiKeyEnv', baseURL: 'baseUrl' };
+const ALIASES = { rules: 'policy', dir: 'workDir', cwd: 'workDir', directory: 'workDir', workingDirectory: 'workDir', apiKey: 'apiKeyEnv', baseURL: 'baseUrl' };
 
 /** The known key nearest to key (case and underscores ignored), or undefined when none is near. */
 export function nearestKey(key, known) {

@@ -11,8 +11,8 @@
 import { argError } from './errors.js';
 
 /** Keys whose values are user data: never renamed inside (skipped: session ids → reasons;
- *  headers: a provider's HTTP headers). */
-const OPAQUE = new Set(['args', 'skipped', 'headers']);
+ *  headers: a provider's HTTP headers; policy: a policy document, in the policy format's keys). */
+const OPAQUE = new Set(['args', 'skipped', 'headers', 'policy']);
 
 const toSnakeCache = new Map();
 

@@ -2,6 +2,8 @@
 // loops, events and the getters.
 
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { after, describe, test } from 'node:test';
 
 import { Engine, InterlockError, internals, version } from '../index.js';
@@ -263,9 +265,32 @@ test('session.check judges commands with the session\'s rules and grants', () =>
   assert.equal(rm.decision, 'confirm');
   assert.ok(rm.reasons.length > 0);
   s.close();
-  const ruled = new Engine({ bash: { rules: [{ prefix: 'shred', action: 'deny' }] } });
-  assert.equal(ruled.createSession().check('shred -u notes.txt').decision, 'deny', 'the engine\'s rules apply');
+  const ruled = new Engine({ bash: { policy: { rule: [{ name: 'no-shred', decision: 'deny', reason: 'r', program: 'shred' }] } } });
+  assert.equal(ruled.createSession().check('shred -u notes.txt').decision, 'deny', 'the engine\'s policy applies');
   ruled.close();
+});
+
+test('bash.policy is the engine tier\'s policy, in the policy format: examples checked (camelCase kept), a lock holds over the user\'s file', () => {
+  const dir = tempDir('interlock-engine-policy-');
+  const userFile = path.join(dir, 'policy.toml');
+  writeFileSync(userFile, '[[rule]]\nname = "no-npm"\ndecision = "deny"\nreason = "r"\nprogram = "npm"\n');
+  const policy = { version: 1, rule: [{
+    name: 'tests', decision: 'allow', reason: 'CI runs them', program: 'npm', subcommand: 'test', lock: true,
+    examples: { match: ['npm test'], notMatch: ['npm publish'] },
+  }] };
+  const e = new Engine({ bash: { policy, userPolicy: userFile } });
+  const s = e.createSession();
+  assert.equal(s.check('npm test').decision, 'allow', 'the locked engine rule');
+  assert.equal(s.check('npm publish').decision, 'deny', 'the user\'s rule');
+  e.close();
+  policy.rule[0].examples.notMatch = ['npm test --watch'];
+  assert.throws(() => new Engine({ bash: { policy } }), (err) => {
+    assert.equal(err.code, 'ERR_INVALID_ARGUMENT');
+    assert.match(err.message, /bash\.policy: rule "tests": example "npm test --watch" is listed under examples\.notMatch but the rule matches it/);
+    return true;
+  });
+  // The old prefix rules are gone: one way to write a rule.
+  assert.throws(() => new Engine({ bash: { rules: [{ prefix: 'shred', action: 'deny' }] } }), /bash\.rules is not a known field: did you mean `policy`\?/);
 });
 
 test('errors are InterlockErrors with a code and the library message', () => {

@@ -30,7 +30,7 @@ async function spinning(engine) {
 
 // A grace long enough that "still alive right after close() returned" can
 // only fail if close() waited for the kill.
-const config = () => ({ workDir: tempDir(), bash: { graceMs: 1500, rules: [{ prefix: 'sh -c', action: 'allow' }] } });
+const config = () => ({ workDir: tempDir(), bash: { graceMs: 1500, policy: { rule: [{ name: 'sh', decision: 'allow', reason: 'the tests run shell snippets', program: 'sh' }] } } });
 
 test('session.close() returns before the command dies; closed settles after it is gone and after the closed event', async () => {
   const engine = new Engine(config());

@@ -8,7 +8,7 @@ import { after, test } from 'node:test';
 import { Engine, internals } from '../index.js';
 import { askConfirm, call, hang, nextEvent, settledCounters, tempDir } from './helpers.js';
 
-const engine = new Engine({ workDir: tempDir(), bash: { rules: [{ prefix: 'sh -c', action: 'allow' }] } });
+const engine = new Engine({ workDir: tempDir(), bash: { policy: { rule: [{ name: 'sh', decision: 'allow', reason: 'the tests run shell snippets', program: 'sh' }] } } });
 after(async () => {
   engine.close();
   await engine.closed;
@@ -102,7 +102,7 @@ test('a slow listener on a large tool output: memory stays bounded, text deltas 
   assert.ok(grewMB < mb / 4, `RSS grew ${grewMB.toFixed(0)} MB for ${mb} MB of output`);
   assert.ok(merged > 0, 'deltas were merged for the slow listener, and counted');
   assert.deepEqual(types.filter((t) => t !== 'tool_progress' && t !== 'text'),
-    ['run_started', 'tool_started', 'tool_finished', 'run_finished'], 'every other event delivered');
+    ['run_started', 'tool_started', 'decided', 'tool_finished', 'run_finished'], 'every other event delivered (decided: the engine\'s rule allowed sh)');
   s.close();
 });
 
@@ -123,7 +123,7 @@ test('events carry monoNs, a bigint on the clock of process.hrtime.bigint()', as
 });
 
 test('engine.close() from inside a listener while Go keeps emitting: no deadlock, the run settles', async () => {
-  const own = new Engine({ workDir: tempDir(), bash: { rules: [{ prefix: 'sh -c', action: 'allow' }] } });
+  const own = new Engine({ workDir: tempDir(), bash: { policy: { rule: [{ name: 'sh', decision: 'allow', reason: 'the tests run shell snippets', program: 'sh' }] } } });
   const s = own.createSession({ script: [call('bash', { command: `sh -c 'yes | head -c 50000000'` }), { text: 'done' }] });
   let chunks = 0;
   s.on('tool_progress', () => {

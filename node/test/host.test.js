@@ -265,12 +265,12 @@ test("run.check judges with the session's gate: rules, directory, grants remembe
     mkdirSync(path.join(d, '.git'), { recursive: true });
     writeFileSync(path.join(d, 'notes.txt'), 'keep');
   }
-  const gated = new Engine({ workDir: projA, bash: { rules: [{ prefix: 'shred', action: 'deny' }] } });
+  const gated = new Engine({ workDir: projA, bash: { policy: { rule: [{ name: 'no-shred', decision: 'deny', reason: 'r', program: 'shred' }] } } });
   const s = gated.createSession({ workDir: projA, script: [{ toolCalls: [{ name: 'bash', args: { command: 'rm -rf build' } }] }, { text: 'done' }] });
   const other = gated.createSession({ workDir: projA });
   try {
     let run = s.begin();
-    assert.equal(run.check('shred -u notes.txt').decision, 'deny', 'the engine\'s bash rules apply');
+    assert.equal(run.check('shred -u notes.txt').decision, 'deny', 'the engine\'s bash policy applies');
     assert.equal(other.check('shred -u notes.txt').decision, 'deny', 'session.check knows the rules too');
     assert.equal(run.check(`echo x > ${projA}/notes.txt`).decision, 'allow', "a write in the session's directory");
     assert.equal(run.check(`echo x > ${projB}/notes.txt`).decision, 'confirm', 'a write outside it');

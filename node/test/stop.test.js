@@ -15,7 +15,7 @@ test('emergencyStop cuts a command running beside a confirm; no process of it is
   const workDir = tempDir();
   mkdirSync(path.join(workDir, 'victim'));
   // The command ignores SIGTERM: only the SIGKILL after the grace ends it.
-  const engine = new Engine({ workDir, bash: { graceMs: 300, rules: [{ prefix: 'sh -c', action: 'allow' }] } });
+  const engine = new Engine({ workDir, bash: { graceMs: 300, policy: { rule: [{ name: 'sh', decision: 'allow', reason: 'the tests run shell snippets', program: 'sh' }] } } });
   try {
     const ticker = `sh -c 'trap "" TERM; while :; do echo tick; sleep 0.05; done' ${marker}`;
     const s = engine.createSession({
