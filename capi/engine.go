@@ -11,8 +11,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -40,15 +38,10 @@ type engineConfig struct {
 	Hub *hubConfig `json:"hub"`
 	// Provider is the model of sessions that name none (see modelProvider).
 	Provider json.RawMessage `json:"provider"`
-	// Tools, when set, are the built-in tools offered to the model (of
-	// builtinTools); nil offers them all. Tools the host registers later
-	// are offered too.
+	// Tools, when set, are the built-in tools offered to the model
+	// (engine.WithBuiltinTools); nil offers them all.
 	Tools *[]string `json:"tools"`
 }
-
-// builtinTools are the tools an engine offers the model unless its
-// config's "tools" chooses some.
-var builtinTools = []string{"ask", "bash", "sleep", "web"}
 
 type bashConfig struct {
 	TimeoutMS *int64 `json:"timeout_ms"`
@@ -232,22 +225,11 @@ func il_engine_create(configJSON *C.char, out *C.il_handle) C.il_status {
 			opts = append(opts, hub.With(hub.Config{URL: cfg.Hub.URL, Host: cfg.Hub.Host, Heartbeat: time.Duration(cfg.Hub.HeartbeatMS) * time.Millisecond}))
 		}
 		if cfg.Tools != nil {
-			for _, name := range *cfg.Tools {
-				if !slices.Contains(builtinTools, name) {
-					return errorf(C.IL_ERR_INVALID_ARGUMENT, "tools: %q is not a built-in tool: choose among %s", name, strings.Join(builtinTools, ", "))
-				}
-			}
+			opts = append(opts, engine.WithBuiltinTools(*cfg.Tools...))
 		}
 		e, err := engine.Open(context.Background(), append(opts, toolOpts...)...)
 		if err != nil {
 			return err
-		}
-		if cfg.Tools != nil {
-			for _, name := range builtinTools {
-				if !slices.Contains(*cfg.Tools, name) {
-					e.Tools().Unregister(name)
-				}
-			}
 		}
 		ee := &engineEntry{e: e, bash: bashTool}
 		ee.events = e.NewDelivery(func(err error) { ee.report(err.Error()) })

@@ -22,7 +22,10 @@ import (
 // the default provider, and publishes one event stream for all of them.
 type Engine struct {
 	tools       Registry
-	builtins    []string // the tools registered when the engine was made (sorted): SessionOptions.Tools chooses among them
+	builtins    []string // the tools registered when the engine was made (sorted), or those WithBuiltinTools chose: SessionOptions.Tools chooses among them
+	// chosenBuiltins is WithBuiltinTools's choice (never nil when made);
+	// nil: every built-in tool.
+	chosenBuiltins []string
 	provider    Provider
 	idleTimeout time.Duration
 	workDir     string
@@ -91,6 +94,9 @@ func New(opts ...Option) *Engine {
 // ErrForeign, ErrNewerSchema or ErrReadOnly).
 func Open(ctx context.Context, opts ...Option) (*Engine, error) {
 	e := newEngine(opts...)
+	if err := e.chooseBuiltins(); err != nil {
+		return nil, err
+	}
 	if e.storePath == "" {
 		if err := e.attach(ctx); err != nil {
 			return nil, err

@@ -12,6 +12,27 @@ import (
 	"sync/atomic"
 )
 
+// chooseBuiltins applies WithBuiltinTools: each name must be a built-in
+// tool; the others are unregistered.
+func (e *Engine) chooseBuiltins() error {
+	chosen := e.chosenBuiltins
+	if chosen == nil {
+		return nil
+	}
+	for _, n := range chosen {
+		if !slices.Contains(e.builtins, n) {
+			return fmt.Errorf("%w: tools: %q is not a built-in tool: choose among %s", ErrInvalidArgument, n, strings.Join(e.builtins, ", "))
+		}
+	}
+	for _, n := range e.builtins {
+		if !slices.Contains(chosen, n) {
+			e.tools.Unregister(n)
+		}
+	}
+	e.builtins = e.tools.Names()
+	return nil
+}
+
 // sessionTools checks SessionOptions.Tools: each name must be one of the
 // engine's built-in tools that it still has. The result is sorted and
 // never nil when chosen is not (an empty choice offers no built-in tool).

@@ -11,6 +11,16 @@ func WithProvider(p Provider) Option { return func(e *Engine) { e.provider = p }
 // WithTool registers a tool under name (what the model calls).
 func WithTool(name string, t Tool) Option { return func(e *Engine) { e.tools.Register(name, t) } }
 
+// WithBuiltinTools chooses which of the engine's built-in tools the model
+// is offered: "ask" and "sleep", and the tools the other options register
+// (WithTool). The others are unregistered, and sessions choose among these
+// (SessionOptions.Tools). Tools registered later (Tools().Register) are
+// offered too. Without it, every built-in tool; with no names, none. Open
+// refuses a name that is not a built-in tool.
+func WithBuiltinTools(names ...string) Option {
+	return func(e *Engine) { e.chosenBuiltins = append([]string{}, names...) }
+}
+
 // WithStreamIdleTimeout sets how long a model stream may send nothing before
 // the run is interrupted with reason timeout; waiting for the server to
 // answer the request (its retries included) counts too. Zero disables it.

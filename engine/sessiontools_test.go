@@ -80,3 +80,33 @@ func TestSessionChoosesItsBuiltinTools(t *testing.T) {
 	}
 	require.Equal(t, [][]string{{"sleep"}, nil, {"ask", "sleep"}}, p2.names)
 }
+
+// The engine chooses its built-in tools (WithBuiltinTools): the model is
+// offered those and tools registered later; its sessions choose among
+// them; a name that is not a built-in tool is refused as written.
+func TestEngineChoosesItsBuiltinTools(t *testing.T) {
+	t.Parallel()
+	_, err := engine.Open(t.Context(), engine.WithBuiltinTools("sleep", "shell"))
+	require.ErrorIs(t, err, engine.ErrInvalidArgument)
+	require.ErrorContains(t, err, `tools: "shell" is not a built-in tool: choose among ask, sleep`)
+
+	p := &offered{Provider: engine.NewScriptedProvider([]engine.ScriptTurn{{Text: "ok"}})}
+	e, err := engine.Open(t.Context(), engine.WithProvider(p), engine.WithBuiltinTools("sleep"))
+	require.NoError(t, err)
+	defer e.Close()
+	e.Tools().Register("host_tool", engine.ToolFunc(func(context.Context, engine.ToolCall, *engine.Env) (engine.Result, error) {
+		return engine.Result{}, nil
+	}))
+	_, err = e.NewSession(engine.SessionOptions{Tools: []string{"ask"}})
+	require.ErrorContains(t, err, `tools: "ask" is not a built-in tool of this engine: choose among sleep`)
+	s, err := e.NewSession(engine.SessionOptions{})
+	require.NoError(t, err)
+	_, err = s.Prompt(t.Context(), "go")
+	require.NoError(t, err)
+	require.Equal(t, [][]string{{"host_tool", "sleep"}}, p.names)
+
+	none, err := engine.Open(t.Context(), engine.WithBuiltinTools())
+	require.NoError(t, err)
+	defer none.Close()
+	require.Empty(t, none.Tools().Names())
+}
