@@ -24,11 +24,21 @@ const (
 	CodeAltered        = "altered"         // what the client was shown differs from the pause
 	CodeUnknownSession = "unknown_session" // the host has no such session
 	CodeInvalid        = "invalid"         // the answer does not fit the pause
+	CodeNotEligible    = "not_eligible"    // a continue: the session cannot be continued (running, finished, asking)
 )
 
-// command is an answer addressed to this host, as read from the hub.
+// Command kinds: an answer to a pause, or a continue of an interrupted
+// session (Fleet.Continue).
+const (
+	kindAnswer   = "answer"
+	kindContinue = "continue"
+)
+
+// command is an answer or a continue addressed to this host, as read
+// from the hub.
 type command struct {
 	id                           int64
+	kind                         string
 	session, pause, digest       string
 	seen                         int64
 	answer, reason, remember, by string
@@ -75,15 +85,15 @@ func (h *Host) applyCommands(ctx context.Context, conn *pgx.Conn) error {
 		return err
 	}
 	defer tx.Rollback(context.Background())
-	rows, err := tx.Query(ctx, `SELECT id, session, pause, seen, digest, answer, reason, remember, by, expires_at <= clock_timestamp()
-		FROM interlock_commands WHERE host = $1 AND state = 'pending' AND kind = 'answer' ORDER BY id FOR UPDATE SKIP LOCKED`, h.cfg.Host)
+	rows, err := tx.Query(ctx, `SELECT id, kind, session, pause, seen, digest, answer, reason, remember, by, expires_at <= clock_timestamp()
+		FROM interlock_commands WHERE host = $1 AND state = 'pending' AND kind IN ('answer', 'continue') ORDER BY id FOR UPDATE SKIP LOCKED`, h.cfg.Host)
 	if err != nil {
 		return err
 	}
 	var cmds []command
 	for rows.Next() {
 		var c command
-		if err := rows.Scan(&c.id, &c.session, &c.pause, &c.seen, &c.digest, &c.answer, &c.reason, &c.remember, &c.by, &c.expired); err != nil {
+		if err := rows.Scan(&c.id, &c.kind, &c.session, &c.pause, &c.seen, &c.digest, &c.answer, &c.reason, &c.remember, &c.by, &c.expired); err != nil {
 			rows.Close()
 			return err
 		}
@@ -152,6 +162,9 @@ func refused(code, format string, args ...any) outcome {
 }
 
 func (h *Host) check(c command) outcome {
+	if c.kind == kindContinue {
+		return h.checkContinue(c)
+	}
 	if c.expired {
 		return refused(CodeExpired, "the answer to pause %s of session %s expired before host %s could apply it; answer again", c.pause, c.session, h.cfg.Host)
 	}
@@ -194,6 +207,26 @@ func (h *Host) check(c command) outcome {
 		return refused(CodeStale, "%v", err)
 	case err != nil:
 		return refused(CodeInvalid, "%v", err)
+	}
+	return outcome{state: StateApplied}
+}
+
+// checkContinue continues c's session if it is as its client saw it (the
+// same version) and can be continued, or says why not.
+func (h *Host) checkContinue(c command) outcome {
+	if c.expired {
+		return refused(CodeExpired, "the continue of session %s expired before host %s could apply it; continue again", c.session, h.cfg.Host)
+	}
+	s, err := h.eng.Session(c.session)
+	if err != nil {
+		return refused(CodeUnknownSession, "host %s has no session %q (closed meanwhile?)", h.cfg.Host, c.session)
+	}
+	if v := s.Version(); uint64(c.seen) != v {
+		return refused(CodeStale, "session %s on host %s changed since the client saw it (version %d, now %d): look at it again", c.session, h.cfg.Host, c.seen, v)
+	}
+	// The run belongs to the host's engine, not to this command.
+	if _, _, err := s.StartContinue(context.Background()); err != nil {
+		return refused(CodeNotEligible, "continue session %s on host %s: %v", c.session, h.cfg.Host, err)
 	}
 	return outcome{state: StateApplied}
 }

@@ -49,10 +49,18 @@ const (
 	CodeUnknownSession  = "unknown_session"
 )
 
-func (s *Server) routes() http.Handler {
-	mux := http.NewServeMux()
+// staticFiles serves the page: the same for an engine and a fleet.
+func (s *Server) staticFiles() http.Handler {
 	static, _ := fs.Sub(staticFiles, "static")
-	mux.Handle("GET /", http.FileServerFS(static))
+	return http.FileServerFS(static)
+}
+
+func (s *Server) routes() http.Handler {
+	if s.fleet != nil {
+		return s.fleetRoutes()
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /", s.staticFiles())
 	mux.HandleFunc("GET /api/state", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, http.StatusOK, s.state(r.Context())) })
 	mux.HandleFunc("GET /api/events", s.events)
 	// A session is named by ?session=ID, not in the path: an id may be

@@ -19,6 +19,14 @@
 // A session's actions name it in the query, /api/answer?session=ID, so any
 // id ("." and ".." too, which a path would lose) reaches its own session.
 //
+// With WithFleet the same page is served over a fleet's hub, with no engine
+// of its own: every host's sessions with a host column and the host's
+// connection state (a disconnected host's sessions are shown as last heard
+// from, never as current), answers, Continue and Resume all routed through
+// the hub to the owning host and bound to what the tab showed, the fleet's
+// emergency stop with the hosts that have not confirmed, the project-scope
+// approvals and the audit log of every host (fleet.go).
+//
 //	srv, err := webui.Serve(ctx, eng)
 //	if err != nil { ... }
 //	defer srv.Close()

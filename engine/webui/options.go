@@ -22,7 +22,16 @@ type config struct {
 	// client that does not read.
 	headerTimeout, streamWriteTimeout time.Duration
 	maxStreams                        int32 // event streams open at once
+	fleetURL                          string
+	offlineAfter                      time.Duration // the fleet's hub.Fleet.OfflineAfter, for tests
 }
+
+// WithFleet serves the fleet of the hub at url (a PostgreSQL URL, as
+// hub.Open takes it) instead of an engine's sessions: every host's
+// sessions, with a host column and the host's connection state; answers,
+// Continue, Resume all and the emergency stop go through the hub to the
+// hosts. The server needs no engine (Serve's eng may be nil).
+func WithFleet(url string) Option { return func(c *config) { c.fleetURL = url } }
 
 // WithAddr sets the listen address (default "127.0.0.1:0", a free port on
 // loopback). A non-loopback address also needs AllowRemote.
@@ -48,12 +57,17 @@ func WithLogf(logf func(format string, args ...any)) Option {
 
 // Config is how a host asks for the web UI as JSON (the JS API's serve
 // options): the listen host (default 127.0.0.1) and port (0 picks a free
-// one), AllowRemote and the token.
+// one), AllowRemote and the token; Fleet serves the fleet of the hub at
+// HubURL (WithFleet).
 type Config struct {
 	Port        int    `json:"port"`
 	Host        string `json:"host"`
 	AllowRemote bool   `json:"allowRemote"`
 	Token       string `json:"token"`
+	Fleet       bool   `json:"fleet"`
+	// HubURL is the hub's URL for Fleet: the engine's own hub, for
+	// engine.serve({fleet: true}); the command's --url for agent-interlock hub.
+	HubURL string `json:"hubUrl"`
 }
 
 // Options returns the options c asks for; a port out of range is an
@@ -69,6 +83,12 @@ func (c Config) Options() ([]Option, error) {
 	opts := []Option{WithAddr(net.JoinHostPort(host, strconv.Itoa(c.Port))), WithToken(c.Token)}
 	if c.AllowRemote {
 		opts = append(opts, AllowRemote())
+	}
+	if c.Fleet {
+		if c.HubURL == "" {
+			return nil, fmt.Errorf("%w: fleet: true serves the fleet of the engine's hub, and this engine has none: create it with a hub (new Engine({hub: {url, host}})), or run agent-interlock hub --url URL", engine.ErrInvalidArgument)
+		}
+		opts = append(opts, WithFleet(c.HubURL))
 	}
 	return opts, nil
 }

@@ -34,6 +34,7 @@ func TestMain(m *testing.M) {
 	}
 	profiles = dir
 	code := m.Run()
+	stopHubCluster()
 	if code == 0 {
 		// A refused body left unread makes net/http wait 500 ms before it closes the connection.
 		if err := goleak.Find(goleak.IgnoreAnyFunction("net/http.(*conn).closeWriteAndWait")); err != nil {

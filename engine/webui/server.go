@@ -18,6 +18,7 @@ import (
 	"golang.org/x/net/netutil"
 
 	"github.com/interlock-dev/interlock/engine"
+	"github.com/interlock-dev/interlock/engine/hub"
 )
 
 // maxConns bounds the connections served at once (a tab holds an event
@@ -27,7 +28,8 @@ const maxConns = 1024
 // Server is a running web UI. Close stops it; the engine and its runs are
 // not affected.
 type Server struct {
-	eng     *engine.Engine
+	eng     *engine.Engine // nil for a fleet view
+	fleet   *fleetView     // WithFleet: the hub's sessions, not eng's
 	cfg     config
 	ln      net.Listener
 	http    *http.Server
@@ -48,7 +50,8 @@ type Server struct {
 }
 
 // Serve starts the web UI for eng and returns once it listens. It stops
-// when ctx ends or Close is called.
+// when ctx ends or Close is called. With WithFleet it serves the fleet of a
+// hub instead, and eng may be nil.
 func Serve(ctx context.Context, eng *engine.Engine, opts ...Option) (*Server, error) {
 	cfg := config{addr: "127.0.0.1:0", headerTimeout: 10 * time.Second, streamWriteTimeout: 30 * time.Second, maxStreams: 256,
 		logf: func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }}
@@ -68,13 +71,31 @@ func Serve(ctx context.Context, eng *engine.Engine, opts ...Option) (*Server, er
 	if !loopback && !cfg.allowRemote {
 		return nil, fmt.Errorf("webui: listen address %q: %w: pass webui.AllowRemote() (engine.serve({host, allowRemote: true}) from JS) if every machine that can reach it may control the sessions", cfg.addr, ErrNonLoopback)
 	}
+	s := &Server{eng: eng, cfg: cfg, epoch: randomHex(8), hosts: map[string]bool{}, origins: map[string]bool{}}
+	switch {
+	case cfg.fleetURL != "":
+		f, err := hub.Open(ctx, cfg.fleetURL)
+		if err != nil {
+			return nil, fmt.Errorf("webui: fleet view: %w", err)
+		}
+		if cfg.offlineAfter > 0 {
+			f.OfflineAfter = cfg.offlineAfter
+		}
+		s.fleet = newFleetView(f, s.epoch)
+		if err := s.fleet.read(ctx); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("webui: fleet view: %w", err)
+		}
+	case eng == nil:
+		return nil, fmt.Errorf("webui: %w: no engine to serve: pass one, or WithFleet(url) to serve the fleet of a hub", engine.ErrInvalidArgument)
+	}
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
+		s.closeFleet()
 		return nil, fmt.Errorf("webui: listen on %q: %w (is the port in use?)", cfg.addr, err)
 	}
+	s.ln = ln
 	port := ln.Addr().(*net.TCPAddr).Port
-	s := &Server{eng: eng, cfg: cfg, ln: ln, epoch: randomHex(8),
-		hosts: map[string]bool{}, origins: map[string]bool{}}
 	names := []string{"127.0.0.1", "localhost", "[::1]"}
 	if !loopback {
 		names = append(names, hostForURL(host))
@@ -99,6 +120,13 @@ func Serve(ctx context.Context, eng *engine.Engine, opts ...Option) (*Server, er
 	s.http = &http.Server{Handler: s.guard(s.routes()), BaseContext: func(net.Listener) context.Context { return s.ctx },
 		ReadHeaderTimeout: cfg.headerTimeout, IdleTimeout: 2 * time.Minute}
 	s.wg.Add(2)
+	if s.fleet != nil {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.fleet.watch(s.ctx, cfg.logf)
+		}()
+	}
 	go func() {
 		defer s.wg.Done()
 		if err := s.http.Serve(netutil.LimitListener(ln, maxConns)); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -125,8 +153,15 @@ func (s *Server) Close() error {
 	s.once.Do(func() {
 		s.cancel()
 		s.wg.Wait()
+		s.closeFleet()
 	})
 	return s.err
+}
+
+func (s *Server) closeFleet() {
+	if s.fleet != nil {
+		s.fleet.f.Close()
+	}
 }
 
 func randomHex(n int) string {

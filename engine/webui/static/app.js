@@ -3,6 +3,13 @@
 // every control follows the session's run_state and eligibility, and while
 // the connection is down the state is unknown, so Continue and answers are
 // disabled until the server has sent the state again.
+//
+// Served over a fleet's hub (the state says fleet: true) the same page shows
+// every host's sessions with a host column and the host's connection: a
+// session of a host that is not connected is shown as it was when the host
+// was last heard from, never as current, and takes no answer. Answers name
+// the host and the digest of the pause shown; the host applies them or says
+// why not, which the page shows.
 'use strict';
 
 const BADGES = { proceeding: 'Proceeding', interrupted: 'Interrupted', blocked: 'Needs input', idle: 'Idle', terminal: 'Done' };
@@ -20,6 +27,9 @@ const state = {
   authoritative: false, // the last state came from a live connection
   stopRequested: new Set(), // ids this tab asked to stop, until the engine reports
   notice: '',
+  fleet: false, // served over a hub: sessions are keyed by host and id
+  hosts: [], // the fleet's hosts and their connections
+  audit: [], // the fleet's last audit entries, newest first
 };
 
 // Measurement hook for the benchmarks: how long from the engine's event to
@@ -71,15 +81,26 @@ function settleLeft(key) {
 
 function label(reason) { return state.labels[reason] || 'Interrupted'; }
 
+// keyOf names a session on this page: its id, or in a fleet its host and id.
+function keyOf(snap) { return state.fleet ? JSON.stringify([snap.host, snap.id]) : snap.id; }
+
+// A session of a fleet's host that is not connected: shown as last heard, not current.
+function offline(s) { return state.fleet && !s.host_connected; }
+
 function applySnapshot(snap) {
-  const old = state.sessions.get(snap.id);
-  if (old && old.version >= snap.version) return;
-  if (!old) state.order.push(snap.id);
-  state.sessions.set(snap.id, snap);
-  if (snap.run_state !== 'proceeding') state.stopRequested.delete(snap.id);
+  const key = keyOf(snap);
+  const old = state.sessions.get(key);
+  // A host's versions start again when it restarts; the hub's row is the latest.
+  if (old && old.version >= snap.version && !state.fleet) return;
+  if (!old) state.order.push(key);
+  state.sessions.set(key, snap);
+  if (snap.run_state !== 'proceeding') state.stopRequested.delete(key);
 }
 
 function onState(st) {
+  state.fleet = !!st.fleet;
+  state.hosts = st.hosts || [];
+  state.audit = st.audit || [];
   state.epoch = st.epoch;
   state.counts = st.counts;
   state.labels = st.labels;
@@ -91,22 +112,57 @@ function onState(st) {
   state.history = { id: '', version: -1, messages: [] };
   state.authoritative = true;
   render();
+  renderAudit();
   loadHistory();
 }
 
 function onChange(ch) {
   applySnapshot(ch.session);
   state.counts = ch.counts;
-  if (!state.selected) state.selected = ch.session.id;
+  if (!state.selected) state.selected = keyOf(ch.session);
   render();
   const lat = window.__interlock;
   lat.changes++;
   lat.latencies.push(nowMs() - eventMs(ch.event.at));
   if (lat.latencies.length > 10000) lat.latencies.splice(0, 5000);
-  if (ch.session.id === state.selected) loadHistory();
+  if (keyOf(ch.session) === state.selected) loadHistory();
+}
+
+// A fleet's session no longer mirrored: closed on its host.
+function onRemoved(r) {
+  const key = keyOf({ host: r.host, id: r.session });
+  state.sessions.delete(key);
+  state.order = state.order.filter((k) => k !== key);
+  state.counts = r.counts;
+  if (state.selected === key) state.selected = state.order[0] || '';
+  render();
+}
+
+function onHosts(hosts) {
+  state.hosts = hosts;
+  render();
+}
+
+function onAudit(audit) {
+  state.audit = audit;
+  renderAudit();
+  if (state.fleet) renderHistory();
+}
+
+function seen(at) { return new Date(at).toLocaleTimeString(); }
+
+// renderAudit lists the fleet's last audit entries, newest first: text only.
+function renderAudit() {
+  $('audit').hidden = !state.fleet;
+  if (!state.fleet) return;
+  $('audit-summary').textContent = `Audit (${state.audit.length})`;
+  $('audit-list').replaceChildren(...state.audit.map((a) => el('tr', { 'data-event': a.event },
+    el('td', { title: a.at }, seen(a.at)), el('td', {}, a.host), el('td', {}, a.session), el('td', {}, a.event),
+    el('td', {}, a.tool || ''), el('td', {}, a.message || ''), el('td', {}, a.answer || ''), el('td', {}, a.by || ''), el('td', {}, a.reason || ''))));
 }
 
 async function loadHistory() {
+  if (state.fleet) return; // a session's history stays on its host: the page shows its audit entries
   const id = state.selected;
   const snap = state.sessions.get(id);
   if (!id || !snap || state.historyLoading) return;
@@ -155,21 +211,23 @@ let grantsShownLive = null;
 function renderGrants() {
   const live = state.authoritative;
   grantsShownLive = live;
-  const { grants, error } = state.grants;
+  const { grants } = state.grants;
+  const error = state.grants.error || '';
   $('grants-summary').textContent = `Remembered approvals (${grants.length})`;
   $('grants-error').textContent = printable(error || '');
   $('grants-error').hidden = !error;
   $('grants-empty').hidden = grants.length > 0 || !!error;
   $('grants-table').hidden = grants.length === 0;
   $('grants-list').replaceChildren(...grants.map((g) => {
-    const revoke = el('button', { type: 'button', 'data-revoke': '', onclick: () => revokeGrant(g) }, 'Revoke');
-    revoke.disabled = !live;
+    // A fleet's grants are revoked on their host: the hub only shows them.
+    const revoke = state.fleet ? null : el('button', { type: 'button', 'data-revoke': '', onclick: () => revokeGrant(g) }, 'Revoke');
+    if (revoke) revoke.disabled = !live;
     const since = el('td', { class: 'grant-at', title: g.at }, new Date(g.at).toLocaleString());
     return el('tr', { 'data-scope': g.scope },
       el('td', { class: 'grant-tool' }, g.tool),
       el('td', { class: 'grant-key' }, el('code', {}, g.key)),
       el('td', { class: 'grant-scope' }, g.scope === 'session' ? 'This session' : 'This project'),
-      el('td', { class: 'grant-where' }, g.scope === 'session' ? g.session : g.root),
+      el('td', { class: 'grant-where' }, (g.host ? `${g.host}: ` : '') + (g.scope === 'session' ? g.session : g.root)),
       since, el('td', {}, revoke));
   }));
 }
@@ -223,6 +281,12 @@ function render() {
   const conn = $('connection');
   conn.textContent = live ? 'Connected' : 'Disconnected — state unknown';
   conn.className = live ? 'connected' : 'disconnected';
+  document.querySelector('h1').textContent = state.fleet ? 'Interlock — fleet' : 'Interlock';
+  $('hosts').hidden = !state.fleet;
+  if (state.fleet) {
+    $('hosts').replaceChildren(...state.hosts.map((h) => el('li', { 'data-host': h.host, class: h.connected ? 'connected' : 'disconnected' },
+      h.connected ? `${h.host}: connected` : `${h.host}: disconnected, last seen ${seen(h.seen_at)}`)));
+  }
   const es = $('emergency-stop');
   es.textContent = `Emergency stop (${state.counts.proceeding} proceeding)`;
   es.disabled = !live || state.counts.proceeding === 0;
@@ -233,22 +297,34 @@ function render() {
   if (grantsShownLive !== live) renderGrants(); // the list itself changes only with a grants message
 
   const list = $('sessions');
-  list.replaceChildren(...state.order.map((id) => {
-    const s = state.sessions.get(id);
+  list.replaceChildren(...state.order.map((key) => {
+    const s = state.sessions.get(key);
     let detail = '';
     if (s.run_state === 'interrupted' && s.interruption) detail = label(s.interruption.reason);
     if (s.pause) detail = `Waiting for: ${s.pause.message}`; // blocked, or a call still runs beside it
     if (s.run_state === 'blocked' && !s.pause && s.needs_input) detail = `Asks again: ${s.needs_input.message}`;
-    return el('li', { class: id === state.selected ? 'selected' : '', 'data-session': id, onclick: () => select(id) },
-      el('span', {}, el('span', { class: 'name' }, id), el('br'), el('span', { class: 'detail' }, detail)),
-      el('span', { class: `badge ${s.run_state}` }, BADGES[s.run_state] || s.run_state));
+    let badge = el('span', { class: `badge ${s.run_state}` }, BADGES[s.run_state] || s.run_state);
+    if (offline(s)) { // not current: what it was, said as such
+      const host = state.hosts.find((h) => h.host === s.host);
+      detail = `Host disconnected${host ? `, last seen ${seen(host.seen_at)}` : ''}; then: ${BADGES[s.run_state] || s.run_state}${detail ? ` — ${detail}` : ''}`;
+      badge = el('span', { class: 'badge offline' }, 'Unknown');
+    }
+    const attrs = { class: key === state.selected ? 'selected' : '', 'data-session': s.id, onclick: () => select(key) };
+    if (state.fleet) attrs['data-host'] = s.host;
+    return el('li', attrs,
+      el('span', {}, state.fleet ? el('span', { class: 'host' }, s.host) : null, state.fleet ? ' ' : null,
+        el('span', { class: 'name' }, s.id), el('br'), el('span', { class: 'detail' }, detail)),
+      badge);
   }));
   renderSession();
 }
 
 function renderSession() {
-  const live = state.authoritative;
   const s = state.sessions.get(state.selected);
+  // A fleet's session whose host is not connected is not current: no control works on it.
+  const live = state.authoritative && !(s && offline(s));
+  $('input').hidden = state.fleet; // a fleet view answers and continues; prompts are sent on the host
+  $('fleet-note').hidden = !state.fleet;
   const primary = $('primary');
   const pause = $('pause');
   if (!s || !s.pause) pauseShown.key = ''; // a pause that comes back waits again
@@ -260,7 +336,7 @@ function renderSession() {
     return;
   }
   const proceeding = s.run_state === 'proceeding';
-  const stopping = s.status === 'stopping' || (proceeding && state.stopRequested.has(s.id));
+  const stopping = s.status === 'stopping' || (proceeding && state.stopRequested.has(state.selected));
   primary.textContent = stopping ? 'Stopping…' : proceeding ? 'Stop' : 'Send';
   primary.dataset.action = stopping ? 'none' : proceeding ? 'stop' : 'send';
   // A question a restart cut (asks_again) is no pending pause: Continue asks
@@ -281,7 +357,7 @@ function renderSession() {
   const p = s.pause;
   pause.hidden = !p;
   if (p) {
-    const disabled = !live || settleLeft(`${state.epoch} ${s.id} ${p.id}`) > 0;
+    const disabled = !live || settleLeft(`${state.epoch} ${state.selected} ${p.id}`) > 0;
     const answer = (a, remember) => answerPause(s, p, a, remember);
     // An approval the pause lets the user remember gets a button per scope.
     const remember = (p.remember_scopes || []).map((scope) => el('button',
@@ -293,8 +369,8 @@ function renderSession() {
         el('button', { type: 'button', 'data-answer': 'denied', onclick: () => answer('denied') }, 'Deny')]
       : [el('button', { type: 'button', 'data-answer': 'resumed', onclick: () => answer('resumed') }, 'Continue')];
     for (const b of buttons) b.disabled = disabled;
-    const stop = el('button', { type: 'button', onclick: () => post(sessionAPI('stop', s.id)) }, 'Stop');
-    stop.disabled = !live;
+    const stop = state.fleet ? null : el('button', { type: 'button', onclick: () => post(sessionAPI('stop', s.id)) }, 'Stop');
+    if (stop) stop.disabled = !live;
     pause.replaceChildren(
       el('p', { class: 'pause-message' }, `${p.tool ? p.tool + ': ' : ''}${p.message}`),
       p.details ? el('pre', { class: 'pause-details' }, p.details) : null,
@@ -302,6 +378,7 @@ function renderSession() {
       ...(p.reasons || []).map((r) => el('p', { class: 'pause-reason' }, r)),
       // What a remembered approval approves again, as text: a key is the tool's words, never markup.
       remember.length && p.remember_key ? el('p', { class: 'pause-remember' }, rememberLine(p.remember_key)) : null,
+      offline(s) ? el('p', { class: 'pause-offline' }, `Host ${s.host} is disconnected: this is what it showed when last heard from; answer once it is back.`) : null,
       ...buttons, stop);
     pause.dataset.pause = p.id;
   }
@@ -313,6 +390,13 @@ function rememberLine(key) { return `Remembering approves again without asking: 
 
 function renderHistory() {
   const h = $('history');
+  if (state.fleet) { // the session's audit entries, oldest first
+    const s = state.sessions.get(state.selected);
+    const entries = s ? state.audit.filter((a) => a.host === s.host && a.session === s.id).reverse() : [];
+    h.replaceChildren(...entries.map((a) => el('div', { class: 'msg audit' },
+      `${seen(a.at)} ${a.event}${a.tool ? ` ${a.tool}` : ''}: ${a.message}${a.answer ? ` → ${a.answer}` : ''}${a.by ? ` by ${a.by}` : ''}${a.reason ? ` (${a.reason})` : ''}`)));
+    return;
+  }
   const msgs = state.history.id === state.selected ? state.history.messages : [];
   h.replaceChildren(...msgs.map((m) => {
     let text = m.text || '';
@@ -329,11 +413,15 @@ function select(id) {
   loadHistory();
 }
 
+// fleetAPI is the address of an action on a fleet's session: its host and id in the query.
+function fleetAPI(action, s) { return `/api/${action}?host=${encodeURIComponent(s.host)}&session=${encodeURIComponent(s.id)}`; }
+
 async function answerPause(s, p, answer, remember) {
   const body = { epoch: state.epoch, version: s.version, pause_id: p.id, answer };
   if (remember) body.remember = remember;
-  const { ok } = await post(sessionAPI('answer', s.id), body);
-  if (ok) showNotice('');
+  if (state.fleet) body.digest = s.digest; // what was shown: the host refuses anything else
+  const { ok, data } = await post(state.fleet ? fleetAPI('answer', s) : sessionAPI('answer', s.id), body);
+  if (ok) showNotice(data.pending ? `Answer to ${s.host}/${s.id}: ${data.message}` : '');
 }
 
 $('input').addEventListener('submit', async (e) => {
@@ -342,10 +430,11 @@ $('input').addEventListener('submit', async (e) => {
   if (!s || !state.authoritative) return;
   const action = $('primary').dataset.action;
   if (action === 'stop') {
-    state.stopRequested.add(s.id);
+    const key = state.selected;
+    state.stopRequested.add(key);
     renderSession();
     const { ok } = await post(sessionAPI('stop', s.id));
-    if (!ok) { state.stopRequested.delete(s.id); renderSession(); }
+    if (!ok) { state.stopRequested.delete(key); renderSession(); }
   } else if (action === 'send') {
     const text = $('prompt').value;
     if (!text.trim()) return;
@@ -357,16 +446,23 @@ $('input').addEventListener('submit', async (e) => {
 $('continue').addEventListener('click', async () => {
   const s = state.sessions.get(state.selected);
   if (!s || !state.authoritative) return;
-  const { ok } = await post(sessionAPI('continue', s.id), { epoch: state.epoch, version: s.version });
+  const { ok } = await post(state.fleet ? fleetAPI('continue', s) : sessionAPI('continue', s.id), { epoch: state.epoch, version: s.version });
   if (ok) showNotice('');
 });
 
 function list(ids, none) { return ids.length ? ids.join(', ') : none; }
 
 // Emergency stop asks nothing (it only stops) and says what it stopped.
+// In a fleet it stops every host's, and lists the hosts that have not
+// confirmed (a disconnected one stops its sessions when it reconnects).
 $('emergency-stop').addEventListener('click', async () => {
   const { ok, data } = await post('/api/emergency-stop');
-  if (ok) showNotice(`Emergency stop: stopped ${list(data.stopped, 'nothing (none was proceeding)')}`);
+  if (!ok) return;
+  let text = `Emergency stop: stopped ${list(data.stopped, 'nothing (none was proceeding)')}`;
+  if (data.unconfirmed && data.unconfirmed.length) {
+    text += `; not confirmed by ${data.unconfirmed.map((h) => h.connected ? h.host : `${h.host} (disconnected: it stops its sessions when it reconnects)`).join(', ')}`;
+  } else if (state.fleet) text += '; every host confirmed';
+  showNotice(text);
 });
 
 // Resume all asks once, listing what it will resume, and resumes those
@@ -374,14 +470,18 @@ $('emergency-stop').addEventListener('click', async () => {
 // not confirmed. It says what it did.
 let resumeListed = [];
 $('resume-all').addEventListener('click', () => {
-  resumeListed = state.order.filter((id) => state.sessions.get(id).eligibility?.eligible);
-  $('resume-confirm-text').textContent = printable(`Resume all will continue ${resumeListed.length} session${resumeListed.length === 1 ? '' : 's'}: ${resumeListed.join(', ')}`);
+  resumeListed = state.order.filter((key) => { const s = state.sessions.get(key); return s.eligibility?.eligible && !offline(s); });
+  const names = resumeListed.map((key) => { const s = state.sessions.get(key); return state.fleet ? `${s.host}/${s.id}` : s.id; });
+  $('resume-confirm-text').textContent = printable(`Resume all will continue ${resumeListed.length} session${resumeListed.length === 1 ? '' : 's'}: ${names.join(', ')}`);
   $('resume-confirm').hidden = false;
 });
 $('resume-confirm-no').addEventListener('click', () => { $('resume-confirm').hidden = true; });
 $('resume-confirm-yes').addEventListener('click', async () => {
   $('resume-confirm').hidden = true;
-  const { ok, data } = await post('/api/resume-all', { epoch: state.epoch, sessions: resumeListed });
+  const sessions = state.fleet
+    ? resumeListed.map((key) => { const s = state.sessions.get(key); return { host: s.host, session: s.id, version: s.version }; })
+    : resumeListed;
+  const { ok, data } = await post('/api/resume-all', { epoch: state.epoch, sessions });
   if (!ok) return;
   const left = Object.entries(data.skipped).map(([id, why]) => `${id} (${why})`);
   showNotice(`Resume all: resumed ${list(data.resumed, 'nothing')}${left.length ? `; left ${left.join(', ')}` : ''}`);
@@ -404,6 +504,14 @@ function connect() {
   es.addEventListener('state', (e) => onState(JSON.parse(e.data)));
   es.addEventListener('change', (e) => onChange(JSON.parse(e.data)));
   es.addEventListener('grants', (e) => onGrants(JSON.parse(e.data)));
+  es.addEventListener('removed', (e) => onRemoved(JSON.parse(e.data)));
+  es.addEventListener('hosts', (e) => onHosts(JSON.parse(e.data)));
+  es.addEventListener('audit', (e) => onAudit(JSON.parse(e.data)));
+  es.addEventListener('unavailable', (e) => { // the hub cannot be read: nothing shown is current
+    state.authoritative = false;
+    showNotice(JSON.parse(e.data).error);
+    render();
+  });
   es.onerror = () => {
     // The browser reconnects by itself (retry: 500); until the new state
     // arrives nothing on screen is authoritative. A refusal (a wrong token)

@@ -1,0 +1,235 @@
+package webui_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/interlock-dev/interlock/engine"
+	"github.com/interlock-dev/interlock/engine/hub"
+	"github.com/interlock-dev/interlock/engine/hub/pgtest"
+	"github.com/interlock-dev/interlock/engine/webui"
+)
+
+// The fleet view's tests share one throwaway PostgreSQL server, started by
+// the first that needs it and stopped by TestMain.
+var (
+	pgOnce    sync.Once
+	pgCluster *pgtest.Cluster
+	pgErr     error
+	pgDBs     int
+	pgMu      sync.Mutex
+)
+
+// newHubDB returns the URL of an empty database of the test cluster.
+func newHubDB(t *testing.T) string {
+	t.Helper()
+	pgOnce.Do(func() { pgCluster, pgErr = pgtest.Start(context.Background()) })
+	require.NoError(t, pgErr, "start PostgreSQL (make test installs it)")
+	pgMu.Lock()
+	pgDBs++
+	name := fmt.Sprintf("fleetview%d", pgDBs)
+	pgMu.Unlock()
+	require.NoError(t, pgCluster.CreateDB(t.Context(), name))
+	return pgCluster.URL(name)
+}
+
+func stopHubCluster() {
+	if pgCluster != nil {
+		pgCluster.Stop()
+	}
+}
+
+// goHost is an engine attached to the hub as a fleet's host.
+func goHost(t *testing.T, url, name string) *engine.Engine {
+	t.Helper()
+	var h *hub.Host
+	e, err := engine.Open(t.Context(), engine.WithAttachment(func(_ context.Context, e *engine.Engine) (io.Closer, error) {
+		var err error
+		h, err = hub.Attach(e, hub.Config{URL: url, Host: name, Heartbeat: 200 * time.Millisecond})
+		return h, err
+	}))
+	require.NoError(t, err)
+	t.Cleanup(func() { e.Close() })
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	require.NoError(t, h.WaitConnected(ctx, true))
+	return e
+}
+
+// nodeHost is a host process: Node running the engine through the addon
+// (engine/hub/testdata/host.mjs), with one session asking to confirm
+// "deploy <name> s0". Its stdout lines are kept.
+type nodeHost struct {
+	cmd    *exec.Cmd
+	mu     sync.Mutex
+	lines  []string
+	exited chan struct{}
+}
+
+func startNodeHost(t *testing.T, url, name string) *nodeHost {
+	t.Helper()
+	addon, _ := filepath.Abs("../../build/Release/interlock.node")
+	_, err := os.Stat(addon)
+	require.NoError(t, err, "the addon is not built (make build)")
+	cmd := exec.Command("node", "../hub/testdata/host.mjs", url, name, filepath.Join(t.TempDir(), "store.db"), "1")
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	_, err = cmd.StdinPipe() // kept open: the host runs until killed
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	h := &nodeHost{cmd: cmd, exited: make(chan struct{})}
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			h.mu.Lock()
+			h.lines = append(h.lines, sc.Text())
+			h.mu.Unlock()
+		}
+		cmd.Wait()
+		close(h.exited)
+	}()
+	t.Cleanup(h.kill)
+	return h
+}
+
+func (h *nodeHost) said(sub string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, l := range h.lines {
+		if strings.Contains(l, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+func (h *nodeHost) kill() {
+	h.cmd.Process.Signal(syscall.SIGKILL)
+	<-h.exited
+}
+
+func row(host, session string) string {
+	return fmt.Sprintf(`document.querySelector('#sessions li[data-host=%q][data-session=%q]')`, host, session)
+}
+
+// The fleet view in Chromium: the sessions of every host (Go engines and a
+// Node host through the addon) with a host column, followed live; an
+// approval clicked in the page reaches the right host's tool; an answer the
+// host refuses shows its reason; the emergency stop stops every host's
+// proceeding sessions and names the host that has not confirmed; a host
+// that goes away is shown disconnected, its sessions not as current.
+func TestFleetViewInChromium(t *testing.T) {
+	url := newHubDB(t)
+	a := goHost(t, url, "host-a")
+	b := goHost(t, url, "host-b")
+	n := startNodeHost(t, url, "host-n")
+	deploy := newSession(t, b, "deploy", engine.ScriptTurn{ToolCalls: []engine.ScriptCall{ask(engine.PauseConfirm, "Potentially dangerous command", "git push --force\nin /srv/app")}}, engine.ScriptTurn{Text: "pushed"})
+	_, _, err := deploy.Start(context.WithoutCancel(t.Context()), "push")
+	require.NoError(t, err)
+
+	srv, err := webui.Serve(t.Context(), nil, webui.WithFleet(url), webui.WithOfflineAfter(time.Second))
+	require.NoError(t, err)
+	t.Cleanup(func() { srv.Close() })
+	require.True(t, strings.HasPrefix(srv.URL(), "http://127.0.0.1:"), srv.URL())
+
+	// The same guard as the local web UI: the token, the Host header.
+	c := newClient(t, srv)
+	c.token = ""
+	assert.Equal(t, http.StatusUnauthorized, c.do("GET", "/api/state", nil, nil).Status)
+	c.token = tokenOf(t, srv)
+	assert.Equal(t, http.StatusForbidden, c.do("GET", "/api/state", nil, map[string]string{"Host": "evil.example:80"}).Status)
+
+	browser := startBrowser(t)
+	tb := openTab(t, browser, srv.URL())
+	tb.waitFor(`document.querySelector('h1').textContent === 'Interlock — fleet'`)
+	tb.waitFor(row("host-b", "deploy") + `?.querySelector('.badge').textContent === 'Needs input'`)
+	tb.waitFor(row("host-n", "s0") + `?.querySelector('.badge').textContent === 'Needs input'`)
+	tb.waitFor(`document.querySelector('#hosts [data-host="host-a"]')?.textContent === 'host-a: connected'`)
+	assert.Equal(t, "host-n", tb.eval(row("host-n", "s0")+`.querySelector('.host').textContent`), "the host column")
+
+	// Live: a session that starts on host-a after the page loaded appears, proceeding.
+	var done []<-chan engine.Outcome
+	for _, id := range []string{"long", "long2"} {
+		// Continued, its next turn sleeps again: it is proceeding until the engine closes.
+		sleep := engine.ScriptTurn{ToolCalls: []engine.ScriptCall{sleepFor(60_000)}}
+		s := newSession(t, a, id, sleep, sleep, engine.ScriptTurn{Text: "slept"})
+		_, out, err := s.Start(context.WithoutCancel(t.Context()), "sleep")
+		require.NoError(t, err)
+		done = append(done, out)
+		tb.waitFor(row("host-a", id) + `?.querySelector('.badge').textContent === 'Proceeding'`)
+	}
+
+	// An approval clicked in the page reaches host-n's tool (a Node host), and no other.
+	tb.click(`#sessions li[data-host="host-n"][data-session="s0"]`)
+	tb.waitFor(`document.querySelector('#pause .pause-details')?.textContent === 'deploy host-n s0'`)
+	tb.answer(`#pause [data-answer=approved]:not([data-remember])`)
+	deadline := time.Now().Add(10 * time.Second)
+	for !n.said(`"done":"s0"`) {
+		require.True(t, time.Now().Before(deadline), "host-n's tool did not continue after the approval in the page")
+		time.Sleep(10 * time.Millisecond)
+	}
+	assert.True(t, n.said(`"tool":"approved"`), "host-n's tool got the approval")
+	tb.waitFor(row("host-n", "s0") + `.querySelector('.badge').textContent === 'Idle'`)
+	assert.Equal(t, engine.StatusPaused, deploy.Status(), "host-b's session was not answered")
+
+	// An answer bound to a version before the pause was raised (a tab that
+	// had not seen it) is refused by the host, and the page says why.
+	tb.click(`#sessions li[data-host="host-b"][data-session="deploy"]`)
+	tb.waitFor(`document.querySelector('#pause .pause-details')?.textContent === 'git push --force\nin /srv/app'`)
+	tb.eval(`(() => { const s = state.sessions.get(JSON.stringify(['host-b', 'deploy'])); s.version = s.pause.version - 1; return ''; })()`)
+	tb.answer(`#pause [data-answer=approved]:not([data-remember])`)
+	tb.waitFor(`document.getElementById('notice').textContent.startsWith('Refused (stale) by host host-b: the client saw session deploy at version')`)
+	assert.Equal(t, engine.StatusPaused, deploy.Status(), "a refused answer applies nothing")
+	tb.waitFor(`[...document.querySelectorAll('#audit-list tr[data-event=refused]')].some(r => r.textContent.includes('host-b'))`)
+
+	// host-n goes away: shown disconnected, its session not as current.
+	n.kill()
+	tb.waitFor(`document.querySelector('#hosts [data-host="host-n"]')?.textContent.startsWith('host-n: disconnected, last seen')`)
+	tb.waitFor(row("host-n", "s0") + `.querySelector('.badge').textContent === 'Unknown'`)
+	assert.Contains(t, tb.eval(row("host-n", "s0")+`.querySelector('.detail').textContent`), "Host disconnected, last seen")
+
+	// Emergency stop: host-a's proceeding sessions stop, with their
+	// receipts; host-n, disconnected, has not confirmed and is named.
+	tb.click(`#emergency-stop`)
+	tb.waitFor(`document.getElementById('notice').textContent === 'Emergency stop: stopped host-a/long, host-a/long2; not confirmed by host-n (disconnected: it stops its sessions when it reconnects)'`)
+	for _, out := range done {
+		select {
+		case o := <-out:
+			require.NotNil(t, o.Result.Interruption)
+			assert.Equal(t, engine.ReasonEmergencyStop, o.Result.Interruption.Reason)
+		case <-time.After(10 * time.Second):
+			t.Fatal("host-a's proceeding session did not stop")
+		}
+	}
+	tb.waitFor(row("host-a", "long") + `.querySelector('.badge').textContent === 'Interrupted' && ` + row("host-a", "long2") + `.querySelector('.badge').textContent === 'Interrupted'`)
+
+	// Continue one of them, then Resume all: the other (host-n's, not current, is not offered).
+	tb.click(`#sessions li[data-host="host-a"][data-session="long"]`)
+	tb.click(`#continue`)
+	tb.waitFor(row("host-a", "long") + `.querySelector('.badge').textContent === 'Proceeding'`)
+	tb.waitFor(text("resume-all") + ` === 'Resume all (1 eligible)'`)
+	tb.click(`#resume-all`)
+	tb.waitFor(text("resume-confirm-text") + ` === 'Resume all will continue 1 session: host-a/long2'`)
+	tb.click(`#resume-confirm-yes`)
+	tb.waitFor(`document.getElementById('notice').textContent === 'Resume all: resumed host-a/long2'`)
+	tb.waitFor(row("host-a", "long2") + `.querySelector('.badge').textContent === 'Proceeding'`)
+	var audit []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(tb.eval(`JSON.stringify(state.audit)`)), &audit))
+	assert.NotEmpty(t, audit)
+}
