@@ -211,6 +211,12 @@ type checker struct {
 	// are the texts of script files read from the workspace.
 	project      int
 	projectTexts map[string]bool
+	// artefactFind counts the finds being judged that select only build
+	// artefacts in the workspace (findArtefacts): under the sandbox, their
+	// -delete and the rm they run on what they found ({} or their start
+	// paths, artefactStarts) need no question.
+	artefactFind   int
+	artefactStarts []string
 }
 
 // maxParsedBytes bounds the work of one check; past it the line is confirm.

@@ -26,6 +26,14 @@ func (x *command) find() {
 			starts = append(starts, arg{text: c, static: args[i].static, glob: args[i].glob, subst: args[i].subst, word: args[i].word})
 		}
 	}
+	if x.l.c.sc.sandbox.confined && x.findArtefacts(starts, i) {
+		saved := x.l.c.artefactStarts
+		x.l.c.artefactFind++ // what it deletes, or runs rm on, is build artefacts
+		for _, s := range starts {
+			x.l.c.artefactStarts = append(x.l.c.artefactStarts[:len(x.l.c.artefactStarts):len(x.l.c.artefactStarts)], s.text)
+		}
+		defer func() { x.l.c.artefactFind--; x.l.c.artefactStarts = saved }()
+	}
 	for i := 1; i < len(args); i++ {
 		switch t := args[i].text; t {
 		case "-delete":

@@ -66,6 +66,15 @@ var unconfined = []struct{ cmd, category string }{
 	{"rm -rf *", catDelete},
 	{"rm -rf $(pwd)", catDelete},
 	{"find . -delete", catDelete},
+	// artefacts by glob or find, but not only artefacts
+	{"rm -f src/*", catForceDelete},
+	{"rm -rf build/* src", catDelete},
+	{"rm -f ../*.o", catForceDelete},
+	{"find . -name '*.go' -delete", catDelete},
+	{"find . -name '*.o' -o -name '*.go' -delete", catDelete},
+	{"find -L build -delete", catDelete},
+	{"find .git -name '*.orig' -delete", catDelete},
+	{`find build -exec rm -rf src \;`, catDelete},
 }
 
 func TestUnconfinedEffectsAsk(t *testing.T) {
@@ -95,6 +104,13 @@ var confinedByTheSandbox = []string{
 	"./scripts/bootstrap.sh", // the project's script, the same
 	"rm -f build/app.o",      // build artefacts
 	"rm -rf build dist",
+	"rm -f coverage.out a.out", // compilers' and go test's outputs
+	"rm -f *.o",                // a glob that matches only artefacts
+	"rm -f dist/*.map",         // a glob in an artefact directory
+	"find . -name '*.pyc' -delete",
+	"find . -name __pycache__ -type d -exec rm -rf {} +",
+	`find logs -name '*.log' -mtime +7 -exec rm {} \;`,
+	"find build -name '*.o' -delete",
 }
 
 func TestSandboxConfinesWhatNeedNotAsk(t *testing.T) {

@@ -181,7 +181,7 @@ func (x *command) confined(category string) bool {
 	switch {
 	case category == catUnknown, category == catSubUnknown, category == catDynamicOption:
 		return x.projectCode()
-	case category == catDelete, category == catForceDelete:
+	case category == catDelete, category == catForceDelete, category == catUnknownPath:
 		return x.deletesInside()
 	case category == catUpload, category == catServe, category == catRemote, category == catHTTP, category == catExfil,
 		category == catNetShell, category == catPublish, category == catDownloadExec:
@@ -200,8 +200,11 @@ var artefactDirs = map[string]bool{
 }
 
 // artefactExts are the extensions of files compilers and tests write.
+// (.out: a.out, go test's coverage.out; .orig and .rej: what patch and
+// merge tools leave behind.)
 var artefactExts = map[string]bool{".o": true, ".a": true, ".so": true, ".pyc": true, ".class": true, ".log": true,
-	".tmp": true, ".obj": true, ".d": true, ".gcda": true, ".gcno": true, ".tsbuildinfo": true, ".egg-info": true}
+	".tmp": true, ".obj": true, ".d": true, ".gcda": true, ".gcno": true, ".tsbuildinfo": true, ".egg-info": true,
+	".out": true, ".orig": true, ".rej": true}
 
 // isArtefact reports whether rel, a path relative to the workspace, is a
 // build artefact: in a directory build tools make, or a compiler's output.
@@ -215,13 +218,22 @@ func isArtefact(rel string) bool {
 	return artefactExts[path.Ext(rel)]
 }
 
-// deletesInside reports whether x (rm, rimraf, unlink) deletes only build
-// artefacts known now, inside the workspace: never the workspace, its
-// .git or the project's own files (the sandbox lets a command change
-// them, and the person's work is in them).
+// deletesInside reports whether x (rm, rimraf, unlink, or find -delete)
+// deletes only build artefacts inside the workspace, known now or named
+// by a glob that can match nothing else (rm -f *.o, rm -rf build/*):
+// never the workspace, its .git or the project's own files (the sandbox
+// lets a command change them, and the person's work is in them). rm run
+// by find -exec deletes what find selects (findArtefacts).
 func (x *command) deletesInside() bool {
 	ws := x.l.c.sc.dir
-	if ws == "" || x.via != "" || x.name != "rm" && x.name != "rimraf" && x.name != "unlink" {
+	if ws == "" || x.name != "rm" && x.name != "rimraf" && x.name != "unlink" && x.name != "find" {
+		return false
+	}
+	if x.name == "find" {
+		return x.l.c.artefactFind > 0
+	}
+	found := strings.HasPrefix(x.via, "find -exec") && x.l.c.artefactFind > 0
+	if x.via != "" && !found {
 		return false
 	}
 	ops := parseOpts(x.args, "").operands
@@ -229,15 +241,99 @@ func (x *command) deletesInside() bool {
 		return false
 	}
 	for _, op := range ops {
+		if found && (op.text == "{}" || slices.Contains(x.l.c.artefactStarts, op.text)) {
+			continue // what find selected
+		}
+		if op.glob && op.static {
+			if !x.l.artefactGlob(op) {
+				return false
+			}
+			continue
+		}
 		p, ok := x.l.abs(op)
 		if !ok || p == ws || !under(p, ws) {
 			return false
 		}
-		if rel := workspacePath(p, ws); rel == ".git" || strings.HasPrefix(rel, ".git/") || !isArtefact(rel) {
+		if rel := workspacePath(p, ws); isGitPath(rel) || !isArtefact(rel) {
 			return false
 		}
 	}
 	return true
+}
+
+// isGitPath reports a path, relative to the workspace, that is its .git or in it.
+func isGitPath(rel string) bool { return rel == ".git" || strings.HasPrefix(rel, ".git/") }
+
+// artefactGlob reports whether a glob operand can match only build
+// artefacts in the workspace: its fixed directory is one (build/*), or its
+// last part names artefacts by extension or name (*.o, dist/*.map is in
+// dist). A glob across directories or away from the workspace is none.
+func (l *level) artefactGlob(a arg) bool {
+	ws := l.c.sc.dir
+	dir, last := path.Split(a.text)
+	if strings.ContainsAny(dir, "*?[{~$") || strings.Contains(a.text, "..") || last == "" {
+		return false
+	}
+	if dir == "" {
+		dir = "."
+	}
+	d, ok := l.abs(arg{text: dir, static: true})
+	if !ok || !under(d, ws) {
+		return false
+	}
+	rel := workspacePath(d, ws)
+	if isGitPath(rel) {
+		return false
+	}
+	return d != ws && isArtefact(rel) || artefactName(last)
+}
+
+// artefactName reports a file name or name pattern of build artefacts:
+// an artefact directory's name (__pycache__) or an artefact extension
+// after any name (*.pyc, *.o).
+func artefactName(name string) bool {
+	ext := path.Ext(name)
+	return artefactDirs[name] || ext != "" && !strings.ContainsAny(ext, "*?[{") && artefactExts[ext]
+}
+
+// findArtefacts reports whether find, with its expression from args[i],
+// selects only build artefacts in the workspace: it starts in the
+// workspace (not its .git), follows no symlink, and either every start is
+// an artefact directory or a -name test that every match passes (no -o,
+// no negation) names artefacts (-name '*.pyc', -name __pycache__).
+func (x *command) findArtefacts(starts []arg, i int) bool {
+	ws := x.l.c.sc.dir
+	if ws == "" {
+		return false
+	}
+	if slices.ContainsFunc(x.args, func(a arg) bool { return a.text == "-L" || a.text == "-follow" }) {
+		return false
+	}
+	if len(starts) == 0 {
+		starts = []arg{{text: ".", static: true}}
+	}
+	startsArtefacts := true
+	for _, s := range starts {
+		p, ok := x.l.abs(s)
+		if !ok || !under(p, ws) || isGitPath(workspacePath(p, ws)) {
+			return false
+		}
+		startsArtefacts = startsArtefacts && p != ws && isArtefact(workspacePath(p, ws))
+	}
+	named := false
+	for ; i < len(x.args); i++ {
+		switch t := x.args[i].text; t {
+		case "-o", "-or", ",", "!", "-not", "(", ")":
+			return false
+		case "-name", "-iname":
+			if i+1 < len(x.args) {
+				named = named || x.args[i+1].static && artefactName(x.args[i+1].text)
+			}
+		case "-exec", "-execdir", "-ok", "-okdir", "-delete":
+			return startsArtefacts || named
+		}
+	}
+	return startsArtefacts || named
 }
 
 // publishTask matches build tool tasks that publish or deploy what was
