@@ -35,6 +35,7 @@ func checkout(t testing.TB) string {
 		"build/out/app":        "#!/bin/sh\nselftest-runner --all\n",
 		"src/main.go":          "package main\n\nfunc main() {}\n",
 		"src/util.go":          "package main\n",
+		"test/app.test.js":     "import test from 'node:test';\ntest('app', () => {});\n",
 		"README.md":            "# demo\n",
 		".gitignore":           "build/\ndist/\nnode_modules/\n",
 	}

@@ -5,7 +5,10 @@ package bash
 // is judged in turn.
 
 import (
+	"errors"
+	"io/fs"
 	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -430,6 +433,10 @@ var moduleRunsArgs = map[string]bool{"pdb": true, "cProfile": true, "profile": t
 // operand, python -m pip uninstall, a here-document on stdin.
 func (x *command) interpreter() {
 	code, file, module := interpreterArgs(x.name, x.args)
+	if code == nil && (x.name == "node" || x.name == "nodejs") && parseOpts(x.args, nodeValued).has("--test") {
+		x.nodeTests()
+		return
+	}
 	switch {
 	case code != nil:
 		x.inlineCode(*code)
@@ -471,6 +478,88 @@ func (x *command) interpreter() {
 	case module == "":
 		x.stdinCode(x.inlineText)
 	}
+}
+
+// nodeValued are node's options that take a value.
+const nodeValued = "-r --require --import --loader --experimental-loader --env-file -C --conditions --input-type " +
+	"--test-reporter --test-reporter-destination --test-name-pattern --test-skip-pattern --test-concurrency " +
+	"--test-timeout --test-shard --test-coverage-include --test-coverage-exclude"
+
+// maxTestWalk bounds the directory entries node --test's directories are
+// searched through for their test files.
+const maxTestWalk = 5000
+
+// testExts are the extensions of the files node --test runs.
+var testExts = map[string]bool{".js": true, ".mjs": true, ".cjs": true, ".ts": true, ".mts": true, ".cts": true}
+
+// nodeTests judges node --test by the test files it runs: each file, glob
+// and directory it is given (a directory's JS and TS files, outside
+// node_modules and hidden directories), or, given none, the files under
+// the working directory that node's default patterns name (*.test.js,
+// test/**...). They are read, all of them as they are when checked, and
+// judged by their text, as a script node runs. What cannot be read, or is
+// too much to read, asks.
+func (x *command) nodeTests() {
+	ops := parseOpts(x.args, nodeValued).operands
+	defaults := len(ops) == 0
+	if defaults {
+		ops = []arg{{text: ".", static: true}}
+	}
+	var texts []string
+	for _, op := range ops {
+		if op.static && strings.ContainsAny(op.text, "*?[") {
+			op.glob = true // node expands the pattern itself
+		}
+		p, ok := x.l.abs(op)
+		if !ok || !isDir(p) {
+			t, problem := x.l.scriptTexts(op)
+			if problem != "" {
+				x.flagScript(problem)
+				return
+			}
+			texts = append(texts, t...)
+			continue
+		}
+		files, err := testFiles(p, defaults)
+		if err != nil {
+			x.flagScript("a directory of tests too large to read when checked")
+			return
+		}
+		for _, f := range files {
+			t, problem := x.l.scriptTexts(arg{text: f, static: true})
+			if problem != "" {
+				x.flagScript(problem)
+				return
+			}
+			texts = append(texts, t...)
+		}
+	}
+	for _, t := range texts {
+		x.inlineText(t)
+	}
+}
+
+// defaultTest matches the files node --test runs when given none.
+var defaultTest = regexp.MustCompile(`(^|/)(test/.*|[^/]*[._-]test\.[^/]+|test-[^/]+|test\.[^/]+)$`)
+
+// testFiles lists the JS and TS files under dir that node --test runs
+// (only those defaultTest names when all is false), outside node_modules
+// and hidden directories; an error when there are too many to look at.
+func testFiles(dir string, defaults bool) ([]string, error) {
+	seen, files := 0, []string(nil)
+	err := filepath.WalkDir(dir, func(f string, d fs.DirEntry, err error) error {
+		if seen++; err != nil || seen > maxTestWalk {
+			return errors.Join(err, fs.ErrInvalid)
+		}
+		if d.IsDir() && f != dir && (d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".")) {
+			return fs.SkipDir
+		}
+		if rel, _ := filepath.Rel(dir, f); !d.IsDir() && testExts[path.Ext(f)] && (!defaults || defaultTest.MatchString(rel)) {
+			files = append(files, f)
+		}
+		return nil
+	})
+	return files, err
 }
 
 // inlineDanger matches interpreter one-liners that delete, move or
