@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"time"
 )
@@ -30,6 +31,23 @@ type ApprovalRequest struct {
 	Reasons []string `json:"reasons"`
 	// Rules are the policy rules that matched the command, if any.
 	Rules []ApprovalRule `json:"rules,omitempty"`
+}
+
+// asked is why the approver was asked, for the audit log of its decision:
+// the policy rules that matched (tier, rule and reason), else the gate's
+// reasons.
+func (req ApprovalRequest) asked() string {
+	if len(req.Rules) == 0 {
+		return "asked: " + strings.Join(req.Reasons, "; ")
+	}
+	var b strings.Builder
+	for i, r := range req.Rules {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "asked by the %s rule %q (%s)", r.Tier, r.Rule, r.Reason)
+	}
+	return b.String()
 }
 
 // ApprovalRule is a policy rule that matched a command.
@@ -125,9 +143,9 @@ func (e *Env) Approve(ctx context.Context, req ApprovalRequest) (Approval, error
 	case got.err != nil:
 		return ApprovalAsk, fmt.Errorf("%w: %w", ErrApprover, got.err)
 	case got.a == ApprovalAllow:
-		e.Decided(req.Tool, req.Command, AnswerApproved, "approver", "")
+		e.Decided(req.Tool, req.Command, AnswerApproved, "approver", req.asked())
 	case got.a == ApprovalDeny:
-		e.Decided(req.Tool, req.Command, AnswerDenied, "approver", "")
+		e.Decided(req.Tool, req.Command, AnswerDenied, "approver", req.asked())
 	case got.a == ApprovalAsk:
 	default:
 		return ApprovalAsk, fmt.Errorf("%w: it answered %q: answer \"allow\", \"deny\" or \"ask\"", ErrApprover, got.a)
