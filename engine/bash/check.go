@@ -185,9 +185,10 @@ func decide(fs []finding) Decision {
 
 // checker walks one command line and collects findings.
 type checker struct {
-	dir string
-	sc  *scope
-	at  string // absolute directory a nested script starts in ("" unknown)
+	dir    string
+	sc     *scope
+	parser *syntax.Parser
+	at     string // absolute directory a nested script starts in ("" unknown)
 	// scripts counts the script files read from disk, to bound the work
 	scripts int
 	writes  []fileWrite
@@ -281,7 +282,10 @@ func (c *checker) script(src string, depth int) {
 		c.flag(catTooDeep, src)
 		return
 	}
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if c.parser == nil { // one per check: a parser is large, and reusable once Parse returned
+		c.parser = syntax.NewParser(syntax.Variant(syntax.LangBash))
+	}
+	f, err := c.parser.Parse(strings.NewReader(src), "")
 	if err != nil {
 		c.add(finding{action: ActionConfirm, reason: catUnparsable + ": " + abbreviate(err.Error()), key: src})
 		return

@@ -1,9 +1,12 @@
 package bash
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/interlock-dev/interlock/engine/policy"
 )
@@ -63,15 +66,19 @@ func (s *scope) inside(p string) bool {
 // links, like the kernel.
 func realPath(p string) string { return realPathFrom("/", p) }
 
-// realPathFrom is realPath when the directory done, a prefix of p, is known
-// to hold no symlink: only the rest of p is looked at.
+// realPathFrom is realPath when the directory done is known to hold no
+// symlink (a resolved path: neither do its ancestors): only the part of p
+// below what it shares with done is looked at.
 func realPathFrom(done, p string) string {
 	p = filepath.Clean(p)
 	if !strings.HasPrefix(p, "/") {
 		return p
 	}
-	if done == "" || !under(p, done) {
+	if done == "" {
 		done = "/"
+	}
+	for !under(p, done) {
+		done = filepath.Dir(done)
 	}
 	rel := strings.TrimPrefix(strings.TrimPrefix(p, done), "/")
 	if rel == "" {
@@ -90,6 +97,11 @@ func realPathFrom(done, p string) string {
 		}
 		next := filepath.Join(done, part)
 		target, err := os.Readlink(next)
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+			// Nothing is below what does not exist: no link to follow. (No
+			// .. is left in rest: p and link targets are cleaned absolute.)
+			return filepath.Join(append([]string{next}, rest...)...)
+		}
 		if err != nil {
 			done = next
 			continue

@@ -566,27 +566,27 @@ func testFiles(dir string, defaults bool) ([]string, error) {
 // truncate files, change their permissions, run commands, fork, kill, open
 // raw sockets, or reach code by a name built at run time (__import__,
 // getattr, eval, require(x)), which no pattern can follow.
-var inlineDanger = regexp.MustCompile(`\.rm\s*\(|\bunlink|rmtree|os\.(remove|unlink|rmdir|removedirs|system|popen|exec|spawn|kill)|subprocess|shutil\.(move|rmtree)|\bunlink\b|\bfork\b|child_process|exec(Sync|File)?\s*\(|spawn(Sync)?\s*\(|\bsystem\s*\(|fs\.(rm|unlink|rmdir)|rmSync|rimraf|FileUtils\.rm|File\.delete|Dir\.delete|qx[({/]|` + "`" + `|\bkill\s*\(|Deno\.(remove|run|Command)|Bun\.spawn|\.unlink\(|\.rmdir\(|do shell script`)
+var inlineDanger = mustAnyOf(`\.rm\s*\(|\bunlink|rmtree|os\.(remove|unlink|rmdir|removedirs|system|popen|exec|spawn|kill)|subprocess|shutil\.(move|rmtree)|\bunlink\b|\bfork\b|child_process|exec(Sync|File)?\s*\(|spawn(Sync)?\s*\(|\bsystem\s*\(|fs\.(rm|unlink|rmdir)|rmSync|rimraf|FileUtils\.rm|File\.delete|Dir\.delete|qx[({/]|` + "`" + `|\bkill\s*\(|Deno\.(remove|run|Command)|Bun\.spawn|\.unlink\(|\.rmdir\(|do shell script`)
 
 // inlineDangerMore is the rest of inlineDanger: one regular expression of
 // both is too large for Go's fast matcher on most scripts.
-var inlineDangerMore = regexp.MustCompile(`__import__|getattr\s*\(|importlib|__builtins__|\beval\s*\(|\bcompile\s*\(|\bFunction\s*\(|process\.binding|\bimport\s*\(|` +
+var inlineDangerMore = mustAnyOf(`__import__|getattr\s*\(|importlib|__builtins__|\beval\s*\(|\bcompile\s*\(|\bFunction\s*\(|process\.binding|\bimport\s*\(|` +
 	`\bsystem\b|\bexec\b|\bkill\b|\brmdir\b|remove_tree|\brename|\btruncate|\bchmod|\bchown|os\.(replace|killpg|symlink|link)\b|FileUtils\.|Open3|%x[\[({|]|\bpopen|passthru|proc_open|pcntl_exec|\bsocket\b|pty\.spawn|dup2`)
 
 // inlineWrites matches interpreter one-liners that write files.
-var inlineWrites = regexp.MustCompile(`(?i)write|open\s*\(|fopen|file_put_contents|spit|>>?\s*\$?\w|IO\.|Files\.|fs\.|copy|rename|move`)
+var inlineWrites = mustAnyOf(`(?i)write|open\s*\(|fopen|file_put_contents|spit|>>?\s*\$?\w|IO\.|Files\.|fs\.|copy|rename|move`)
 
 // inlineDangerSpans are the patterns of inlineDanger that span words
 // (require(x), require("a" + b), perl's open F, "|cmd"): slow to look
 // for, they are looked for only in code that names require or open.
-var inlineDangerSpans = regexp.MustCompile(`require\s*\(\s*[^"'\s)]|require\s*\(\s*["'][^"']*["']\s*\+|\bopen\b[^;]*\|`)
+var inlineDangerSpans = mustAnyOf(`require\s*\(\s*[^"'\s)]|require\s*\(\s*["'][^"']*["']\s*\+|\bopen\b[^;]*\|`)
 
 // inlinePath matches the string literals of a one-liner that name a path
 // away from the working directory: "/etc/x", '~/.x', "../x", perl's
 // ">../x"; inlineFileWrite the one-liners that write a file.
 var (
 	inlinePath      = regexp.MustCompile(`["'][+<>]*\s*((?:/|~|\.\./)[^"'\s]*)["']`)
-	inlineFileWrite = regexp.MustCompile(`["'][rbt]*[wax+][rwabxt+]*["']|["']\+?>|write_text|write_bytes|writeFile|appendFile|createWriteStream|File\.(write|open)|file_put_contents|fopen|\.touch\(|copy|move|spit|\bunlink`)
+	inlineFileWrite = mustAnyOf(`["'][rbt]*[wax+][rwabxt+]*["']|["']\+?>|write_text|write_bytes|writeFile|appendFile|createWriteStream|File\.(write|open)|file_put_contents|fopen|\.touch\(|copy|move|spit|\bunlink`)
 )
 
 // inlineCode judges an interpreter one-liner. One that writes files and
