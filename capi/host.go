@@ -72,7 +72,7 @@ func il_engine_trust_project_policy(h C.il_handle, dir *C.char, out **C.char) C.
 		if ee.bash == nil {
 			return errorf(C.IL_ERR_INVALID_ARGUMENT, "trust a project policy: the engine has no bash tool")
 		}
-		path, sha, err := ee.bash.TrustProjectPolicy(goString(dir))
+		path, sha, err := ee.bash.TrustProjectPolicy(goString(dir), "")
 		if err != nil {
 			return err
 		}

@@ -322,12 +322,14 @@ func (ps *policies) set(dir string) (set *policy.Set, untrusted string, err erro
 	return policy.NewSet(files...), untrusted, nil
 }
 
-// TrustProjectPolicy trusts the policy file of the project dir is in, as
-// it is now (bound to its SHA-256: a change makes it untrusted again). It
-// returns the file's path and hash; a file that does not load is not
-// trusted (the error says why). The Tool must use project policies
-// (WithProjectPolicy).
-func (t *Tool) TrustProjectPolicy(dir string) (path, sha256 string, err error) {
+// TrustProjectPolicy trusts the policy file of the project dir is in,
+// bound to its SHA-256 (a change makes it untrusted again). sha256 is the
+// hash of the content the person was shown (ReviewProjectPolicy): a file
+// that changed since is not trusted (policy.ErrChanged); "" trusts it as
+// it is now. It returns the file's path and hash; a file that does not
+// load is not trusted (the error says why). The Tool must use project
+// policies (WithProjectPolicy).
+func (t *Tool) TrustProjectPolicy(dir, sha256 string) (path, sha string, err error) {
 	if t.policies.trust == nil {
 		return "", "", fmt.Errorf("%w: trust a project policy: the bash tool does not use project policies: create it with bash.WithProjectPolicy", engine.ErrInvalidArgument)
 	}
@@ -338,8 +340,30 @@ func (t *Tool) TrustProjectPolicy(dir string) (path, sha256 string, err error) {
 		return "", "", err
 	case f == nil:
 		return "", "", fmt.Errorf("%w: trust a project policy: %s does not exist", engine.ErrInvalidArgument, pf.path)
+	case sha256 != "" && sha256 != f.SHA256:
+		return "", "", fmt.Errorf("%w: %s was shown with sha256 %s and is now %s: read it again, then trust it", policy.ErrChanged, f.Path, sha256, f.SHA256)
 	}
 	return f.Path, f.SHA256, t.policies.trust.Add(f.Path, f.SHA256)
+}
+
+// ReviewProjectPolicy is the policy file of the project dir is in as a
+// person is shown it before trusting it: its path, hash, rules and whether
+// it is trusted. nil when there is none, or the Tool does not use project
+// policies. A file that does not load has only its path and the error.
+func (t *Tool) ReviewProjectPolicy(dir string) *policy.Review {
+	if t.policies.trust == nil {
+		return nil
+	}
+	pf := t.policies.projectFile(dir)
+	f, err := pf.get()
+	switch {
+	case err != nil:
+		return &policy.Review{Path: pf.path, Rules: []policy.RuleReview{}, Error: err.Error()}
+	case f == nil:
+		return nil
+	}
+	rv := policy.ReviewOf(f, t.policies.trust.Trusted(f.Path, f.SHA256))
+	return &rv
 }
 
 // policyWarnedKey keys the project policies a session was warned about.

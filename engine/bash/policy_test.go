@@ -117,8 +117,18 @@ func TestProjectPolicyTrustedByHash(t *testing.T) {
 	}
 	assert.True(t, warned, "the session is told the project policy is not used")
 
-	path, sha, err := tool.TrustProjectPolicy(root)
+	rv := tool.ReviewProjectPolicy(root) // what a person is shown before trusting it
+	require.NotNil(t, rv)
+	assert.Equal(t, policy.Review{Path: pfile, SHA256: rv.SHA256, Rules: []policy.RuleReview{
+		{Name: "gradle-builds", Decision: policy.Allow, Reason: "our build", Matches: "program gradlew"},
+		{Name: "no-deploy", Decision: policy.Deny, Reason: "deploys go through CI", Matches: "program make, subcommand deploy"},
+	}}, *rv)
+	_, _, err := tool.TrustProjectPolicy(root, strings.Repeat("0", 64)) // not what was shown
+	require.ErrorIs(t, err, policy.ErrChanged)
+	assert.False(t, tool.ReviewProjectPolicy(root).Trusted)
+	path, sha, err := tool.TrustProjectPolicy(root, rv.SHA256)
 	require.NoError(t, err)
+	assert.True(t, tool.ReviewProjectPolicy(root).Trusted)
 	assert.Equal(t, pfile, path)
 	assert.Len(t, sha, 64)
 	res = h.session("make deploy", inRoot).run()
@@ -132,6 +142,14 @@ func TestProjectPolicyTrustedByHash(t *testing.T) {
 	assert.Contains(t, a.run().Text, "deploying") // the changed file is not used
 	d := tool.judgeIn(root, "make deploy")
 	assert.Empty(t, d.Rules)
+	changed := tool.ReviewProjectPolicy(root) // asks again: another hash, not trusted
+	assert.False(t, changed.Trusted)
+	assert.NotEqual(t, sha, changed.SHA256)
+	assert.Equal(t, policy.Allow, changed.Rules[1].Decision)
+
+	writeFile(t, pfile, "[[rule]]\nname = 1\n")
+	assert.Contains(t, tool.ReviewProjectPolicy(root).Error, "invalid policy: "+pfile)
+	assert.Nil(t, New(tracked(nil)).ReviewProjectPolicy(root), "no project policies: nothing to review")
 }
 
 // judgeIn is Check in dir.

@@ -60,6 +60,7 @@ type Rule struct {
 	Line     int    // where its [[rule]] starts
 	Tier     Tier
 
+	matches  string // what it matches, as written (Describe)
 	programs []string
 	subs     [][]string
 	options  []string
@@ -300,7 +301,7 @@ func stringsOf(v any) []string {
 
 func compile(fr fileRule, path string, line int, tier Tier) (*Rule, error) {
 	r := &Rule{Name: fr.Name, Decision: fr.Decision, Reason: fr.Reason, Lock: fr.Lock, Shadow: fr.Shadow,
-		File: path, Line: line, Tier: tier, options: fr.Options}
+		File: path, Line: line, Tier: tier, options: fr.Options, matches: describe(fr)}
 	bad := func(what string) error { return fileError(path, line, fr.Name, what) }
 	if r.Lock && tier != TierEngine {
 		return nil, bad("lock is for the engine's configuration only: remove it (a " + tier.String() + " rule cannot lock)")
@@ -378,4 +379,20 @@ func (r *Rule) matchesLine(cmds []Command) bool {
 		}
 	}
 	return false
+}
+
+// describe says what a rule matches, as written: "program git, subcommand
+// push, options -f | --force".
+func describe(fr fileRule) string {
+	var parts []string
+	for _, f := range []struct {
+		name string
+		vals []string
+	}{{"program", stringsOf(fr.Program)}, {"subcommand", stringsOf(fr.Subcommand)}, {"options", fr.Options},
+		{"paths", fr.Paths}, {"hosts", fr.Hosts}, {"env", fr.Env}} {
+		if len(f.vals) > 0 {
+			parts = append(parts, f.name+" "+strings.Join(f.vals, " | "))
+		}
+	}
+	return strings.Join(parts, ", ")
 }

@@ -83,6 +83,10 @@ var ErrInvalid = errors.New("invalid policy")
 // or that changed since.
 var ErrUntrusted = errors.New("project policy not trusted")
 
+// ErrChanged refuses to trust a project file whose content is not the
+// one the person was shown (its hash differs).
+var ErrChanged = errors.New("project policy changed since it was shown")
+
 // fileError says what is wrong where: the file, the line and rule when
 // known, and what to do.
 func fileError(file string, line int, rule, what string) error {

@@ -105,3 +105,33 @@ func (t *Trust) save() error {
 	}
 	return os.Rename(tmp, t.path)
 }
+
+// Review is a project's policy file as a person is shown it before
+// trusting it: where it is, the hash trust binds to, and what its rules do.
+type Review struct {
+	Path    string       `json:"path"`
+	SHA256  string       `json:"sha256"`
+	Trusted bool         `json:"trusted"` // trusted with this content
+	Rules   []RuleReview `json:"rules"`
+	// Error says why the file does not load (it cannot be trusted as it is);
+	// SHA256 is then the content's and Rules empty.
+	Error string `json:"error,omitempty"`
+}
+
+// RuleReview is one rule of a Review.
+type RuleReview struct {
+	Name     string   `json:"name"`
+	Decision Decision `json:"decision"`
+	Reason   string   `json:"reason"`
+	Matches  string   `json:"matches"` // "program git, subcommand push"
+	Shadow   bool     `json:"shadow,omitempty"`
+}
+
+// ReviewOf is f's review, trusted or not.
+func ReviewOf(f *File, trusted bool) Review {
+	rv := Review{Path: f.Path, SHA256: f.SHA256, Trusted: trusted, Rules: make([]RuleReview, len(f.Rules))}
+	for i, r := range f.Rules {
+		rv.Rules[i] = RuleReview{Name: r.Name, Decision: r.Decision, Reason: r.Reason, Matches: r.matches, Shadow: r.Shadow}
+	}
+	return rv
+}
