@@ -63,6 +63,8 @@ type hubConfig struct {
 	URL         string `json:"url"`
 	Host        string `json:"host"`
 	HeartbeatMS int64  `json:"heartbeat_ms"`
+	// RetentionDays: hub.Config.Retention in days (0: the default).
+	RetentionDays float64 `json:"retention_days"`
 }
 
 type webConfig struct {
@@ -222,7 +224,8 @@ func il_engine_create(configJSON *C.char, out *C.il_handle) C.il_status {
 			opts = append(opts, engine.WithStore(cfg.Store), engine.WithProviderLoader("openai", openai.Load))
 		}
 		if cfg.Hub != nil {
-			opts = append(opts, hub.With(hub.Config{URL: cfg.Hub.URL, Host: cfg.Hub.Host, Heartbeat: time.Duration(cfg.Hub.HeartbeatMS) * time.Millisecond}))
+			opts = append(opts, hub.With(hub.Config{URL: cfg.Hub.URL, Host: cfg.Hub.Host, Heartbeat: time.Duration(cfg.Hub.HeartbeatMS) * time.Millisecond,
+				Retention: time.Duration(cfg.Hub.RetentionDays * float64(24*time.Hour))}))
 		}
 		if cfg.Tools != nil {
 			opts = append(opts, engine.WithBuiltinTools(*cfg.Tools...))

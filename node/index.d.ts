@@ -438,6 +438,8 @@ export interface EngineConfig {
     host: string;
     /** How often an idle host says it is alive (default 1000). */
     heartbeatMs?: number;
+    /** How many days the hub keeps this host's transitions, audit entries and answered commands (default 30; negative: for ever). */
+    retentionDays?: number;
   };
 }
 

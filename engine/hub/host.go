@@ -30,9 +30,23 @@ type Config struct {
 	// Heartbeat is how often an idle host says it is alive (default 1 s);
 	// a fleet shows a host offline after three missed beats.
 	Heartbeat time.Duration
+	// Retention is how long the hub keeps this host's transitions
+	// (interlock_events), audit entries and answered commands (default
+	// DefaultRetention); the host deletes older ones when it connects and
+	// each hour. Negative keeps them for ever. Fleet emergency stops are
+	// deleted, with their receipts, once their time in force ended that
+	// long ago.
+	Retention time.Duration
 	// Logf, when set, is told of connection changes and failed writes.
 	Logf func(format string, args ...any)
 }
+
+// DefaultRetention is how long the hub keeps a host's history: 30 days.
+const DefaultRetention = 30 * 24 * time.Hour
+
+// pruneEvery is how often a connected host deletes what is older than its
+// retention.
+const pruneEvery = time.Hour
 
 // ErrInvalidConfig: a Config (or an Answer) cannot be used. It is an
 // engine.ErrInvalidArgument.
@@ -67,6 +81,7 @@ type Host struct {
 	changed   chan struct{} // closed on a change of connected
 
 	unsent []mirrored // taken from the feed, not yet committed to the hub
+	pruned time.Time  // when the mirror last deleted what is past retention
 
 	doneMu  sync.Mutex
 	applied map[int64]outcome // commands applied here whose outcome the hub may not have
@@ -90,6 +105,9 @@ func Attach(eng *engine.Engine, cfg Config) (*Host, error) {
 	conn.RuntimeParams["application_name"] = "interlock host " + cfg.Host
 	if cfg.Heartbeat <= 0 {
 		cfg.Heartbeat = time.Second
+	}
+	if cfg.Retention == 0 {
+		cfg.Retention = DefaultRetention
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &Host{cfg: cfg, conn: conn, eng: eng, feed: eng.NewFeed(), boot: randomID(),
@@ -279,6 +297,12 @@ func (h *Host) mirror(ctx context.Context, conn *pgx.Conn) error {
 		}
 	}
 	for {
+		if h.cfg.Retention > 0 && time.Since(h.pruned) >= pruneEvery {
+			if err := h.prune(ctx, conn); err != nil {
+				return err
+			}
+			h.pruned = time.Now()
+		}
 		tctx, cancel := context.WithTimeout(ctx, h.cfg.Heartbeat)
 		err := h.feed.Take(tctx, collect)
 		cancel()
@@ -307,6 +331,41 @@ func (h *Host) mirror(ctx context.Context, conn *pgx.Conn) error {
 			return err
 		}
 	}
+}
+
+// pruneBatch is how many rows one statement of prune deletes: each is a
+// short transaction, so that writers are not held up behind a long one.
+const pruneBatch = 5000
+
+// prune deletes this host's events, audit entries and finished commands
+// older than its retention, and the fleet stops whose time in force ended
+// that long ago (their receipts with them).
+func (h *Host) prune(ctx context.Context, conn *pgx.Conn) error {
+	secs := h.cfg.Retention.Seconds()
+	for _, q := range []struct {
+		sql  string
+		args []any
+	}{
+		{`DELETE FROM interlock_events WHERE id IN (SELECT id FROM interlock_events
+			WHERE host = $1 AND at < clock_timestamp() - make_interval(secs => $2) LIMIT $3)`, []any{h.cfg.Host, secs, pruneBatch}},
+		{`DELETE FROM interlock_audit WHERE id IN (SELECT id FROM interlock_audit
+			WHERE host = $1 AND at < clock_timestamp() - make_interval(secs => $2) LIMIT $3)`, []any{h.cfg.Host, secs, pruneBatch}},
+		{`DELETE FROM interlock_commands WHERE id IN (SELECT id FROM interlock_commands
+			WHERE host = $1 AND state <> 'pending' AND done_at < clock_timestamp() - make_interval(secs => $2) LIMIT $3)`, []any{h.cfg.Host, secs, pruneBatch}},
+		{`DELETE FROM interlock_stops WHERE id IN (SELECT id FROM interlock_stops
+			WHERE expires_at < clock_timestamp() - make_interval(secs => $1) LIMIT $2)`, []any{secs, pruneBatch}},
+	} {
+		for {
+			tag, err := conn.Exec(ctx, q.sql, q.args...)
+			if err != nil {
+				return fmt.Errorf("hub: deleting what is older than the retention (%v): %w", h.cfg.Retention, err)
+			}
+			if tag.RowsAffected() < pruneBatch {
+				break
+			}
+		}
+	}
+	return nil
 }
 
 // mirrorOf is what the hub keeps of ev: transitions, not streamed deltas.

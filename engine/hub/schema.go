@@ -109,6 +109,12 @@ var migrations = []string{
 		gone_at timestamptz NOT NULL,
 		PRIMARY KEY (stop, host, session)
 	);`,
+	// 2: what hosts delete past their retention (Config.Retention), found
+	// by time.
+	`CREATE INDEX interlock_events_at ON interlock_events (host, at);
+	CREATE INDEX interlock_audit_at ON interlock_audit (host, at);
+	CREATE INDEX interlock_commands_done ON interlock_commands (host, done_at) WHERE state <> 'pending';
+	CREATE INDEX interlock_stops_expires ON interlock_stops (expires_at);`,
 }
 
 // SchemaVersion is the version of the hub's tables this library makes.

@@ -34,7 +34,7 @@ export const ENGINE_CONFIG = {
   web: { searchUrl: 'string', autoDevtools: 'boolean' },
   provider: PROVIDER,
   store: 'storePath',
-  hub: { $required: ['url', 'host'], url: 'string', host: 'string', heartbeatMs: 'number' },
+  hub: { $required: ['url', 'host'], url: 'string', host: 'string', heartbeatMs: 'number', retentionDays: 'number' },
 };
 export const SESSION_OPTIONS = {
   id: 'string', workDir: 'dir', env: 'record', sandbox: SANDBOX, script: [SCRIPT_TURN], provider: PROVIDER, tools: TOOLS,

@@ -13,12 +13,13 @@ const unreachable = 'postgres://interlock:pw@127.0.0.1:1/fleet?connect_timeout=1
 test('hub needs url and host, each a string, named as written', () => {
   assert.throws(() => new Engine({ hub: { url: unreachable } }), { code: 'ERR_INVALID_ARG_TYPE', message: /config\.hub\.host is missing/ });
   assert.throws(() => new Engine({ hub: { url: unreachable, host: 3 } }), { code: 'ERR_INVALID_ARG_TYPE', message: /config\.hub\.host must be a string/ });
+  assert.throws(() => new Engine({ hub: { url: unreachable, host: 'a', retentionDays: '30' } }), { code: 'ERR_INVALID_ARG_TYPE', message: /config\.hub\.retentionDays must be a number/ });
   assert.throws(() => new Engine({ hub: { url: unreachable, hostname: 'a' } }), { code: 'ERR_INVALID_ARG_VALUE', message: /config\.hub\.hostname is not a known field/ });
   assert.throws(() => new Engine({ hub: { url: unreachable, host: '' } }), (err) => err.code === 'ERR_INVALID_ARGUMENT' && /hub: invalid argument: host is empty/.test(err.message) && !err.message.includes(':pw@'));
 });
 
 test('with the hub unreachable the engine works and pauses are answered locally', async () => {
-  const engine = new Engine({ hub: { url: unreachable, host: 'laptop' } });
+  const engine = new Engine({ hub: { url: unreachable, host: 'laptop', retentionDays: 7 } });
   try {
     const s = engine.createSession({
       script: [{ toolCalls: [{ name: 'ask', args: { kind: 'confirm', message: 'Deploy?' } }] }, { text: 'Done.' }],

@@ -1,0 +1,106 @@
+package hub_test
+
+import (
+	"context"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/interlock-dev/interlock/engine"
+	"github.com/interlock-dev/interlock/engine/hub"
+)
+
+// The hub's history does not grow for ever: a host deletes its own
+// transitions, audit entries and answered commands older than its
+// retention (30 days by default) when it connects, and the fleet stops
+// whose time in force ended that long ago; another host's history and
+// anything younger stay, and a host with a negative retention keeps all.
+func TestRetentionPrunesOldHistory(t *testing.T) {
+	t.Parallel()
+	url := newDB(t)
+	openFleet(t, url) // the tables
+	db, err := pgx.Connect(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close(context.Background())
+	exec := func(sql string, args ...any) {
+		t.Helper()
+		if _, err := db.Exec(t.Context(), sql, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// 40 days old and 1 day old, for the pruning host, another host that
+	// does not run now, and a host that keeps everything.
+	for _, host := range []string{"pruning", "away", "keeping"} {
+		for _, age := range []string{"40 days", "1 day"} {
+			exec(`INSERT INTO interlock_events (host, session, boot, version, type, status, at, body)
+				VALUES ($1, 's', 'b', 1, 'run_started', 'running', now() - $2::interval, '{}')`, host, age)
+			exec(`INSERT INTO interlock_audit (host, session, event, at) VALUES ($1, 's', 'raised', now() - $2::interval)`, host, age)
+			exec(`INSERT INTO interlock_commands (host, kind, session, pause, created_at, expires_at, state, done_at)
+				VALUES ($1, 'answer', 's', $3, now() - $2::interval, now() - $2::interval, 'applied', now() - $2::interval)`, host, age, age)
+		}
+		// A pending answer is never deleted, however old.
+		exec(`INSERT INTO interlock_commands (host, kind, session, pause, created_at, expires_at) VALUES ($1, 'answer', 's', 'pending', now() - '40 days'::interval, now() - '40 days'::interval)`, host)
+	}
+	exec(`INSERT INTO interlock_stops (id, at, expires_at) VALUES (1, now() - '40 days'::interval, now() - '40 days'::interval), (2, now() - '1 day'::interval, now() - '1 day'::interval)`)
+	exec(`INSERT INTO interlock_stop_receipts (stop, host, session, gone_at) VALUES (1, 'away', 's', now() - '40 days'::interval), (2, 'away', 's', now() - '1 day'::interval)`)
+
+	count := func(sql string, args ...any) int {
+		t.Helper()
+		var n int
+		if err := db.QueryRow(t.Context(), sql, args...).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	left := func(host string) [3]int {
+		return [3]int{
+			count(`SELECT count(*) FROM interlock_events WHERE host = $1`, host),
+			count(`SELECT count(*) FROM interlock_audit WHERE host = $1`, host),
+			count(`SELECT count(*) FROM interlock_commands WHERE host = $1`, host),
+		}
+	}
+	attach := func(name string, retention time.Duration) {
+		var h *hub.Host
+		eng, err := engine.Open(t.Context(), engine.WithAttachment(func(_ context.Context, e *engine.Engine) (io.Closer, error) {
+			var err error
+			h, err = hub.Attach(e, hub.Config{URL: url, Host: name, Retention: retention, Heartbeat: 50 * time.Millisecond})
+			return h, err
+		}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { eng.Close() })
+		waitCtx(t, func(ctx context.Context) error { return h.WaitConnected(ctx, true) })
+		// Its mirror has beaten once: it pruned (or not) before.
+		eventually(t, name+"'s first heartbeat", func() bool {
+			return count(`SELECT count(*) FROM interlock_hosts WHERE host = $1 AND seen_at > connected_at`, name) == 1
+		})
+	}
+	attach("pruning", 0)
+	attach("keeping", -1)
+
+	// pruning: the 1-day-old rows, and the pending answer, which it
+	// refused as expired just now (audited).
+	if got := left("pruning"); got != [3]int{1, 2, 2} {
+		t.Fatalf("the pruning host's events, audit entries, commands: %v; want 1, 2 (with the refusal), 2", got)
+	}
+	if n := count(`SELECT count(*) FROM interlock_commands WHERE host = 'pruning' AND pause = '40 days'`); n != 0 {
+		t.Fatalf("an answered command of 40 days ago kept")
+	}
+	if got := left("away"); got != [3]int{2, 2, 3} {
+		t.Fatalf("the host away's events, audit entries, commands: %v; want all (2, 2, 3)", got)
+	}
+	if got := left("keeping"); got != [3]int{2, 3, 3} {
+		t.Fatalf("the keeping host's events, audit entries, commands: %v; want all (2, 3 with the refusal, 3)", got)
+	}
+	if got := count(`SELECT count(*) FROM interlock_stops`) + 10*count(`SELECT count(*) FROM interlock_stop_receipts`); got != 11 {
+		t.Fatalf("stops + 10 x receipts: %d; want the stop of a day ago and its receipt (11)", got)
+	}
+	if v := count(`SELECT version FROM interlock_schema`); v != hub.SchemaVersion || v != 2 {
+		t.Fatalf("schema version %d, library %d; want 2", v, hub.SchemaVersion)
+	}
+}
