@@ -218,6 +218,8 @@ type checker struct {
 	// paths, artefactStarts) need no question.
 	artefactFind   int
 	artefactStarts []string
+	// lineRemotes are the git remotes the line adds or points elsewhere.
+	lineRemotes map[string]bool
 }
 
 // maxParsedBytes bounds the work of one check; past it the line is confirm.

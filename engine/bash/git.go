@@ -5,6 +5,7 @@ package bash
 
 import (
 	"os"
+	"path"
 	"regexp"
 	"strings"
 )
@@ -39,6 +40,27 @@ func (x *command) git() {
 		for _, op := range ops {
 			if strings.HasPrefix(op.text, "+") || strings.HasPrefix(op.text, ":") {
 				dangerous = true
+			}
+		}
+		if len(ops) > 0 && (x.l.c.lineRemotes[ops[0].text] || !x.knownRemote(args[:i], ops[0])) {
+			x.flag(catUpload) // the repository sent to a machine the project does not name
+		}
+	case "remote":
+		// git remote add NAME URL, set-url NAME URL, rename OLD NAME: a later
+		// push to NAME goes where the line says, not where the project did
+		if n := len(ops); n >= 3 && (ops[0].text == "add" || ops[0].text == "set-url" || ops[0].text == "rename") {
+			if x.l.c.lineRemotes == nil {
+				x.l.c.lineRemotes = map[string]bool{}
+			}
+			x.l.c.lineRemotes[ops[1].text] = true
+			x.l.c.lineRemotes[ops[2].text] = true
+		}
+	case "rm":
+		if !o.has("--cached") { // it deletes the files from the working tree too
+			if o.has("-r") {
+				x.flag(catDelete)
+			} else if o.has("-f", "--force") {
+				x.flag(catForceDelete) // files with changes not committed: the changes are lost
 			}
 		}
 	case "reset":
@@ -86,6 +108,73 @@ func (x *command) git() {
 		x.flag(catGit)
 	}
 }
+
+// knownRemote reports whether the repository a push names is a remote of
+// the repository git works in, as its config on disk says now (a remote the
+// line adds, or a URL, is not); git's options before the subcommand (pre)
+// may move it (-C DIR). The repository is looked for from the directory up
+// to the workspace (up to / from outside it): outside any, nothing is
+// pushed and the push is not judged here.
+func (x *command) knownRemote(pre []arg, repo arg) bool {
+	dir := arg{text: ".", static: true}
+	for k := 1; k+1 < len(pre); k++ {
+		if pre[k].text == "-C" {
+			dir = arg{text: path.Join(dir.text, pre[k+1].text), static: dir.static && pre[k+1].static}
+		}
+	}
+	d, ok := x.l.abs(dir)
+	if !ok {
+		return false
+	}
+	ws := x.l.c.sc.dir
+	for {
+		if config, ok := gitConfigFile(d); ok {
+			if !repo.static {
+				return false
+			}
+			text, _ := readSmall(config)
+			for _, m := range gitRemote.FindAllStringSubmatch(text, -1) {
+				if m[1] == repo.text {
+					return true
+				}
+			}
+			return false
+		}
+		if d == "/" || d == ws || !strings.HasPrefix(d, "/") {
+			return true
+		}
+		d = path.Dir(d)
+	}
+}
+
+// gitConfigFile is the config file of the repository whose working tree
+// is dir: .git/config, or a worktree's (.git is a file naming its git
+// directory, whose commondir holds the config).
+func gitConfigFile(dir string) (string, bool) {
+	git := path.Join(dir, ".git")
+	if isDir(git) {
+		return path.Join(git, "config"), true
+	}
+	text, ok := readSmall(git)
+	gitdir, found := strings.CutPrefix(strings.TrimSpace(text), "gitdir: ")
+	if !ok || !found {
+		return "", false
+	}
+	if !path.IsAbs(gitdir) {
+		gitdir = path.Join(dir, gitdir)
+	}
+	if common, ok := readSmall(path.Join(gitdir, "commondir")); ok {
+		if c := strings.TrimSpace(common); path.IsAbs(c) {
+			gitdir = c
+		} else {
+			gitdir = path.Join(gitdir, c)
+		}
+	}
+	return path.Join(gitdir, "config"), true
+}
+
+// gitRemote matches a remote's section in a git config file.
+var gitRemote = regexp.MustCompile(`(?m)^\s*\[remote\s+"([^"]+)"\s*\]`)
 
 // gitCodeKeys are config keys whose value is a command git runs.
 var gitCodeKeys = regexp.MustCompile(`(?i)^(core\.(pager|editor|sshcommand|askpass|gitproxy|fsmonitor|alternaterefscommand)|sequence\.editor|diff\.external|diff\..+\.(textconv|command)|merge\..+\.driver|mergetool\..+\.cmd|difftool\..+\.cmd|filter\..+\.(clean|smudge|process)|credential\.helper|credential\..+\.helper|pager\..+|uploadpack\.packobjectshook|gpg\.program|gpg\..+\.program|web\.browser|browser\..+\.cmd|man\..+\.cmd|sendemail\..*(cmd|command|smtpserver)|remote\..+\.(receivepack|uploadpack)|ssh\.variant|instaweb\..+|alias\..+|receive\.procreceiverefs|protocol\..+\.allow|core\.hookspath|include\.path|includeif\..+|core\.worktree|init\.templatedir|core\.attributesfile|submodule\..+\.update)$`)

@@ -112,11 +112,19 @@ func writeRisk(p string) string {
 	case "authorized_keys", ".npmrc", ".yarnrc", ".yarnrc.yml", ".gitconfig", ".envrc":
 		return catSensitive // config that makes a tool run commands, in any directory
 	}
-	if c == "/" || c == "~" || strings.Contains(c, ".git/hooks/") || strings.HasSuffix(c, ".git/hooks") ||
-		c == ".git/config" || strings.HasSuffix(c, "/.git/config") || strings.HasSuffix(c, ".git/info/attributes") {
+	if c == "/" || c == "~" || inGitDir(c) {
 		return catSensitive
 	}
 	return ""
+}
+
+// inGitDir reports a path that is a repository's .git directory or in it:
+// moving, truncating or overwriting any of it (HEAD, index, objects, refs,
+// hooks, config) loses the history or makes git run code. .git/info/exclude,
+// the repository's own ignore list, is the one file there people edit.
+func inGitDir(c string) bool {
+	git := c == ".git" || strings.HasPrefix(c, ".git/") || strings.HasSuffix(c, "/.git") || strings.Contains(c, "/.git/")
+	return git && !strings.HasSuffix(c, ".git/info/exclude")
 }
 
 var (
