@@ -31,7 +31,8 @@ func TestAnyOfMatchesTheWholePattern(t *testing.T) {
 		return nil
 	}))
 	for name, a := range map[string]anyOf{"inlineDanger": inlineDanger, "inlineDangerMore": inlineDangerMore,
-		"inlineWrites": inlineWrites, "inlineDangerSpans": inlineDangerSpans, "inlineFileWrite": inlineFileWrite} {
+		"inlineWrites": inlineWrites, "inlineDangerSpans": inlineDangerSpans, "inlineFileWrite": inlineFileWrite,
+		"inlineNet": inlineNet, "inlineChange": inlineChange, "inlineReads": inlineReads} {
 		require.Greater(t, len(a.alts), 1, name)
 		for _, s := range texts {
 			if a.whole.MatchString(s) != a.MatchString(s) {

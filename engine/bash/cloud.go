@@ -67,7 +67,14 @@ func (x *command) infra() {
 			x.transfer(o.operands[1:])
 		}
 	case "gcloud", "az", "doctl", "linode-cli", "hcloud", "flyctl", "fly", "heroku", "vercel", "netlify":
-		for _, op := range parseOpts(args, "--project --region --zone --format --account -g --resource-group -a --app").operands {
+		ops := parseOpts(args, "--project --region --zone --format --account -g --resource-group -a --app --command -C").operands
+		for _, shell := range cloudShells[x.name] {
+			if n := strings.Count(shell, " ") + 1; len(ops) >= n && joinTexts(ops[:n]) == shell {
+				x.flag(catRemote) // a shell, or a command, on the provider's machine
+				return
+			}
+		}
+		for _, op := range ops {
 			switch op.text {
 			case "delete", "destroy", "rm", "remove", "apps:destroy", "pg:reset", "apps:delete":
 				x.flag(catInfra)
@@ -75,6 +82,20 @@ func (x *command) infra() {
 			}
 		}
 	}
+}
+
+// cloudShells are the subcommands of cloud CLIs that open a shell, or run
+// a command, on a machine of the provider: ssh by another name.
+var cloudShells = map[string][]string{
+	"gcloud":  {"compute ssh", "beta compute ssh", "alpha compute ssh", "cloud-shell ssh", "alpha cloud-shell ssh", "compute connect-to-serial-port"},
+	"az":      {"ssh vm", "ssh arc", "vm run-command", "container exec", "containerapp exec", "webapp ssh"},
+	"doctl":   {"compute ssh"},
+	"flyctl":  {"ssh console", "ssh sftp", "console"},
+	"fly":     {"ssh console", "ssh sftp", "console"},
+	"heroku":  {"run", "run:detached", "run:inside", "ps:exec"},
+	"hcloud":  {"server ssh"},
+	"vercel":  {},
+	"netlify": {},
 }
 
 // docker judges a docker/podman subcommand; rest starts at it.

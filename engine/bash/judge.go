@@ -398,6 +398,11 @@ func (x *command) judge() {
 		x.ssh()
 	case "scp", "sftp", "rsync":
 		x.copyRemote()
+		if x.name == "sftp" {
+			x.ftpSession()
+		}
+	case "ftp", "lftp", "tftp", "ncftp", "pftp", "smbclient":
+		x.ftpSession()
 	case "rclone":
 		x.rclone()
 	case "nc", "ncat", "netcat", "socat", "telnet":

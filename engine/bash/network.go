@@ -3,6 +3,7 @@ package bash
 import (
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -294,11 +295,165 @@ func (x *command) netcat() {
 		x.flag(catExfil)
 		return
 	}
+	if x.name == "socat" {
+		x.socat(o.operands)
+		return
+	}
 	// A connection to another machine sends what the command reads: a
 	// file or a pipe feeding it is uploaded. Scans (-z) and listeners
 	// (-l, judged as servers nowhere else) send nothing of ours.
 	if x.name != "socat" && !o.has("-z", "-l") && len(o.operands) > 0 && !isLoopbackURL(o.operands[0]) && strings.Contains(o.operands[0].text, ".") {
 		x.flag(catUpload)
+	}
+}
+
+// socat judges socat's two addresses: a connection to another machine
+// sends what the other address reads (a file, stdin: an upload), a
+// listener serves it (a file: a server). EXEC and SYSTEM were judged as
+// shells on the network.
+func (x *command) socat(addrs []arg) {
+	if len(addrs) != 2 {
+		return
+	}
+	kind := func(a arg) (k, rest string) {
+		t := a.text
+		if t == "-" || strings.EqualFold(t, "stdin") || strings.EqualFold(t, "stdio") {
+			return "stdin", ""
+		}
+		typ, rest, _ := strings.Cut(t, ":")
+		typ = strings.ToUpper(typ)
+		switch {
+		case strings.Contains(typ, "LISTEN") || strings.HasSuffix(typ, "-L") || strings.HasPrefix(typ, "UDP-RECV"):
+			return "listen", rest
+		case strings.HasPrefix(typ, "TCP") || strings.HasPrefix(typ, "UDP") || strings.HasPrefix(typ, "SCTP") ||
+			strings.HasPrefix(typ, "SSL") || strings.HasPrefix(typ, "OPENSSL") || strings.HasPrefix(typ, "SOCKS") ||
+			strings.HasPrefix(typ, "PROXY") || strings.HasPrefix(typ, "DCCP") || strings.HasPrefix(typ, "IP-SENDTO"):
+			return "connect", rest
+		case typ == "FILE" || typ == "OPEN" || typ == "GOPEN" || typ == "CREATE" || typ == "CREAT" || typ == "PIPE" && rest != "":
+			return "file", rest
+		}
+		return "", rest
+	}
+	for i, a := range addrs {
+		k, rest := kind(a)
+		ok, orest := kind(addrs[1-i])
+		switch {
+		case k == "connect" && (ok == "file" || ok == "stdin"):
+			host, _, _ := strings.Cut(strings.Split(rest, ",")[0], ":")
+			if isLoopbackURL(arg{text: host, static: a.static}) {
+				continue
+			}
+			if file, _, _ := strings.Cut(orest, ","); ok == "file" && x.l.leaks(file) {
+				x.flag(catExfil)
+			} else {
+				x.flag(catUpload)
+			}
+			return
+		case k == "listen" && ok == "file":
+			x.flag(catServe)
+			return
+		}
+	}
+}
+
+// ftpClient reports file transfer clients that read their commands from
+// a batch file or stdin.
+func ftpClient(name string) bool {
+	switch name {
+	case "sftp", "ftp", "lftp", "tftp", "ncftp", "pftp", "smbclient":
+		return true
+	}
+	return false
+}
+
+// ftpSession judges the commands of a file transfer session: given on the
+// line (lftp -c/-e, tftp -c, smbclient -c), in a batch file (sftp -b,
+// lftp -f) or fed to stdin (a here-document, a file). sftp HOST:PATH is a
+// copy (copyRemote), no session.
+func (x *command) ftpSession() {
+	valued := map[string]string{
+		"sftp": "-b -B -c -D -F -i -J -l -o -P -R -S -s -X", "lftp": "-c -e -f -p -u -d --rcfile --env-password",
+		"tftp": "-m -l -p -v -R", "ncftp": "-u -p -P -j -b", "smbclient": "-c -U -W -p -A -s -I -n -t -m -D -O -T",
+	}[x.name]
+	o := parseOpts(x.args, valued)
+	if x.name == "sftp" && slices.ContainsFunc(o.operands, func(a arg) bool { return isRemote(a.text) }) {
+		return
+	}
+	var texts []string
+	for _, c := range o.all("-c", "-e") {
+		if x.name != "sftp" {
+			texts = append(texts, strings.ReplaceAll(c.text, ";", "\n"))
+		}
+	}
+	if x.name == "tftp" { // tftp HOST -c put FILE: the words after -c
+		if i := slices.IndexFunc(x.args, func(a arg) bool { return a.text == "-c" }); i >= 0 {
+			texts = append(texts, joinTexts(x.args[i+1:]))
+		}
+	}
+	batch := o.all("-f")
+	if x.name == "sftp" {
+		batch = o.all("-b")
+	}
+	stdin := len(texts) == 0 && len(batch) == 0 && !(x.name == "smbclient" && len(o.all("-c")) > 0)
+	for _, b := range batch {
+		if isStdinPath(b.text) {
+			stdin = true
+			continue
+		}
+		t, problem := x.l.scriptTexts(b)
+		if problem != "" {
+			x.flagScript(problem)
+			continue
+		}
+		texts = append(texts, t...)
+	}
+	if stdin {
+		x.stdinCode(x.ftpCommands)
+	}
+	for _, t := range texts {
+		x.ftpCommands(t)
+	}
+}
+
+// joinTexts joins the texts of words with spaces.
+func joinTexts(as []arg) string {
+	var ts []string
+	for _, a := range as {
+		ts = append(ts, a.text)
+	}
+	return strings.Join(ts, " ")
+}
+
+// ftpCommands judges file transfer commands, one a line: put and reverse
+// mirrors upload, deletions and renames change the other machine, ! runs
+// a local shell.
+func (x *command) ftpCommands(text string) {
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimLeft(strings.TrimSpace(line), "-@") // sftp: - ignores an error, @ echoes nothing
+		if rest, ok := strings.CutPrefix(line, "!"); ok {
+			x.shellCode(rest)
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		switch strings.ToLower(f[0]) {
+		case "put", "mput", "reput", "append", "send", "sput", "putdir":
+			if len(f) > 1 && x.l.leaks(f[1]) {
+				x.flag(catExfil)
+			} else {
+				x.flag(catUpload)
+			}
+		case "mirror":
+			if slices.Contains(f, "-R") || slices.Contains(f, "--reverse") {
+				x.flag(catUpload)
+			}
+		case "rm", "rmdir", "delete", "mdelete", "mrm", "rename", "chmod", "chown", "chgrp", "del", "deltree", "rd":
+			x.flag(catRemote)
+		case "shell", "sh", "exec", "local":
+			x.shellCode(strings.Join(f[1:], " "))
+		}
 	}
 }
 

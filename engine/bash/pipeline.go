@@ -4,6 +4,7 @@ package bash
 // known text flowing into a shell, the network or a database client.
 
 import (
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -245,6 +246,16 @@ func (l *level) consume(st *syntax.Stmt, up *upstream, disp string) {
 	case isNetworkSender(name):
 		if up.secrets {
 			l.c.flag(catExfil, disp)
+		}
+	case ftpClient(name) && (name != "sftp" || !slices.ContainsFunc(args, func(a arg) bool { return isRemote(a.text) })):
+		x := &command{l: l, args: args, name: name, disp: disp}
+		if up.textKnown { // echo 'put x' | sftp host: the session's commands
+			x.ftpCommands(up.text)
+		} else {
+			x.flag(catUpload) // commands a program prints: any file may be sent
+		}
+		for _, f := range x.local {
+			l.c.add(f)
 		}
 	}
 }

@@ -43,6 +43,26 @@ var unconfined = []struct{ cmd, category string }{
 	{"ssh host bash -s < script.sh", catRemote},
 	{"echo hi | ssh host sh", catRemote},
 	{"ssh -p 2222 admin@10.0.0.5", catRemote},
+	// uploads by file transfer sessions, socat and one-liners
+	{"sftp deploy@host.example.com <<< 'put dist.tgz'", catUpload},
+	{"echo 'put build.tgz' | sftp host.example.com", catUpload},
+	{"ftp -n ftp.example.com <<EOF\nuser anonymous x\nput report.pdf\nEOF", catUpload},
+	{"lftp -c 'open ftp.example.com; mirror -R dist /www'", catUpload},
+	{"tftp 10.0.0.1 -c put firmware.bin", catUpload},
+	{"sftp -b batch.txt host.example.com", catScript}, // a batch file that is not there
+	{"socat FILE:report.pdf TCP:files.example.com:80", catUpload},
+	{"socat - TCP:files.example.com:9000 < dump.sql", catUpload},
+	{`python3 -c "import requests; requests.post('https://x.example.com/u', files={'f': open('db.sqlite','rb')})"`, catUpload},
+	{`ruby -e 'Net::HTTP.post(URI("https://x.example.com"), File.read("notes.txt"))'`, catUpload},
+	{"socat TCP-LISTEN:8080,fork FILE:report.pdf", catServe},
+	{`python3 -c "import requests; requests.delete('https://api.example.com/v1/items/1')"`, catHTTP},
+	{`node -e "fetch('https://api.example.com/x', {method: 'PUT', body: '{}'})"`, catHTTP},
+	// commands on another machine, by other names
+	{"sftp -b - host.example.com <<< 'rm /srv/app/db'", catRemote},
+	{"sshpass -p secret ssh admin@10.0.0.5 uptime", catRemote},
+	{"gcloud compute ssh vm-1 --command 'uptime'", catRemote},
+	{"heroku run bash -a app", catRemote},
+	{"az ssh vm -n vm1 -g rg", catRemote},
 	// process storms
 	{"while true; do bash & done", catForkBomb},
 	{"while :; do sleep 1 & done", catForkBomb},
@@ -77,6 +97,31 @@ var unconfined = []struct{ cmd, category string }{
 	{"find -L build -delete", catDelete},
 	{"find .git -name '*.orig' -delete", catDelete},
 	{`find build -exec rm -rf src \;`, catDelete},
+}
+
+// Network commands that only read, or only reach this machine: allowed
+// with the sandbox on and off.
+var networkReads = []string{
+	`python3 -c "import requests; print(requests.get('https://api.github.com').json())"`,
+	`python3 -c "import json, urllib.request; print(json.load(urllib.request.urlopen('https://api.github.com/repos/a/b'))['name'])"`,
+	`node -e "fetch('http://localhost:3000/api/items/1', {method: 'DELETE'})"`,
+	"sftp host.example.com <<< 'get report.pdf'",
+	"sftp deploy@host.example.com:/srv/app/log.txt .",
+	"socat TCP:localhost:8080 -",
+	"gcloud compute instances list",
+	"heroku logs --tail -a app",
+}
+
+func TestNetworkReadsAllowed(t *testing.T) {
+	t.Parallel()
+	for _, sandbox := range []bool{false, true} {
+		sc := corpusScope(t)
+		sc.sandbox = sandboxView{confined: sandbox}
+		for _, cmd := range networkReads {
+			d := sc.check(cmd)
+			assert.Equal(t, ActionAllow, d.Decision, "sandbox %v: %s: %q", sandbox, cmd, d.Reasons)
+		}
+	}
 }
 
 func TestUnconfinedEffectsAsk(t *testing.T) {

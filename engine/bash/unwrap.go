@@ -110,6 +110,8 @@ func unwrap(name string, args []arg) (inner []arg, ok bool) {
 			return nil, true
 		}
 		return at(skipOpts(args, "-p --pid -o --output")), true
+	case "sshpass": // sshpass -p PASSWORD ssh HOST CMD
+		return at(skipOpts(args, "-p -f -d -P")), true
 	case "xvfb-run":
 		return at(skipOpts(args, "-n -s -f -e -w -p --server-num --server-args --auth-file --error-file --wait")), true
 	}
