@@ -188,7 +188,7 @@ func jsonOf(t *testing.T, text string) map[string]any {
 }
 
 const askConfirmScript = `{"script": [
-	{"text": "I will ask.", "tool_calls": [{"name": "ask", "args": {"kind": "confirm", "message": "Delete the build folder?", "details": "rm -rf build"}}]},
+	{"text": "I will ask.", "toolCalls": [{"name": "ask", "args": {"kind": "confirm", "message": "Delete the build folder?", "details": "rm -rf build"}}]},
 	{"text": "done"}
 ]}`
 
@@ -212,13 +212,13 @@ func TestEngineCreateConfig(t *testing.T) {
 	}{
 		{name: "NULL", config: nil, want: ilOK},
 		{name: "empty", config: ptr(""), want: ilOK},
-		{name: "all fields", config: ptr(`{"work_dir": "/tmp", "default_pause_mode": true, "stream_idle_timeout_ms": 0,
-			"bash": {"timeout_ms": 1000, "grace_ms": 100, "policy": {"version": 1, "rule": [{"name": "ask-push", "decision": "ask", "reason": "r", "program": "git", "subcommand": "push", "lock": true, "examples": {"match": ["git push"], "notMatch": ["git pull"]}}]}},
-			"web": {"search_url": "http://127.0.0.1:1/?q={query}", "auto_devtools": true}}`), want: ilOK},
-		{name: "not JSON", config: ptr(`{"work_dir": `), want: ilInvalidArgument, errHas: []string{"il_engine_create", "engine config", "unexpected EOF"}},
+		{name: "all fields", config: ptr(`{"workDir": "/tmp", "defaultPauseMode": true, "streamIdleTimeoutMs": 0,
+			"bash": {"timeoutMs": 1000, "graceMs": 100, "policy": {"version": 1, "rule": [{"name": "ask-push", "decision": "ask", "reason": "r", "program": "git", "subcommand": "push", "lock": true, "examples": {"match": ["git push"], "notMatch": ["git pull"]}}]}},
+			"web": {"searchUrl": "http://127.0.0.1:1/?q={query}", "autoDevtools": true}}`), want: ilOK},
+		{name: "not JSON", config: ptr(`{"workDir": `), want: ilInvalidArgument, errHas: []string{"il_engine_create", "engine config", "unexpected EOF"}},
 		{name: "unknown field", config: ptr(`{"bogus": 1}`), want: ilInvalidArgument, errHas: []string{`"bogus"`}},
 		{name: "unknown nested field", config: ptr(`{"bash": {"timeout": 5}}`), want: ilInvalidArgument, errHas: []string{`"timeout"`}},
-		{name: "wrong type", config: ptr(`{"default_pause_mode": "yes"}`), want: ilInvalidArgument, errHas: []string{"default_pause_mode"}},
+		{name: "wrong type", config: ptr(`{"defaultPauseMode": "yes"}`), want: ilInvalidArgument, errHas: []string{"defaultPauseMode"}},
 		{name: "trailing data", config: ptr(`{} {}`), want: ilInvalidArgument, errHas: []string{"after the JSON value"}},
 		{name: "unknown sandbox mode", config: ptr(`{"bash": {"sandbox": {"mode": "strict"}}}`), want: ilInvalidArgument, errHas: []string{"bash.sandbox.mode", `"strict"`, "workspace-write"}},
 		{name: "relative writable path", config: ptr(`{"bash": {"sandbox": {"writable": ["build"]}}}`), want: ilInvalidArgument, errHas: []string{"bash.sandbox.writable[0]", "absolute"}},
@@ -228,13 +228,13 @@ func TestEngineCreateConfig(t *testing.T) {
 		{name: "policy not an object", config: ptr(`{"bash": {"policy": "deny all"}}`), want: ilInvalidArgument, errHas: []string{"bash.policy"}},
 		// The prefix rules are gone: one way to write a rule (bash.policy).
 		{name: "old prefix rules", config: ptr(`{"bash": {"rules": [{"prefix": "git", "action": "deny"}]}}`), want: ilInvalidArgument, errHas: []string{`"rules"`}},
-		{name: "negative grace", config: ptr(`{"bash": {"grace_ms": -1}}`), want: ilInvalidArgument, errHas: []string{"bash.grace_ms"}},
-		{name: "negative timeout", config: ptr(`{"stream_idle_timeout_ms": -5}`), want: ilInvalidArgument, errHas: []string{"stream_idle_timeout_ms", "-5"}},
+		{name: "negative grace", config: ptr(`{"bash": {"graceMs": -1}}`), want: ilInvalidArgument, errHas: []string{"bash.graceMs"}},
+		{name: "negative timeout", config: ptr(`{"streamIdleTimeoutMs": -5}`), want: ilInvalidArgument, errHas: []string{"streamIdleTimeoutMs", "-5"}},
 		// 10^16 ms times 10^6 ns/ms wraps int64 into a tiny duration unless refused.
-		{name: "timeout that overflows a duration", config: ptr(`{"bash": {"timeout_ms": 10000000000000000}}`), want: ilInvalidArgument, errHas: []string{"bash.timeout_ms", "10000000000000000", "9223372036854"}},
-		{name: "grace that overflows a duration", config: ptr(`{"bash": {"grace_ms": 9223372036854776}}`), want: ilInvalidArgument, errHas: []string{"bash.grace_ms"}},
-		{name: "timeout beyond int64", config: ptr(`{"stream_idle_timeout_ms": 1e20}`), want: ilInvalidArgument, errHas: []string{"stream_idle_timeout_ms"}},
-		{name: "fractional milliseconds", config: ptr(`{"bash": {"timeout_ms": 1.5}}`), want: ilInvalidArgument, errHas: []string{"timeout_ms"}},
+		{name: "timeout that overflows a duration", config: ptr(`{"bash": {"timeoutMs": 10000000000000000}}`), want: ilInvalidArgument, errHas: []string{"bash.timeoutMs", "10000000000000000", "9223372036854"}},
+		{name: "grace that overflows a duration", config: ptr(`{"bash": {"graceMs": 9223372036854776}}`), want: ilInvalidArgument, errHas: []string{"bash.graceMs"}},
+		{name: "timeout beyond int64", config: ptr(`{"streamIdleTimeoutMs": 1e20}`), want: ilInvalidArgument, errHas: []string{"streamIdleTimeoutMs"}},
+		{name: "fractional milliseconds", config: ptr(`{"bash": {"timeoutMs": 1.5}}`), want: ilInvalidArgument, errHas: []string{"timeoutMs"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -382,7 +382,7 @@ func TestDenyAndContinuePause(t *testing.T) {
 	t.Parallel()
 	e := newEngine(t, "")
 	ev := listen(t, e, 0)
-	s := newSession(t, e, `{"id": "deny", "script": "[{\"tool_calls\": [{\"name\": \"ask\", \"args\": {\"kind\": \"confirm\", \"message\": \"ok?\"}}, {\"name\": \"ask\", \"args\": {\"kind\": \"continue\", \"message\": \"look\"}}]}]"}`)
+	s := newSession(t, e, `{"id": "deny", "script": "[{\"toolCalls\": [{\"name\": \"ask\", \"args\": {\"kind\": \"confirm\", \"message\": \"ok?\"}}, {\"name\": \"ask\", \"args\": {\"kind\": \"continue\", \"message\": \"look\"}}]}]"}`)
 	_, st, msg := drivePrompt(s, "go")
 	require.Equal(t, ilOK, st, msg)
 	require.Eventually(t, func() bool {
@@ -422,7 +422,7 @@ func TestInterruptAndContinue(t *testing.T) {
 	e := newEngine(t, "")
 	ev := listen(t, e, 0)
 	s := newSession(t, e, `{"id": "long", "script": [
-		{"tool_calls": [{"name": "sleep", "args": {"ms": 60000}}]},
+		{"toolCalls": [{"name": "sleep", "args": {"ms": 60000}}]},
 		{"text": "finished after resuming"}
 	]}`)
 
@@ -473,7 +473,7 @@ func TestSignals(t *testing.T) {
 	e := newEngine(t, "")
 	ev := listen(t, e, 0)
 	s := newSession(t, e, `{"id": "sig", "script": [
-		{"tool_calls": [{"name": "sleep", "args": {"ms": 50}}]},
+		{"toolCalls": [{"name": "sleep", "args": {"ms": 50}}]},
 		{"text": "end"}
 	]}`)
 	st, msg := driveSignal(s, ptr("resume"))
@@ -505,7 +505,7 @@ func TestSignals(t *testing.T) {
 
 func TestSessionOptions(t *testing.T) {
 	t.Parallel()
-	e := newEngine(t, `{"work_dir": "/tmp"}`)
+	e := newEngine(t, `{"workDir": "/tmp"}`)
 	s := newSession(t, e, "")
 	id, _, _ := driveSessionID(s)
 	assert.Equal(t, "s1", id)
@@ -650,7 +650,7 @@ func TestCallsAfterEngineClose(t *testing.T) {
 	e, st, msg := driveEngineCreate(nil)
 	require.Equal(t, ilOK, st, msg)
 	ev := listen(t, e, 0)
-	s := newSession(t, e, `{"id": "busy", "script": [{"tool_calls": [{"name": "sleep", "args": {"ms": 60000}}]}]}`)
+	s := newSession(t, e, `{"id": "busy", "script": [{"toolCalls": [{"name": "sleep", "args": {"ms": 60000}}]}]}`)
 	idle := newSession(t, e, "")
 	loop, loopSession, st, msg := driveTaskLoopCreate(e, ptr(`{"tasks": [{"title": "t", "prompt": "p", "script": [{"text": "x"}]}]}`))
 	require.Equal(t, ilOK, st, msg)
@@ -752,7 +752,7 @@ func TestTaskLoop(t *testing.T) {
 	t.Parallel()
 	e := newEngine(t, "")
 	ev := listen(t, e, 0)
-	loop, s, st, msg := driveTaskLoopCreate(e, ptr(`{"pause_mode": true, "tasks": [
+	loop, s, st, msg := driveTaskLoopCreate(e, ptr(`{"pauseMode": true, "tasks": [
 		{"title": "one", "prompt": "first", "script": [{"text": "did one"}]},
 		{"title": "two", "prompt": "second", "script": "[{\"text\": \"did two\"}]"},
 		{"title": "three", "prompt": "third", "script": [{"text": "did three"}]}
@@ -808,7 +808,7 @@ func TestTaskLoopStoppedBySession(t *testing.T) {
 	e := newEngine(t, "")
 	ev := listen(t, e, 0)
 	loop, s, st, msg := driveTaskLoopCreate(e, ptr(`{"tasks": [
-		{"title": "slow", "prompt": "p", "script": [{"tool_calls": [{"name": "sleep", "args": {"ms": 60000}}]}]},
+		{"title": "slow", "prompt": "p", "script": [{"toolCalls": [{"name": "sleep", "args": {"ms": 60000}}]}]},
 		{"title": "never", "prompt": "p", "script": [{"text": "x"}]}
 	]}`))
 	require.Equal(t, ilOK, st, msg)
@@ -913,13 +913,13 @@ func TestCheckCommand(t *testing.T) {
 func TestBashDangerousCommandNeedsConfirm(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	e := newEngine(t, fmt.Sprintf(`{"work_dir": %q, "bash": {"timeout_ms": 20000, "grace_ms": 100,
+	e := newEngine(t, fmt.Sprintf(`{"workDir": %q, "bash": {"timeoutMs": 20000, "graceMs": 100,
 		"policy": {"rule": [{"name": "no-shutdown", "decision": "deny", "reason": "r", "program": "shutdown"}]}}}`, dir))
 	ev := listen(t, e, 0)
 	s := newSession(t, e, `{"id": "sh", "script": [
-		{"tool_calls": [{"name": "bash", "args": {"command": "rm -rf ./build && echo removed"}}]},
-		{"tool_calls": [{"name": "bash", "args": {"command": "shutdown -h now"}}]},
-		{"tool_calls": [{"name": "bash", "args": {"command": "pwd"}}]},
+		{"toolCalls": [{"name": "bash", "args": {"command": "rm -rf ./build && echo removed"}}]},
+		{"toolCalls": [{"name": "bash", "args": {"command": "shutdown -h now"}}]},
+		{"toolCalls": [{"name": "bash", "args": {"command": "pwd"}}]},
 		{"text": "done"}
 	]}`)
 	_, st, msg := drivePrompt(s, "clean")
@@ -950,10 +950,10 @@ func TestBashDangerousCommandNeedsConfirm(t *testing.T) {
 
 func TestBashInterruptThenContinueAsksFirst(t *testing.T) {
 	t.Parallel()
-	e := newEngine(t, fmt.Sprintf(`{"work_dir": %q, "bash": {"grace_ms": 100}}`, t.TempDir()))
+	e := newEngine(t, fmt.Sprintf(`{"workDir": %q, "bash": {"graceMs": 100}}`, t.TempDir()))
 	ev := listen(t, e, 0)
 	s := newSession(t, e, `{"id": "cut", "script": [
-		{"tool_calls": [{"name": "bash", "args": {"command": "echo started; sleep 30"}}]},
+		{"toolCalls": [{"name": "bash", "args": {"command": "echo started; sleep 30"}}]},
 		{"text": "done"}
 	]}`)
 	_, st, msg := drivePrompt(s, "wait")
@@ -981,10 +981,10 @@ func TestBashInterruptThenContinueAsksFirst(t *testing.T) {
 
 func TestWebToolIsRegistered(t *testing.T) {
 	t.Parallel()
-	e := newEngine(t, `{"web": {"search_url": "http://127.0.0.1:1/?q={query}"}}`)
+	e := newEngine(t, `{"web": {"searchUrl": "http://127.0.0.1:1/?q={query}"}}`)
 	ev := listen(t, e, 0)
 	s := newSession(t, e, `{"id": "w", "script": [
-		{"tool_calls": [{"name": "web", "args": {"type": "open_page", "url": "file:///etc/passwd"}}]}
+		{"toolCalls": [{"name": "web", "args": {"type": "open_page", "url": "file:///etc/passwd"}}]}
 	]}`)
 	_, st, msg := drivePrompt(s, "read it")
 	require.Equal(t, ilOK, st, msg)

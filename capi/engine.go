@@ -25,9 +25,9 @@ import (
 
 // engineConfig is the JSON of il_engine_create.
 type engineConfig struct {
-	WorkDir             string     `json:"work_dir"`
-	DefaultPauseMode    bool       `json:"default_pause_mode"`
-	StreamIdleTimeoutMS *int64     `json:"stream_idle_timeout_ms"`
+	WorkDir             string     `json:"workDir"`
+	DefaultPauseMode    bool       `json:"defaultPauseMode"`
+	StreamIdleTimeoutMS *int64     `json:"streamIdleTimeoutMs"`
 	Bash                bashConfig `json:"bash"`
 	Web                 webConfig  `json:"web"`
 	// Store is the path of the engine's store (":memory:" for one in
@@ -44,32 +44,32 @@ type engineConfig struct {
 }
 
 type bashConfig struct {
-	TimeoutMS *int64 `json:"timeout_ms"`
-	GraceMS   *int64 `json:"grace_ms"`
+	TimeoutMS *int64 `json:"timeoutMs"`
+	GraceMS   *int64 `json:"graceMs"`
 	// Policy is the engine tier's policy, a document of the policy format
 	// (engine/policy's schema), passed as the host wrote it (camelCase).
 	Policy  json.RawMessage `json:"policy"`
 	Sandbox *contain.Policy `json:"sandbox"`
 	Env     *bash.EnvFilter `json:"env"`
 	// UserPolicy is the user's policy file (bash.WithUserPolicy).
-	UserPolicy string `json:"user_policy"`
+	UserPolicy string `json:"userPolicy"`
 	// ProjectPolicy uses trusted project policy files (bash.WithProjectPolicy).
 	ProjectPolicy *struct {
-		TrustFile string `json:"trust_file"`
-	} `json:"project_policy"`
+		TrustFile string `json:"trustFile"`
+	} `json:"projectPolicy"`
 }
 
 type hubConfig struct {
 	URL         string `json:"url"`
 	Host        string `json:"host"`
-	HeartbeatMS int64  `json:"heartbeat_ms"`
+	HeartbeatMS int64  `json:"heartbeatMs"`
 	// RetentionDays: hub.Config.Retention in days (0: the default).
-	RetentionDays float64 `json:"retention_days"`
+	RetentionDays float64 `json:"retentionDays"`
 }
 
 type webConfig struct {
-	SearchURL    string `json:"search_url"`
-	AutoDevtools bool   `json:"auto_devtools"`
+	SearchURL    string `json:"searchUrl"`
+	AutoDevtools bool   `json:"autoDevtools"`
 }
 
 // engineEntry is an engine handle: the engine, its event delivery and its
@@ -202,7 +202,7 @@ func il_engine_create(configJSON *C.char, out *C.il_handle) C.il_status {
 		}
 		opts := []engine.Option{engine.WithDefaultPauseMode(cfg.DefaultPauseMode), engine.WithWorkDir(cfg.WorkDir), engine.WithEnvironment(processEnvironment)}
 		if cfg.StreamIdleTimeoutMS != nil {
-			d, err := millis("stream_idle_timeout_ms", cfg.StreamIdleTimeoutMS)
+			d, err := millis("streamIdleTimeoutMs", cfg.StreamIdleTimeoutMS)
 			if err != nil {
 				return err
 			}

@@ -20,7 +20,7 @@ func TestSlowCallbackGetsEveryDecisionInBatches(t *testing.T) {
 	ev := listen(t, e, 2) // 2 ms per callback call
 	sessions := make([]uint64, n)
 	for i := range sessions {
-		sessions[i] = newSession(t, e, fmt.Sprintf(`{"id": "s%d", "script": [{"tool_calls": [{"name": "ask", "args": {"kind": "confirm", "message": "ok?"}}]}, {"text": "done"}]}`, i))
+		sessions[i] = newSession(t, e, fmt.Sprintf(`{"id": "s%d", "script": [{"toolCalls": [{"name": "ask", "args": {"kind": "confirm", "message": "ok?"}}]}, {"text": "done"}]}`, i))
 		_, st, msg := drivePrompt(sessions[i], "go")
 		require.Equal(t, ilOK, st, msg)
 	}
@@ -132,7 +132,7 @@ func parkApproveClose(t *testing.T, e uint64, n int) int {
 	goroutines := runtime.NumGoroutine()
 	sessions := make([]uint64, n)
 	for i := range sessions {
-		sessions[i] = newSession(t, e, `{"script": [{"tool_calls": [{"name": "ask", "args": {"kind": "confirm", "message": "ok?"}}]}, {"text": "done"}]}`)
+		sessions[i] = newSession(t, e, `{"script": [{"toolCalls": [{"name": "ask", "args": {"kind": "confirm", "message": "ok?"}}]}, {"text": "done"}]}`)
 		_, st, msg := drivePrompt(sessions[i], "go")
 		require.Equal(t, ilOK, st, msg)
 	}

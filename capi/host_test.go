@@ -39,7 +39,7 @@ func waitHost(t *testing.T, s *sink, typ string, seen *[]map[string]any) map[str
 	return found
 }
 
-const hostToolScript = `{"script": [{"tool_calls": [{"name": "c_tool", "args": {"x": 1}}]}, {"text": "done"}]}`
+const hostToolScript = `{"script": [{"toolCalls": [{"name": "c_tool", "args": {"x": 1}}]}, {"text": "done"}]}`
 
 // With a host callback, a host tool's call goes to it, at once and alone,
 // and never on the event stream; the host's il_host_end answers it.

@@ -181,26 +181,28 @@ il_status il_open_handles(int64_t *out_count);
 /*
  * Creates an engine. config_json may be NULL or "" for defaults:
  *   {
- *     "work_dir": "/path",               default working directory of sessions
- *     "default_pause_mode": false,       task loops stop after each task
- *     "stream_idle_timeout_ms": 120000,  0 disables the model-stream idle timeout
- *     "bash": {"timeout_ms": N, "grace_ms": N,
+ *     "workDir": "/path",                default working directory of sessions
+ *     "defaultPauseMode": false,         task loops stop after each task
+ *     "streamIdleTimeoutMs": 120000,     0 disables the model-stream idle timeout
+ *     "bash": {"timeoutMs": N, "graceMs": N,
  *              "policy": {"rule": [{"name": "no-push", "decision": "deny",
  *                          "reason": "...", "program": "git", "subcommand": "push",
  *                          "lock": true}]},   the engine tier's policy rules, in the
  *                                        policy format (docs/policy.md), keys as written
- *              "user_policy": "/path/policy.toml",
- *              "project_policy": {"trust_file": "/path/trusted.json"},
+ *              "userPolicy": "/path/policy.toml",
+ *              "projectPolicy": {"trustFile": "/path/trusted.json"},
  *              "sandbox": {"mode": "workspace-write|read-only|off",
  *                          "writable": ["/abs/path"], "readable": ["/abs/path"],
- *                          "network": "allow|deny", "required": false},
+ *                          "network": "allow|deny", "required": false,
+ *                          "maxProcesses": 4096},
  *              "env": {"include": ["NAME", "GLOB_*"], "exclude": [...]}},
- *     "web":  {"search_url": "http://127.0.0.1:8080/search?q={query}",
- *              "auto_devtools": false},
+ *     "web":  {"searchUrl": "http://127.0.0.1:8080/search?q={query}",
+ *              "autoDevtools": false},
  *     "provider": {...}                  the model of sessions that set none (see
  *                                        il_session_create)
  *   }
- * Unknown fields are IL_ERR_INVALID_ARGUMENT naming the field. Tools
+ * Keys are camelCase, as in the JS API (the engine's one form of what hosts
+ * pass in). Unknown fields are IL_ERR_INVALID_ARGUMENT naming the field. Tools
  * registered: "bash", "web", and the built-ins "sleep" and "ask".
  */
 il_status il_engine_create(const char *config_json, il_handle *out_engine);
@@ -364,17 +366,17 @@ il_status il_engine_set_host_callback(il_handle engine, il_host_cb cb, void *use
  *    "script": [turns] | "JSON string of turns",
  *    "provider": {"type": "openai", ...}}
  * A script plays model turns (the scripted provider):
- *   [{"text": "...", "tool_calls": [{"name": "bash", "args": {...}}],
- *     "usage": {"input": N, "output": N}, "chunk_delay_ms": N,
+ *   [{"text": "...", "toolCalls": [{"name": "bash", "args": {...}}],
+ *     "usage": {"input": N, "output": N}, "chunkDelayMs": N,
  *     "hang": false, "error": "..."}]
  * A provider is an OpenAI-compatible Chat Completions server (OpenAI,
  * Ollama, vLLM, llama.cpp, LM Studio, OpenRouter); script and provider
  * exclude each other:
- *   {"type": "openai", "base_url": "http://127.0.0.1:11434/v1",
- *    "model": "qwen2.5", "api_key_env": "OPENAI_API_KEY" (read at each
+ *   {"type": "openai", "baseUrl": "http://127.0.0.1:11434/v1",
+ *    "model": "qwen2.5", "apiKeyEnv": "OPENAI_API_KEY" (read at each
  *    request, never stored; omit for none), "headers": {"K": "v"},
- *    "max_tokens": N, "temperature": 0.2, "system": "...",
- *    "max_retries": 3, "retry_wait_ms": 500}
+ *    "maxTokens": N, "temperature": 0.2, "system": "...",
+ *    "maxRetries": 3, "retryWaitMs": 500}
  * A failed
  * model turn ends the run with a run_failed event whose "code" says why
  * ("rate_limited", "server_error", "unauthorized", "bad_request",
@@ -575,7 +577,7 @@ il_status il_host_end(il_handle host, const char *result_json, char **out_json);
 /*
  * Creates a task loop and a new session it runs in:
  *   {"tasks": [{"title": "...", "prompt": "...", "script": [turns]}],
- *    "pause_mode": true}   (pause_mode absent = the engine's default)
+ *    "pauseMode": true}   (pauseMode absent = the engine's default)
  * Both handles are closed separately (or with the engine); closing the
  * session stops the loop.
  */

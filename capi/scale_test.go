@@ -14,7 +14,7 @@ import (
 
 // scaleScript is node/bench/scale.js's script: the model asks to confirm,
 // then answers "done".
-const scaleScript = `[{"tool_calls":[{"name":"ask","args":{"kind":"confirm","message":"ok?"}}]},{"text":"done"}]`
+const scaleScript = `[{"toolCalls":[{"name":"ask","args":{"kind":"confirm","message":"ok?"}}]},{"text":"done"}]`
 
 // cpuNow is the CPU time of the whole process (every thread), as
 // process.cpuUsage() reads it in scale.js.
@@ -105,7 +105,7 @@ func benchEngineParkApprove(b *testing.B, script []engine.ScriptTurn, feed bool)
 }
 
 func benchCapiParkApprove(b *testing.B) {
-	h, st, msg := driveEngineCreate(ptr(`{"work_dir": "` + b.TempDir() + `"}`))
+	h, st, msg := driveEngineCreate(ptr(`{"workDir": "` + b.TempDir() + `"}`))
 	require.Equal(b, ilOK, st, msg)
 	defer driveEngineClose(h)
 	ev, host := newSink(0), newSink(0)

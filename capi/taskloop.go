@@ -27,7 +27,7 @@ type taskLoopOptions struct {
 		Prompt string          `json:"prompt"`
 		Script json.RawMessage `json:"script"`
 	} `json:"tasks"`
-	PauseMode *bool `json:"pause_mode"`
+	PauseMode *bool `json:"pauseMode"`
 }
 
 //export il_taskloop_create

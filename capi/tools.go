@@ -18,14 +18,14 @@ import (
 func toolOptions(cfg engineConfig) ([]engine.Option, *bash.Tool, error) {
 	var bashOpts []bash.Option
 	if cfg.Bash.TimeoutMS != nil {
-		d, err := millis("bash.timeout_ms", cfg.Bash.TimeoutMS)
+		d, err := millis("bash.timeoutMs", cfg.Bash.TimeoutMS)
 		if err != nil {
 			return nil, nil, err
 		}
 		bashOpts = append(bashOpts, bash.WithTimeout(d))
 	}
 	if cfg.Bash.GraceMS != nil {
-		d, err := millis("bash.grace_ms", cfg.Bash.GraceMS)
+		d, err := millis("bash.graceMs", cfg.Bash.GraceMS)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -170,7 +170,7 @@ func (s *Session) recordCreated(seq uint64, o SessionOptions) error {
 	}
 	err := j.record(context.Background(), "the new session "+s.id, transition{kind: transSessionCreated, session: s.id, seq: seq, created: &opts})
 	if err == nil && len(opts.ProviderLeft) > 0 {
-		s.emitLocked(Event{Type: EventWarning, Tool: "store", Text: fmt.Sprintf("not stored because it looks secret: %s. After a restart this session's model runs without it: pass a key through api_key_env (the variable's name is stored, never its value)", strings.Join(opts.ProviderLeft, ", "))})
+		s.emitLocked(Event{Type: EventWarning, Tool: "store", Text: fmt.Sprintf("not stored because it looks secret: %s. After a restart this session's model runs without it: pass a key through apiKeyEnv (the variable's name is stored, never its value)", strings.Join(opts.ProviderLeft, ", "))})
 	}
 	return err
 }

@@ -14,9 +14,9 @@ import (
 // ScriptTurn is one model turn played by a ScriptedProvider.
 type ScriptTurn struct {
 	Text         string       `json:"text,omitempty"`
-	ToolCalls    []ScriptCall `json:"tool_calls,omitempty"`
+	ToolCalls    []ScriptCall `json:"toolCalls,omitempty"`
 	Usage        *Usage       `json:"usage,omitempty"`
-	ChunkDelayMS int          `json:"chunk_delay_ms,omitempty"` // pause between streamed words
+	ChunkDelayMS int          `json:"chunkDelayMs,omitempty"` // pause between streamed words
 	// Hang makes the stream block after its text until the run is
 	// interrupted (or the idle timeout fires): a model that stalls.
 	Hang bool `json:"hang,omitempty"`
@@ -90,7 +90,7 @@ func ParseScript(data []byte) ([]ScriptTurn, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: script: %v. A script is a JSON array of turns like "+
-			`[{"text": "...", "tool_calls": [{"name": "bash", "args": {"command": "ls"}}]}], or {"turns": [...]}`, ErrInvalidArgument, err)
+			`[{"text": "...", "toolCalls": [{"name": "bash", "args": {"command": "ls"}}]}], or {"turns": [...]}`, ErrInvalidArgument, err)
 	}
 	return turns, nil
 }

@@ -14,8 +14,8 @@ func TestParseScript(t *testing.T) {
 	t.Parallel()
 	want := []engine.ScriptTurn{{Text: "hi", ToolCalls: []engine.ScriptCall{{Name: "sleep", Args: []byte(`{"ms": 1}`)}}}, {Text: "done"}}
 	for _, in := range []string{
-		`[{"text": "hi", "tool_calls": [{"name": "sleep", "args": {"ms": 1}}]}, {"text": "done"}]`,
-		` {"turns": [{"text": "hi", "tool_calls": [{"name": "sleep", "args": {"ms": 1}}]}, {"text": "done"}]} `,
+		`[{"text": "hi", "toolCalls": [{"name": "sleep", "args": {"ms": 1}}]}, {"text": "done"}]`,
+		` {"turns": [{"text": "hi", "toolCalls": [{"name": "sleep", "args": {"ms": 1}}]}, {"text": "done"}]} `,
 	} {
 		got, err := engine.ParseScript([]byte(in))
 		require.NoError(t, err, in)
@@ -31,7 +31,7 @@ func TestParseScript(t *testing.T) {
 		{`{"foo": 1}`, `unknown field "foo"`},
 		{`{}`, `the object has no "turns"`},
 		{`[{"txt": "typo"}]`, `unknown field "txt"`},
-		{`[{"tool_calls": [{"args": {}}]}]`, `turn 1, tool call 1 has no "name"`},
+		{`[{"toolCalls": [{"args": {}}]}]`, `turn 1, tool call 1 has no "name"`},
 		{`[{"text": 3}]`, "cannot unmarshal number"},
 		{`[] []`, "unexpected data after the script"},
 		{`"a string"`, "cannot unmarshal string"},

@@ -79,7 +79,7 @@ int main(void) {
 
   il_handle s = 0;
   CHECK(il_session_create(eng,
-                          "{\"id\":\"c\",\"script\":[{\"tool_calls\":[{\"name\":\"ask\",\"args\":"
+                          "{\"id\":\"c\",\"script\":[{\"toolCalls\":[{\"name\":\"ask\",\"args\":"
                           "{\"kind\":\"confirm\",\"message\":\"ok?\"}}]},{\"text\":\"done\"}]}",
                           &s, NULL) == IL_OK);
   uint64_t run = 0;

@@ -462,7 +462,7 @@ func TestPolicyValidate(t *testing.T) {
 		{"missing writable", contain.Policy{Writable: []string{"/nonexistent/x"}}, `bash.sandbox.writable[0] is "/nonexistent/x"`, true},
 		{"missing readable", contain.Policy{Readable: []string{"/", "/nonexistent/y"}}, `bash.sandbox.readable[1]`, true},
 		{"too many writable", contain.Policy{Writable: slices.Repeat([]string{"/tmp"}, contain.MaxPolicyPaths+1)}, `bash.sandbox.writable has 201 paths; at most 200`, true},
-		{"negative max processes", contain.Policy{MaxProcesses: -1}, `bash.sandbox.max_processes is -1: use 1 to 4194304 (0 means 4096)`, true},
+		{"negative max processes", contain.Policy{MaxProcesses: -1}, `bash.sandbox.maxProcesses is -1: use 1 to 4194304 (0 means 4096)`, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -984,7 +984,7 @@ func TestProcessLimit(t *testing.T) {
 	assert.Less(t, forked, 64, "%s", out)
 	assert.Greater(t, forked, 32, "%s", out)
 	assert.Contains(t, string(out), "Resource temporarily unavailable")
-	assert.Contains(t, string(out), "[blocked by the sandbox: starting processes: a command may run 64 processes and threads at once (bash.sandbox.max_processes); raise it to allow more]")
+	assert.Contains(t, string(out), "[blocked by the sandbox: starting processes: a command may run 64 processes and threads at once (bash.sandbox.maxProcesses); raise it to allow more]")
 	assert.Contains(t, string(out), "report max_processes 64")
 	assert.NotContains(t, string(out), "raised the limit", "root of its user namespace, the command cannot raise the limit")
 }

@@ -89,7 +89,7 @@ func sandboxHint(o outcome, p contain.Policy) string {
 		}
 	}
 	if e.MaxProcesses > 0 && containsAny(o.output, "Resource temporarily unavailable", "Cannot fork", "can't fork") {
-		hints = append(hints, fmt.Sprintf("starting processes: a command may run %d processes and threads at once (bash.sandbox.max_processes); raise it to allow more", e.MaxProcesses))
+		hints = append(hints, fmt.Sprintf("starting processes: a command may run %d processes and threads at once (bash.sandbox.maxProcesses); raise it to allow more", e.MaxProcesses))
 	}
 	if p.Network == contain.NetworkDeny && strings.HasPrefix(e.Network, "deny") && containsAny(o.output, "Network is unreachable", "Could not resolve", "Temporary failure in name resolution", "Connection refused", "Cannot assign requested address") {
 		hints = append(hints, "network access: bash.sandbox.network is \"deny\" ("+e.Network+"); set it to \"allow\" to allow it")

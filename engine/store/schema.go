@@ -166,6 +166,36 @@ ALTER TABLE sessions ADD COLUMN stop_at INTEGER NOT NULL DEFAULT 0;   -- unix ms
 	`
 ALTER TABLE sessions ADD COLUMN closing INTEGER NOT NULL DEFAULT 0;
 `,
+	// 10: a model's description (a session's own, a task's) in the JSON
+	// hosts write, camelCase (the engine's one form for what hosts pass
+	// in): an openai provider's base_url, api_key_env, max_tokens,
+	// max_retries and retry_wait_ms, and a script's turns' tool_calls and
+	// chunk_delay_ms are renamed, their values kept (a tool call's args
+	// and a provider's headers are the user's own: untouched).
+	`
+UPDATE session_options SET options = json_remove(json_set(options, '$.provider.baseUrl', options -> '$.provider.base_url'), '$.provider.base_url') WHERE json_type(options, '$.provider.base_url') IS NOT NULL;
+UPDATE session_options SET options = json_remove(json_set(options, '$.provider.apiKeyEnv', options -> '$.provider.api_key_env'), '$.provider.api_key_env') WHERE json_type(options, '$.provider.api_key_env') IS NOT NULL;
+UPDATE session_options SET options = json_remove(json_set(options, '$.provider.maxTokens', options -> '$.provider.max_tokens'), '$.provider.max_tokens') WHERE json_type(options, '$.provider.max_tokens') IS NOT NULL;
+UPDATE session_options SET options = json_remove(json_set(options, '$.provider.maxRetries', options -> '$.provider.max_retries'), '$.provider.max_retries') WHERE json_type(options, '$.provider.max_retries') IS NOT NULL;
+UPDATE session_options SET options = json_remove(json_set(options, '$.provider.retryWaitMs', options -> '$.provider.retry_wait_ms'), '$.provider.retry_wait_ms') WHERE json_type(options, '$.provider.retry_wait_ms') IS NOT NULL;
+UPDATE session_options SET options = json_set(options, '$.provider.turns', json((SELECT json_group_array(json(CASE WHEN json_type(t.value, '$.tool_calls') IS NULL THEN t.value
+	ELSE json_remove(json_set(t.value, '$.toolCalls', t.value -> '$.tool_calls'), '$.tool_calls') END) ORDER BY t.key) FROM json_each(session_options.options, '$.provider.turns') t)))
+	WHERE json_type(options, '$.provider.turns') = 'array';
+UPDATE session_options SET options = json_set(options, '$.provider.turns', json((SELECT json_group_array(json(CASE WHEN json_type(t.value, '$.chunk_delay_ms') IS NULL THEN t.value
+	ELSE json_remove(json_set(t.value, '$.chunkDelayMs', t.value -> '$.chunk_delay_ms'), '$.chunk_delay_ms') END) ORDER BY t.key) FROM json_each(session_options.options, '$.provider.turns') t)))
+	WHERE json_type(options, '$.provider.turns') = 'array';
+UPDATE task_states SET provider = json_remove(json_set(provider, '$.baseUrl', provider -> '$.base_url'), '$.base_url') WHERE json_type(provider, '$.base_url') IS NOT NULL;
+UPDATE task_states SET provider = json_remove(json_set(provider, '$.apiKeyEnv', provider -> '$.api_key_env'), '$.api_key_env') WHERE json_type(provider, '$.api_key_env') IS NOT NULL;
+UPDATE task_states SET provider = json_remove(json_set(provider, '$.maxTokens', provider -> '$.max_tokens'), '$.max_tokens') WHERE json_type(provider, '$.max_tokens') IS NOT NULL;
+UPDATE task_states SET provider = json_remove(json_set(provider, '$.maxRetries', provider -> '$.max_retries'), '$.max_retries') WHERE json_type(provider, '$.max_retries') IS NOT NULL;
+UPDATE task_states SET provider = json_remove(json_set(provider, '$.retryWaitMs', provider -> '$.retry_wait_ms'), '$.retry_wait_ms') WHERE json_type(provider, '$.retry_wait_ms') IS NOT NULL;
+UPDATE task_states SET provider = json_set(provider, '$.turns', json((SELECT json_group_array(json(CASE WHEN json_type(t.value, '$.tool_calls') IS NULL THEN t.value
+	ELSE json_remove(json_set(t.value, '$.toolCalls', t.value -> '$.tool_calls'), '$.tool_calls') END) ORDER BY t.key) FROM json_each(task_states.provider, '$.turns') t)))
+	WHERE json_type(provider, '$.turns') = 'array';
+UPDATE task_states SET provider = json_set(provider, '$.turns', json((SELECT json_group_array(json(CASE WHEN json_type(t.value, '$.chunk_delay_ms') IS NULL THEN t.value
+	ELSE json_remove(json_set(t.value, '$.chunkDelayMs', t.value -> '$.chunk_delay_ms'), '$.chunk_delay_ms') END) ORDER BY t.key) FROM json_each(task_states.provider, '$.turns') t)))
+	WHERE json_type(provider, '$.turns') = 'array';
+`,
 }
 
 // SchemaVersion is the schema version this package writes.

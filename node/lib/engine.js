@@ -4,7 +4,7 @@ import process from 'node:process';
 
 import { engineConfigArg, idArg, noExtra, sessionOptionsArg, typeName } from './args.js';
 import { checkObject, ENGINE_CONFIG, SERVE_OPTIONS, SESSION_OPTIONS, TASK_LOOP_OPTIONS } from './config.js';
-import { fromNative, nativeJSON, toNative } from './convert.js';
+import { fromNative, nativeJSON } from './convert.js';
 import { argError, closedError, InterlockError } from './errors.js';
 import { kClosed, kInternal, kRawHandle } from './base.js';
 import { Dispatcher } from './dispatch.js';
@@ -75,7 +75,7 @@ function sessionOptionsJSON(opts) {
   const { workDir, env, ...rest } = opts;
   if (workDir !== undefined) rest.dir = workDir;
   if (env !== undefined) rest.env = Object.entries(env).map(([k, v]) => `${k}=${v}`);
-  return JSON.stringify(toNative(rest));
+  return JSON.stringify(rest);
 }
 
 /** The engine: owns sessions and task loops; one event stream from Go. */
@@ -110,7 +110,7 @@ export class Engine extends Emitter {
     super();
     const usage = 'new Engine(config?: EngineConfig)';
     noExtra(extra, usage, '0 to 1 arguments');
-    const json = config === undefined ? undefined : JSON.stringify(toNative(engineConfigArg(checkObject(config, ENGINE_CONFIG, 'config', usage), usage)));
+    const json = config === undefined ? undefined : JSON.stringify(engineConfigArg(checkObject(config, ENGINE_CONFIG, 'config', usage), usage));
     this.#dispatch = new Dispatcher(this.#listeners, () => {
       this.#closed = true;
       this.#closing = false;
@@ -188,7 +188,7 @@ export class Engine extends Emitter {
     const usage = 'engine.createTaskLoop(opts: {tasks: TaskSpec[], pauseMode?: boolean})';
     noExtra(extra, usage, '1 argument');
     const checked = checkObject(opts, TASK_LOOP_OPTIONS, 'opts', usage);
-    const json = JSON.stringify(toNative(checked));
+    const json = JSON.stringify(checked);
     const [loopH, sessionH] = native.taskLoopCreate(this.#handle(), json);
     const session = this.#dispatch.adoptSession(new Session(kInternal, this, sessionH));
     return this.#dispatch.adoptLoop(new TaskLoop(kInternal, this, loopH, session));

@@ -80,22 +80,9 @@ const REWRITES = [
   [/\bWith[A-Z]\w*/g, 'the config'],
   [/\bneither a prompt nor a func\b/g, 'no prompt'],
   [/\binvalid openai provider configuration\b/g, 'invalid provider'],
-  [/\b([a-z]+(?:_[a-z0-9]+)+)\b/g, (w) => (KEEP_SNAKE.has(w) ? w : camel(w))],
 ];
-/** snake_case words that are names of the JS API (reasons, event types, answers). */
-const KEEP_SNAKE = new Set([
-  'user_stop', 'emergency_stop', 'server_restart', 'system_stop', 'timed_out', 'run_started', 'tool_call_delta', 'tool_started',
-  'tool_progress', 'tool_finished', 'pause_answered', 'pause_requested', 'run_finished', 'run_failed', 'grants_changed',
-  'missing_api_key', 'rate_limited', 'server_error', 'bad_request', 'connection_failed', 'connection_lost', 'malformed_stream',
-  'stream_error', 'stream_truncated', 'read_only', 'workspace_write', 'task_begin', 'task_end', 'pause_mode_changed',
-]);
-
 /** Go types by the JS type a user passes. */
 const JS_TYPES = { string: 'a string', bool: 'true or false', int: 'a number', int64: 'a number', float64: 'a number', uint64: 'a number', '[]string': 'an array of strings' };
-
-function camel(w) {
-  return w.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase());
-}
 
 /** The library's message in JS terms. */
 export function jsMessage(message, code) {
@@ -110,9 +97,9 @@ export function jsMessage(message, code) {
   // "session s7 (running): session is running" -> "session s7 is running"
   rest = rest.replace(/^session (\S+) \([a-z]+\): session is /, 'session $1 is ');
   rest = rest.replace(/^session (\S+): session is /, 'session $1 is ');
-  rest = rest.replace(/\bjson: unknown field "([a-z_0-9]+)"/g, (_, k) => `unknown field ${camel(k)}`);
+  rest = rest.replace(/\bjson: unknown field "(\w+)"/g, 'unknown field $1');
   rest = rest.replace(/\bjson: cannot unmarshal (\w+) into Go (?:struct field|value) (?:[\w.]+\.)?(\w+)? ?of type ([\w.[\]*]+)/g,
-    (_, got, field, want) => `${field ? `${camel(field)} ` : ''}must be ${JS_TYPES[want] ?? want}, got ${got === 'array' ? 'an array' : `a ${got}`}`);
+    (_, got, field, want) => `${field ? `${field} ` : ''}must be ${JS_TYPES[want] ?? want}, got ${got === 'array' ? 'an array' : `a ${got}`}`);
   rest = rest.replace(/: fix the JSON \(see interlock\.h for the fields\)/g, '');
   rest = rest.replace(/ \(see interlock\.h[^)]*\)/g, '');
   // Quoted text is the user's own (ids, commands): left as it is.

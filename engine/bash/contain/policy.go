@@ -54,7 +54,7 @@ type Policy struct {
 	// DefaultMaxProcesses. Not in force without user namespaces (the limit
 	// would count all of the user's processes) nor for a host run as root
 	// (the kernel exempts it).
-	MaxProcesses int `json:"max_processes,omitempty"`
+	MaxProcesses int `json:"maxProcesses,omitempty"`
 }
 
 // DefaultMaxProcesses is a command tree's limit of processes and threads.
@@ -104,7 +104,7 @@ func (p Policy) Validate(field string) error {
 		return fmt.Errorf("%w: %s.network is %q: use %q or %q", ErrInvalidPolicy, field, p.Network, NetworkAllow, NetworkDeny)
 	}
 	if p.MaxProcesses < 0 || p.MaxProcesses > maxMaxProcesses {
-		return fmt.Errorf("%w: %s.max_processes is %d: use 1 to %d (0 means %d)", ErrInvalidPolicy, field, p.MaxProcesses, maxMaxProcesses, DefaultMaxProcesses)
+		return fmt.Errorf("%w: %s.maxProcesses is %d: use 1 to %d (0 means %d)", ErrInvalidPolicy, field, p.MaxProcesses, maxMaxProcesses, DefaultMaxProcesses)
 	}
 	if p.Required && p.Mode == ModeOff {
 		return fmt.Errorf("%w: %s.required is true but %s.mode is %q: a sandbox that is off cannot be required; drop one of them", ErrInvalidPolicy, field, field, p.Mode)

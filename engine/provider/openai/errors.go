@@ -45,7 +45,7 @@ var sentinels = map[string]error{
 
 // hints say what to do about each code.
 var hints = map[string]string{
-	CodeMissingAPIKey:   "export the key in that variable before starting, or set api_key_env to \"\" for a server that needs none",
+	CodeMissingAPIKey:   "export the key in that variable before starting, or set apiKeyEnv to \"\" for a server that needs none",
 	CodeUnauthorized:    "check the API key and that it may use this model",
 	CodeBadRequest:      "check the model name and the provider options",
 	CodeRateLimited:     "wait and continue, or raise the limit with your provider",

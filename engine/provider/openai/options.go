@@ -76,19 +76,20 @@ func WithRetries(n int, firstWait time.Duration) Option {
 func WithHTTPClient(hc *http.Client) Option { return func(c *config) { c.httpClient = hc } }
 
 // Config is the provider's configuration as JSON, as hosts (the C API, the
-// Node package, the demo) pass it: {"type": "openai", "base_url", "model",
-// "api_key_env", "headers", "max_tokens", "temperature", "system"}.
+// Node package, the demo) pass it: {"type": "openai", "baseUrl", "model",
+// "apiKeyEnv", "headers", "maxTokens", "temperature", "system", "maxRetries",
+// "retryWaitMs"}.
 type Config struct {
 	Type        string            `json:"type"` // "openai"
-	BaseURL     string            `json:"base_url,omitempty"`
+	BaseURL     string            `json:"baseUrl,omitempty"`
 	Model       string            `json:"model"`
-	APIKeyEnv   string            `json:"api_key_env,omitempty"`
+	APIKeyEnv   string            `json:"apiKeyEnv,omitempty"`
 	Headers     map[string]string `json:"headers,omitempty"`
-	MaxTokens   int               `json:"max_tokens,omitempty"`
+	MaxTokens   int               `json:"maxTokens,omitempty"`
 	Temperature *float64          `json:"temperature,omitempty"`
 	System      string            `json:"system,omitempty"`
-	MaxRetries  *int              `json:"max_retries,omitempty"`
-	RetryWaitMS *int              `json:"retry_wait_ms,omitempty"`
+	MaxRetries  *int              `json:"maxRetries,omitempty"`
+	RetryWaitMS *int              `json:"retryWaitMs,omitempty"`
 }
 
 // Options turns c into options for New.

@@ -498,7 +498,7 @@ func TestConfigErrors(t *testing.T) {
 	}
 	// Config (the JSON hosts pass) maps onto the same options.
 	var c openai.Config
-	require.NoError(t, json.Unmarshal([]byte(`{"type":"openai","base_url":"http://127.0.0.1:1/v1","model":"m","api_key_env":"K","headers":{"A":"b"},"max_tokens":5,"temperature":0}`), &c))
+	require.NoError(t, json.Unmarshal([]byte(`{"type":"openai","baseUrl":"http://127.0.0.1:1/v1","model":"m","apiKeyEnv":"K","headers":{"A":"b"},"maxTokens":5,"temperature":0}`), &c))
 	p, err := openai.New(c.Options()...)
 	require.NoError(t, err)
 	assert.Equal(t, "openai:m", p.Name())

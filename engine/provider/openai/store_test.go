@@ -39,7 +39,7 @@ func TestSessionModelSurvivesARestart(t *testing.T) {
 	sub.Close()
 	assert.Equal(t, engine.EventWarning, warning.Type)
 	assert.Contains(t, warning.Text, "header X-Api-Key")
-	assert.Contains(t, warning.Text, "api_key_env")
+	assert.Contains(t, warning.Text, "apiKeyEnv")
 	_, err = s.Prompt(t.Context(), "hi")
 	require.NoError(t, err)
 	require.NoError(t, e.Close())
