@@ -230,12 +230,6 @@ func (h *Host) connection(ctx context.Context) error {
 	if _, err := lconn.Exec(ctx, `LISTEN interlock_commands; LISTEN interlock_stops`); err != nil {
 		return err
 	}
-	if _, err := wconn.Exec(ctx, `INSERT INTO interlock_hosts (host, connected, boot, connected_at, seen_at)
-		VALUES ($1, true, $2, clock_timestamp(), clock_timestamp())
-		ON CONFLICT (host) DO UPDATE SET connected = true, boot = $2, connected_at = clock_timestamp(), seen_at = clock_timestamp()`,
-		h.cfg.Host, h.boot); err != nil {
-		return err
-	}
 	if err := h.resync(ctx, wconn); err != nil {
 		return err
 	}
@@ -251,12 +245,19 @@ func (h *Host) connection(ctx context.Context) error {
 	return err
 }
 
-// resync replaces this host's mirrored sessions with its sessions now,
-// then writes what the feed gave before the connection was lost.
+// resync replaces this host's mirrored sessions with its sessions now and
+// says the host is connected, in one transaction: the hub never shows the
+// sessions it had from before as current (a pause answered while the hub
+// was down, still pending in its rows). Then it writes what the feed gave
+// before the connection was lost.
 func (h *Host) resync(ctx context.Context, conn *pgx.Conn) error {
 	sessions := h.eng.Sessions()
 	ids := make([]string, len(sessions))
 	b := &pgx.Batch{}
+	b.Queue(`INSERT INTO interlock_hosts (host, connected, boot, connected_at, seen_at)
+		VALUES ($1, true, $2, clock_timestamp(), clock_timestamp())
+		ON CONFLICT (host) DO UPDATE SET connected = true, boot = $2, connected_at = clock_timestamp(), seen_at = clock_timestamp()`,
+		h.cfg.Host, h.boot)
 	for i, s := range sessions {
 		ids[i] = s.ID()
 		h.queueSnapshot(b, s)

@@ -2,18 +2,23 @@ package hub_test
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/interlock-dev/interlock/engine/hub"
+	"github.com/interlock-dev/interlock/engine/hub/pgtest"
 )
 
 // nodeHost is a host process: Node running the engine through the addon
@@ -99,20 +104,85 @@ func (h *nodeHost) kill() {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-// Three Node host processes and the hub: an approval from the hub reaches
-// the right host's tool and no other; a host SIGKILLed is shown offline,
-// comes back through its store's recovery and resyncs.
+// send writes cmd to the host's stdin as a line (testdata/host.mjs).
+func (h *nodeHost) send(t *testing.T, cmd map[string]any) {
+	t.Helper()
+	b, _ := json.Marshal(cmd)
+	if _, err := h.stdin.Write(append(b, '\n')); err != nil {
+		t.Fatalf("host %s: %v", h.name, err)
+	}
+}
+
+// descendants returns the pids of the processes below pid (zombies left
+// out: they run nothing).
+func descendants(pid int) []int {
+	parent := map[int]int{}
+	procs, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		// "pid (comm) state ppid ...", comm may hold spaces and ')'.
+		i := strings.LastIndexByte(string(b), ')')
+		var state string
+		var ppid int
+		if i < 0 || fmtSscan(string(b[i+1:]), &state, &ppid) != nil || state == "Z" {
+			continue
+		}
+		child, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+		parent[child] = ppid
+	}
+	var out []int
+	for child := range parent {
+		for p := parent[child]; p > 1; p = parent[p] {
+			if p == pid {
+				out = append(out, child)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func fmtSscan(s string, state *string, ppid *int) error {
+	_, err := fmt.Sscan(s, state, ppid)
+	return err
+}
+
+// Three Node host processes (the engine through the addon) and the hub,
+// at the scale:
+//   - an approval from the hub reaches the right host's tool and no other;
+//   - a fleet emergency stop of 3 hosts x 50 running bash commands: a
+//     receipt per session, and no process of theirs left (by command line
+//     and by descent from the hosts);
+//   - the hub (the PostgreSQL server) stopped for 10 s: the hosts go on,
+//     their pauses answered locally, a session made meanwhile; once it is
+//     back the hub never shows a stale state as current, and converges;
+//   - a host SIGKILLed mid-question (while the hub is down) is listed
+//     offline, an answer sent to it expires visibly, and it comes back
+//     through its store's recovery and resyncs.
 func TestNodeHostsThroughTheAddon(t *testing.T) {
 	t.Parallel()
-	url := newDB(t)
+	// Its own cluster: the server is stopped mid-run.
+	c, err := pgtest.Start(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Stop()
+	url := c.URL("postgres")
 	f := openFleet(t, url)
 	f.OfflineAfter = 1500 * time.Millisecond
 	dir := t.TempDir()
+	const perHost = 50
+	const marker = "3017.125"
 	var hosts []*nodeHost
 	for _, name := range []string{"host-1", "host-2", "host-3"} {
-		hosts = append(hosts, startNodeHost(t, url, name, filepath.Join(dir, name+".db"), 2))
+		h := startNodeHost(t, url, name, filepath.Join(dir, name+".db"), 2)
+		h.send(t, map[string]any{"bash": perHost, "marker": marker})
+		hosts = append(hosts, h)
 	}
-	eventually(t, "six sessions of three connected hosts paused in the hub", func() bool {
+	eventuallyWithin(t, time.Minute, "6 sessions paused and 150 commands running on three connected hosts", func() bool {
 		all, err := f.Sessions(t.Context())
 		if err != nil {
 			t.Fatal(err)
@@ -123,7 +193,7 @@ func TestNodeHostsThroughTheAddon(t *testing.T) {
 				n++
 			}
 		}
-		return n == 6
+		return n == 6 && len(running(marker)) == 3*perHost
 	})
 
 	st := mirrored(t, f, "host-2", "s1", paused)
@@ -141,33 +211,129 @@ func TestNodeHostsThroughTheAddon(t *testing.T) {
 	if d := hosts[1].said("done")[0]; d["done"] != "s1" || d["outcome"] != "finished" || d["tool"] != "approved" {
 		t.Fatalf("host-2 printed %v", d)
 	}
-	mirrored(t, f, "host-2", "s1", func(st hub.SessionState) bool { return st.Status == "idle" })
 	for _, h := range []*nodeHost{hosts[0], hosts[2]} {
 		if d := h.said("done"); len(d) != 0 {
 			t.Fatalf("%s's runs ended too: %v", h.name, d)
 		}
 	}
 
-	// host-3 is killed: listed offline, then back through its store.
-	hosts[2].kill()
-	eventually(t, "host-3 shown offline", func() bool {
-		hs, _ := f.Hosts(t.Context())
-		for _, h := range hs {
-			if h.Host == "host-3" {
-				return !h.Connected
-			}
-		}
-		return false
-	})
-	all, _ := f.Sessions(t.Context())
-	for _, st := range all {
-		if st.Host == "host-3" && st.HostConnected {
-			t.Fatalf("a session of the killed host-3 shown as current: %+v", st)
+	// The fleet emergency stop: the 150 commands, not the questions.
+	stop, err := f.EmergencyStop(t.Context(), "alice", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	receipts, err := f.WaitStop(ctx, stop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for i := range perHost {
+		want = append(want, "b"+itoa(i))
+	}
+	slices.Sort(want)
+	for _, h := range receipts.Hosts {
+		if !h.Confirmed || !slices.Equal(h.Stopped, want) {
+			t.Fatalf("%s's receipts: confirmed %v, %d sessions %v; want b0..b%d", h.Host, h.Confirmed, len(h.Stopped), h.Stopped, perHost-1)
 		}
 	}
+	if left := running(marker); len(left) != 0 {
+		t.Fatalf("after every receipt, commands running: %v", left)
+	}
+	eventually(t, "no process below any host (the supervisors exit after their report)", func() bool {
+		for _, h := range hosts {
+			if len(descendants(h.cmd.Process.Pid)) > 0 {
+				return false
+			}
+		}
+		return true
+	})
+
+	// The hub down for 10 s. host-3 is killed at its questions meanwhile.
+	c.StopServer()
+	down := time.Now()
+	hosts[2].kill()
+	for _, h := range hosts[:2] {
+		h.send(t, map[string]any{"answer": "s0"})
+		h.send(t, map[string]any{"ask": "made-offline"})
+	}
+	eventually(t, "host-1 and host-2 answered locally and asking in a new session", func() bool {
+		for _, h := range hosts[:2] {
+			if len(h.said("done")) == 0 || len(h.said("asking")) == 0 {
+				return false
+			}
+		}
+		return true
+	})
+	for _, h := range hosts[:2] {
+		if d := h.said("done"); d[len(d)-1]["done"] != "s0" {
+			t.Fatalf("%s's run of s0 with the hub down: %v", h.name, d)
+		}
+	}
+	time.Sleep(time.Until(down.Add(10 * time.Second))) // the outage's length, not an order
+	if err := c.Restart(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+
+	// An answer to the killed host waits for it, and expires visibly.
+	var offline hub.SessionState
+	eventually(t, "host-3/s1 readable again", func() bool {
+		all, err := f.Sessions(t.Context())
+		for _, st := range all {
+			if st.Host == "host-3" && st.Session == "s1" {
+				offline = st
+			}
+		}
+		return err == nil && offline.Session != ""
+	})
+	if offline.HostConnected || !paused(offline) {
+		t.Fatalf("the killed host-3's s1: %+v; want paused as last heard, the host not connected", offline)
+	}
+	toKilled := hub.AnswerOf(offline, true, "alice")
+	toKilled.TTL = time.Second
+	expiring, err := f.Answer(t.Context(), toKilled)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Until the hub converges, no read shows a stale state as current: s0
+	// was answered on host-1 and host-2 while the hub was down.
+	converged := func(all []hub.SessionState) bool {
+		got := map[string]hub.SessionState{}
+		for _, st := range all {
+			got[st.Host+"/"+st.Session] = st
+		}
+		for _, h := range []string{"host-1", "host-2"} {
+			if s0, ask := got[h+"/s0"], got[h+"/made-offline"]; !s0.HostConnected || s0.Status != "idle" || !ask.HostConnected || !paused(ask) {
+				return false
+			}
+		}
+		return !got["host-3/s0"].HostConnected && got["host-3/s0"].Session != ""
+	}
+	eventuallyWithin(t, 30*time.Second, "the hub converged", func() bool {
+		all, err := f.Sessions(t.Context())
+		if err != nil { // a connection of the pool from before the restart
+			return false
+		}
+		for _, st := range all {
+			switch {
+			case st.Host == "host-3" && st.HostConnected:
+				t.Fatalf("the killed host-3 shown connected: %+v", st)
+			case st.HostConnected && st.Session == "s0" && st.Status != "idle":
+				t.Fatalf("%s's s0, answered while the hub was down, shown as current: %s (version %d, mirrored at %v)", st.Host, st.Status, st.Version, st.UpdatedAt)
+			}
+		}
+		return converged(all)
+	})
+	if res, err := f.Wait(t.Context(), expiring); err != nil || res.State != hub.StateRefused || res.Code != hub.CodeExpired {
+		t.Fatalf("the answer to the killed host: %+v, %v; want refused, expired", res, err)
+	}
+
+	// host-3 comes back through its store, and resyncs.
 	back := startNodeHost(t, url, "host-3", filepath.Join(dir, "host-3.db"), 2)
 	eventually(t, "host-3 back", func() bool { return len(back.said("ready")) == 1 })
-	if got := back.said("ready")[0]["sessions"]; len(got.([]any)) != 2 {
+	if got := back.said("ready")[0]["sessions"]; len(got.([]any)) != 2+perHost {
 		t.Fatalf("host-3's store brought back %v", got)
 	}
 	for _, id := range []string{"s0", "s1"} {

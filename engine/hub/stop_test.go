@@ -10,7 +10,6 @@ import (
 	"github.com/interlock-dev/interlock/engine"
 	"github.com/interlock-dev/interlock/engine/bash"
 	"github.com/interlock-dev/interlock/engine/hub"
-	"github.com/interlock-dev/interlock/engine/hub/pgtest"
 )
 
 // A fleet emergency stop stops every proceeding session on every
@@ -126,40 +125,4 @@ func TestFleetEmergencyStopWithReceipts(t *testing.T) {
 	if left := running(marker); len(left) != 0 {
 		t.Fatalf("commands left after every host confirmed: %v", left)
 	}
-}
-
-// With the hub down, hosts go on and their pauses are answered locally;
-// the hub shows them offline, and once it is back they reconnect and the
-// mirror converges.
-func TestHubDownHostsGoOnAndResync(t *testing.T) {
-	// Its own cluster: it stops the server.
-	c, err := pgtest.Start(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Stop()
-	url := c.URL("postgres")
-	a := startHost(t, url, "host-a", asking("rm -rf ./build"))
-	f := openFleet(t, url)
-	s, done := startAsking(t, a, engine.SessionOptions{ID: "s"})
-	mirrored(t, f, "host-a", "s", paused)
-
-	c.StopServer()
-	waitCtx(t, func(ctx context.Context) error { return a.hub.WaitConnected(ctx, false) })
-	p, _ := s.Pause()
-	if err := s.Confirm(p.ID, true, engine.AnsweredBy("tui")); err != nil {
-		t.Fatal(err)
-	}
-	if out := <-done; out.Err != nil || s.Status() != engine.StatusIdle {
-		t.Fatalf("the run with the hub down: %v, %s", out.Err, s.Status())
-	}
-	s2, _ := startAsking(t, a, engine.SessionOptions{ID: "made-offline"})
-	eventually(t, "the new session paused", func() bool { return s2.Status() == engine.StatusPaused })
-
-	if err := c.Restart(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	waitCtx(t, func(ctx context.Context) error { return a.hub.WaitConnected(ctx, true) })
-	mirrored(t, f, "host-a", "s", func(st hub.SessionState) bool { return st.Status == "idle" && st.HostConnected })
-	mirrored(t, f, "host-a", "made-offline", paused)
 }
