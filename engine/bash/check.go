@@ -87,6 +87,7 @@ const (
 	catServe         = "serves files over the network"
 	catRemote        = "runs commands on another machine"
 	catClock         = "changes the system clock"
+	catSecretRead    = "prints secrets into what the model sees"
 )
 
 // MaxCommandBytes is the longest command the tool runs or checks.

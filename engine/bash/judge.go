@@ -112,6 +112,7 @@ func (x *command) judgeAll() {
 	x.judge()
 	x.serves()
 	x.clock()
+	x.printsSecret()
 	x.lookThrough()
 	x.workspace()
 	if len(x.local) == 0 {

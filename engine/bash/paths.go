@@ -136,6 +136,18 @@ var (
 	secretMention = regexp.MustCompile(`(?i)(\.ssh/|\.aws/|\.gnupg|\.netrc|\.git-credentials|\.kube/config|\.docker/config\.json|/etc/shadow|/etc/sudoers|\bid_(rsa|dsa|ecdsa|ed25519)\b|\.pypirc|\.npmrc)|\$\{?[A-Za-z0-9_]*(SECRET|TOKEN|PASSWORD|PASSWD|API_?KEY|PRIVATE_KEY|ACCESS_KEY|CREDENTIAL)[A-Za-z0-9_]*`)
 )
 
+// privateSecret reports a secret whose content is private: isSecret's
+// files but public keys, known hosts and ssh's own config.
+func privateSecret(p string) bool {
+	c := canon(p)
+	switch base := path.Base(c); {
+	case strings.HasSuffix(base, ".pub"), strings.HasPrefix(base, "known_hosts"), base == "authorized_keys",
+		base == "config" && under(c, "~/.ssh"):
+		return false
+	}
+	return isSecret(c)
+}
+
 // isSecret reports whether p names a credential or key file.
 func isSecret(p string) bool {
 	c := canon(p)

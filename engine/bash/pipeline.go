@@ -120,6 +120,44 @@ func printsSecrets(name string, args []arg) bool {
 	return false
 }
 
+// secretReaders are programs that print what they read (files named as
+// operands, or stdin).
+var secretReaders = map[string]bool{
+	"cat": true, "tac": true, "nl": true, "head": true, "tail": true, "less": true, "more": true, "most": true, "bat": true,
+	"batcat": true, "view": true, "base64": true, "base32": true, "basenc": true, "xxd": true, "od": true, "hexdump": true,
+	"hd": true, "strings": true, "grep": true, "egrep": true, "fgrep": true, "rg": true, "ag": true, "awk": true, "gawk": true,
+	"sed": true, "cut": true, "sort": true, "uniq": true, "jq": true, "yq": true, "column": true, "fold": true, "fmt": true,
+	"pr": true, "paste": true, "diff": true, "iconv": true, "uuencode": true, "zcat": true, "tr": true, "rev": true,
+}
+
+// printsSecret flags a program that prints a private secret from outside
+// the workspace (cat ~/.ssh/id_rsa, base64 < ~/.aws/credentials): its
+// output goes to the model, off the machine. The project's own files
+// (its .env) are the workspace's.
+func (x *command) printsSecret() {
+	if !secretReaders[x.name] {
+		return
+	}
+	reads := parseOpts(x.args, "").operands
+	for _, r := range x.redirs {
+		if r.Op == syntax.RdrIn && r.Word != nil && (r.N == nil || r.N.Value == "0") {
+			reads = append(reads, x.l.word(r.Word))
+		}
+	}
+	for _, a := range reads {
+		p, ok := x.l.abs(a)
+		if !ok {
+			p = a.text
+		} else if x.l.c.sc.dir != "" && under(p, x.l.c.sc.dir) {
+			continue
+		}
+		if privateSecret(p) {
+			x.flag(catSecretRead)
+			return
+		}
+	}
+}
+
 // staticOutput is what a stage writes when it is known statically: echo
 // and printf with static words, cat of a here-document.
 func (l *level) staticOutput(st *syntax.Stmt) (string, bool) {

@@ -68,6 +68,16 @@ var unconfined = []struct{ cmd, category string }{
 	{"while :; do sleep 1 & done", catForkBomb},
 	{"for ((;;)); do ./worker & done", catForkBomb},
 	{"until false; do (yes > /dev/null &); done", catForkBomb},
+	{"for i in $(seq 1 100000); do sleep 600 & done", catForkBomb},
+	{"for i in {1..5000}; do curl -s localhost:8080 & done", catForkBomb},
+	{"for ((i = 0; i < 100000; i++)); do sleep 9 & done", catForkBomb},
+	// services started outside the sandbox
+	{"systemctl --user enable --now miner.service", catSystem},
+	{"systemctl --user start worker", catSystem},
+	// secrets printed into the model's context
+	{"cat ~/.ssh/id_rsa", catSecretRead},
+	{"base64 < ~/.aws/credentials", catSecretRead},
+	{"grep token ~/.netrc", catSecretRead},
 	// the system clock
 	{"date -s '2020-01-01'", catClock},
 	{"date --set='2020-01-01 00:00'", catClock},
@@ -99,9 +109,17 @@ var unconfined = []struct{ cmd, category string }{
 	{`find build -exec rm -rf src \;`, catDelete},
 }
 
-// Network commands that only read, or only reach this machine: allowed
-// with the sandbox on and off.
+// Network commands that only read, or only reach this machine, public
+// keys, small loops of background jobs, services looked at: allowed with
+// the sandbox on and off.
 var networkReads = []string{
+	"cat ~/.ssh/id_ed25519.pub",
+	"cat ~/.ssh/config",
+	"ls -la ~/.ssh",
+	"for i in $(seq 4); do sleep 1 & done; wait",
+	"for f in *.c; do cc -c $f & done; wait",
+	"systemctl status nginx",
+	"systemctl --user list-units",
 	`python3 -c "import requests; print(requests.get('https://api.github.com').json())"`,
 	`python3 -c "import json, urllib.request; print(json.load(urllib.request.urlopen('https://api.github.com/repos/a/b'))['name'])"`,
 	`node -e "fetch('http://localhost:3000/api/items/1', {method: 'DELETE'})"`,

@@ -41,7 +41,11 @@ func (x *command) system() {
 		switch o.operand(0) {
 		case "stop", "disable", "mask", "kill", "reboot", "poweroff", "halt", "isolate", "restart", "try-restart",
 			"reload-or-restart", "emergency", "rescue", "suspend", "hibernate", "hybrid-sleep", "kexec", "exit",
-			"switch-root", "soft-reboot", "daemon-reexec", "reset-failed", "clean", "freeze":
+			"switch-root", "soft-reboot", "daemon-reexec", "reset-failed", "clean", "freeze",
+			// what starts or installs units: they run outside the sandbox, as
+			// the service manager's (system or --user), and come back at boot
+			"start", "enable", "reenable", "link", "edit", "preset", "preset-all", "unmask", "add-wants",
+			"add-requires", "set-property", "set-environment", "import-environment", "daemon-reload", "revert", "thaw":
 			x.flag(catSystem)
 		}
 	case "service":

@@ -9,6 +9,7 @@ import (
 	"path"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -82,8 +83,14 @@ func (x *command) clock() {
 	}
 }
 
-// processStorm flags a loop without end that starts a background job on
-// every turn: while true; do cmd & done.
+// stormTurns is the number of turns from which a loop that starts a
+// background job on each is a process storm (the sandbox's limit of a
+// command's processes is 4096).
+const stormTurns = 1000
+
+// processStorm flags a loop without end, or of stormTurns turns or more,
+// that starts a background job on every turn: while true; do cmd & done,
+// for i in $(seq 100000); do cmd & done.
 func (l *level) processStorm(n syntax.Node) {
 	var body []*syntax.Stmt
 	switch n := n.(type) {
@@ -93,8 +100,16 @@ func (l *level) processStorm(n syntax.Node) {
 		}
 		body = n.Do
 	case *syntax.ForClause:
-		c, ok := n.Loop.(*syntax.CStyleLoop)
-		if !ok || c.Cond != nil {
+		switch loop := n.Loop.(type) {
+		case *syntax.CStyleLoop:
+			if loop.Cond != nil && arithBound(loop.Cond) < stormTurns {
+				return
+			}
+		case *syntax.WordIter:
+			if l.iterTurns(loop.Items) < stormTurns {
+				return
+			}
+		default:
 			return
 		}
 		body = n.Do
@@ -113,6 +128,61 @@ func (l *level) processStorm(n syntax.Node) {
 	if background {
 		l.c.flag(catForkBomb, l.source(n))
 	}
+}
+
+// braceRange matches a brace expansion of a range of numbers: {1..100000}.
+var braceRange = regexp.MustCompile(`^\{(-?\d{1,9})\.\.(-?\d{1,9})(\.\.-?\d{1,9})?\}$`)
+
+// iterTurns is how many words a for loop's list has, at least, when that
+// is known to be large: a brace range, $(seq ... N); else len(items).
+func (l *level) iterTurns(items []*syntax.Word) int {
+	n := 0
+	for _, w := range items {
+		turns := 1
+		if m := braceRange.FindStringSubmatch(l.source(w)); m != nil && m[3] == "" {
+			a, _ := strconv.Atoi(m[1])
+			b, _ := strconv.Atoi(m[2])
+			turns = max(a-b, b-a) + 1
+		} else if len(w.Parts) == 1 {
+			if cs, ok := w.Parts[0].(*syntax.CmdSubst); ok && len(cs.Stmts) == 1 {
+				if call, ok := cs.Stmts[0].Cmd.(*syntax.CallExpr); ok && len(call.Args) >= 2 && call.Args[0].Lit() == "seq" {
+					if last, err := strconv.Atoi(call.Args[len(call.Args)-1].Lit()); err == nil && len(call.Args) <= 3 {
+						first := 1
+						if len(call.Args) == 3 {
+							first, _ = strconv.Atoi(call.Args[1].Lit())
+						}
+						turns = last - first + 1
+					}
+				}
+			}
+		}
+		n += turns
+	}
+	return n
+}
+
+// arithBound is the bound N of a C-style loop's condition i < N or
+// i <= N (N > i, N >= i), or 0 when it is not a number.
+func arithBound(cond syntax.ArithmExpr) int {
+	b, ok := cond.(*syntax.BinaryArithm)
+	if !ok {
+		return 0
+	}
+	num := func(e syntax.ArithmExpr) int {
+		if w, ok := e.(*syntax.Word); ok {
+			if n, err := strconv.Atoi(w.Lit()); err == nil {
+				return n
+			}
+		}
+		return 0
+	}
+	switch b.Op {
+	case syntax.Lss, syntax.Leq:
+		return num(b.Y)
+	case syntax.Gtr, syntax.Geq:
+		return num(b.X)
+	}
+	return 0
 }
 
 // alwaysRuns reports a loop condition that never ends the loop: true or :
