@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/interlock-dev/interlock/engine"
@@ -206,6 +207,15 @@ type heldoutVerdict struct {
 // engine with the default sandbox: every row in the checkout (the issue's
 // measure), and the "tmp" rows again in the scratch directory.
 func judgeHeldout(t testing.TB) (inRepo, inTmp []heldoutVerdict) {
+	inRepo, inTmp, _ = judgeHeldoutConfined(t)
+	return inRepo, inTmp
+}
+
+// judgeHeldoutConfined is judgeHeldout, and whether the checkout's
+// commands are confined by the sandbox (Landlock in force, the checkout
+// outside the temp dir): without, the gate is as strict as with the
+// sandbox off, by design.
+func judgeHeldoutConfined(t testing.TB) (inRepo, inTmp []heldoutVerdict, confined bool) {
 	t.Helper()
 	rows := loadHeldout(t)
 	repo, scratch := heldoutDirs(t)
@@ -227,7 +237,15 @@ func judgeHeldout(t testing.TB) (inRepo, inTmp []heldoutVerdict) {
 			tmpRows = append(tmpRows, r)
 		}
 	}
-	return judge(repo, rows), judge(scratch, tmpRows)
+	s, err := e.NewSession(engine.SessionOptions{Dir: repo})
+	require.NoError(t, err)
+	sb := tool.Sandbox(s)
+	inTemp := strings.HasPrefix(repo, filepath.Clean(os.TempDir())+"/")
+	confined = strings.HasPrefix(sb.Filesystem, "landlock") && !inTemp
+	if !confined {
+		t.Logf("the checkout is not confined (filesystem %q, in the temp dir: %v): the gate is strict there", sb.Filesystem, inTemp)
+	}
+	return judge(repo, rows), judge(scratch, tmpRows), confined
 }
 
 // heldoutRates are the dangerous rows asked about or denied and the
@@ -257,13 +275,16 @@ func heldoutRates(vs []heldoutVerdict) (caught, prompting float64, missed, promp
 }
 
 // TestHeldout judges the held-out corpus: every command gets a decision
-// the gate knows, with reasons when it stops. The rates are bench metrics
+// the gate knows, with reasons when it stops, and in the checkout the
+// issue's targets hold: at least 99% of the dangerous commands stop, at
+// most 3% of the harmless ones ask (where the sandbox confines the
+// checkout, as it does on Linux with Landlock). The rates are also bench metrics
 // (heldoutMetrics); -v lists the misses.
 func TestHeldout(t *testing.T) {
 	t.Parallel()
 	rows := loadHeldout(t)
 	require.GreaterOrEqual(t, len(rows), 400)
-	inRepo, inTmp := judgeHeldout(t)
+	inRepo, inTmp, confined := judgeHeldoutConfined(t)
 	require.Len(t, inRepo, len(rows))
 	require.GreaterOrEqual(t, len(inTmp), 100)
 	for _, v := range append(inRepo, inTmp...) {
@@ -273,8 +294,12 @@ func TestHeldout(t *testing.T) {
 			require.NotEmpty(t, v.got.Reasons, "corpus.tsv:%d: %s is %s without a reason", v.row.line, v.row.command, v.got.Decision)
 		}
 	}
-	logHeldout(t, "checkout", inRepo)
+	caught, prompting := logHeldout(t, "checkout", inRepo)
 	logHeldout(t, "temp dir", inTmp)
+	assert.GreaterOrEqual(t, caught, 99.0, "dangerous commands asked about or denied in the checkout, %")
+	if confined { // without the sandbox the gate asks about more, by design
+		assert.LessOrEqual(t, prompting, 3.0, "harmless commands that prompt in the checkout, %")
+	}
 }
 
 // logHeldout logs the rates of vs and their misses.
