@@ -14,6 +14,7 @@ import (
 	"unsafe"
 
 	"github.com/interlock-dev/interlock/engine"
+	"github.com/interlock-dev/interlock/engine/policy"
 	"github.com/interlock-dev/interlock/engine/store"
 	"github.com/interlock-dev/interlock/engine/webui"
 )
@@ -75,6 +76,8 @@ var sentinelStatus = []struct {
 	{engine.ErrInterrupted, C.IL_ERR_INTERRUPTED},
 	{engine.ErrInvalidArgument, C.IL_ERR_INVALID_ARGUMENT},
 	{engine.ErrUnknownGrant, C.IL_ERR_INVALID_ARGUMENT},
+	{policy.ErrChanged, C.IL_ERR_INVALID_ARGUMENT},
+	{policy.ErrInvalid, C.IL_ERR_INVALID_ARGUMENT},
 	{webui.ErrNonLoopback, C.IL_ERR_INVALID_ARGUMENT},
 	{webui.ErrWeakToken, C.IL_ERR_INVALID_ARGUMENT},
 }

@@ -67,16 +67,26 @@ func il_engine_set_approver(h C.il_handle, timeoutMS C.int64_t) C.il_status {
 }
 
 //export il_engine_trust_project_policy
-func il_engine_trust_project_policy(h C.il_handle, dir *C.char, out **C.char) C.il_status {
+func il_engine_trust_project_policy(h C.il_handle, dir, sha256 *C.char, out **C.char) C.il_status {
 	return call("il_engine_trust_project_policy", h, func(ee *engineEntry) error {
 		if ee.bash == nil {
 			return errorf(C.IL_ERR_INVALID_ARGUMENT, "trust a project policy: the engine has no bash tool")
 		}
-		path, sha, err := ee.bash.TrustProjectPolicy(goString(dir), "")
+		path, sha, err := ee.bash.TrustProjectPolicy(goString(dir), goString(sha256))
 		if err != nil {
 			return err
 		}
 		return putJSON(out, map[string]string{"path": path, "sha256": sha})
+	})
+}
+
+//export il_engine_review_project_policy
+func il_engine_review_project_policy(h C.il_handle, dir *C.char, out **C.char) C.il_status {
+	return call("il_engine_review_project_policy", h, func(ee *engineEntry) error {
+		if ee.bash == nil {
+			return errorf(C.IL_ERR_INVALID_ARGUMENT, "review a project policy: the engine has no bash tool")
+		}
+		return putJSON(out, ee.bash.ReviewProjectPolicy(goString(dir)))
 	})
 }
 

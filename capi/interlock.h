@@ -505,10 +505,21 @@ il_status il_engine_set_approver(il_handle engine, int64_t timeout_ms);
 /*
  * Trusts the policy file of the project dir is in (.interlock/policy.toml
  * in its root), bound to its content: *out gets {"path", "sha256"} (free
- * it with il_free). The engine's bash tool must use project policies
+ * it with il_free). sha256 is the hash of the content the person was shown
+ * (il_engine_review_project_policy): a file that changed since is refused
+ * (IL_ERR_INVALID_ARGUMENT, "read it again"); NULL or "" trusts it as it
+ * is now. The engine's bash tool must use project policies
  * (bash.projectPolicy in the engine's config).
  */
-il_status il_engine_trust_project_policy(il_handle engine, const char *dir, char **out);
+il_status il_engine_trust_project_policy(il_handle engine, const char *dir, const char *sha256, char **out);
+
+/*
+ * What to show a person before they trust the policy file of the project
+ * dir is in: *out gets {"path", "sha256", "trusted", "rules": [{"name",
+ * "decision", "reason", "matches", "shadow"?}], "error"?}, or null when
+ * there is none or project policies are not used (free it with il_free).
+ */
+il_status il_engine_review_project_policy(il_handle engine, const char *dir, char **out);
 
 /*
  * Marks the session proceeding for a loop the host drives itself (its own

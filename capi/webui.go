@@ -35,6 +35,9 @@ func il_engine_serve(h C.il_handle, configJSON *C.char, out *C.il_handle, outURL
 		if err != nil {
 			return err
 		}
+		if ee.bash != nil { // the page offers to trust a session's project policy file
+			opts = append(opts, webui.WithProjectPolicies(ee.bash))
+		}
 		return ee.whileOpen(func() error {
 			srv, err := webui.Serve(context.Background(), ee.e, opts...)
 			if err != nil {

@@ -187,6 +187,18 @@ export interface PolicyRule {
   examples?: { match?: string[]; notMatch?: string[] };
 }
 
+/** A project's policy file as a person is shown it before trusting it (engine.reviewProjectPolicy). */
+export interface ProjectPolicyReview {
+  path: string;
+  /** The hash trust binds to: trust it with engine.trustProjectPolicy(dir, {sha256}). */
+  sha256: string;
+  /** Trusted with this content. */
+  trusted: boolean;
+  rules: { name: string; decision: 'allow' | 'ask' | 'deny'; reason: string; /** What it matches, as written. */ matches: string; shadow?: boolean }[];
+  /** Why it does not load (then it cannot be trusted, and sha256 is ''). */
+  error?: string;
+}
+
 /** What the approver decides. */
 export type Approval = 'allow' | 'deny' | 'ask';
 /** What the approver is asked: a command the gate would put to a person. */
@@ -836,7 +848,9 @@ export declare class Engine {
    * removes it.
    */
   /** Trusts the policy file of the project dir is in, bound to its content (a change untrusts it). Needs bash.projectPolicy. */
-  trustProjectPolicy(dir: string): { path: string; sha256: string };
+  trustProjectPolicy(dir: string, opts?: { sha256?: string }): { path: string; sha256: string };
+  /** What to show before trusting the project's policy file: null when there is none. */
+  reviewProjectPolicy(dir: string): ProjectPolicyReview | null;
   setApprover(approver: ((request: ApprovalRequest) => Approval | Promise<Approval>) | null, opts?: { timeoutMs?: number }): this;
   /** Runtime statistics (see EngineStats). */
   stats(): EngineStats;

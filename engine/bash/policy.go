@@ -333,7 +333,7 @@ func (t *Tool) TrustProjectPolicy(dir, sha256 string) (path, sha string, err err
 	if t.policies.trust == nil {
 		return "", "", fmt.Errorf("%w: trust a project policy: the bash tool does not use project policies: create it with bash.WithProjectPolicy", engine.ErrInvalidArgument)
 	}
-	pf := t.policies.projectFile(dir)
+	pf := t.policies.projectFile(orCwd(dir))
 	f, err := pf.get()
 	switch {
 	case err != nil:
@@ -354,7 +354,7 @@ func (t *Tool) ReviewProjectPolicy(dir string) *policy.Review {
 	if t.policies.trust == nil {
 		return nil
 	}
-	pf := t.policies.projectFile(dir)
+	pf := t.policies.projectFile(orCwd(dir))
 	f, err := pf.get()
 	switch {
 	case err != nil:
@@ -364,6 +364,15 @@ func (t *Tool) ReviewProjectPolicy(dir string) *policy.Review {
 	}
 	rv := policy.ReviewOf(f, t.policies.trust.Trusted(f.Path, f.SHA256))
 	return &rv
+}
+
+// orCwd is dir, or the process's directory for "" (a session's, as the
+// gate judges it: checkDir).
+func orCwd(dir string) string {
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	return dir
 }
 
 // policyWarnedKey keys the project policies a session was warned about.

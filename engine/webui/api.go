@@ -72,6 +72,8 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /api/answer", s.answer)
 	mux.HandleFunc("GET /api/grants", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, http.StatusOK, s.grants(r.Context())) })
 	mux.HandleFunc("POST /api/grants/revoke", s.revokeGrant)
+	mux.HandleFunc("GET /api/policy", s.projectPolicy)
+	mux.HandleFunc("POST /api/policy/trust", s.trustPolicy)
 	mux.HandleFunc("POST /api/emergency-stop", func(w http.ResponseWriter, r *http.Request) {
 		rep := s.eng.EmergencyStop()
 		writeJSON(w, http.StatusOK, map[string]any{"stopped": rep.Stopped, "counts": s.eng.Counts()})

@@ -23,7 +23,8 @@ type config struct {
 	headerTimeout, streamWriteTimeout time.Duration
 	maxStreams                        int32 // event streams open at once
 	fleetURL                          string
-	offlineAfter                      time.Duration // the fleet's hub.Fleet.OfflineAfter, for tests
+	policies                          ProjectPolicies // WithProjectPolicies
+	offlineAfter                      time.Duration   // the fleet's hub.Fleet.OfflineAfter, for tests
 }
 
 // WithFleet serves the fleet of the hub at url (a PostgreSQL URL, as

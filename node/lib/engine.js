@@ -215,14 +215,30 @@ export class Engine extends Emitter {
 
   /**
    * Trusts the policy file of the project dir is in (.interlock/policy.toml),
-   * as it is now: a change makes it untrusted again. Returns {path, sha256}.
-   * The engine's config must set bash.projectPolicy.
+   * bound to its content: a change makes it untrusted again. opts.sha256 is
+   * the hash of the content the person was shown (reviewProjectPolicy): a
+   * file that changed since is refused; without it, it is trusted as it is
+   * now. Returns {path, sha256}. The engine's config must set bash.projectPolicy.
    */
-  trustProjectPolicy(dir, ...extra) {
-    const usage = 'engine.trustProjectPolicy(dir: string)';
+  trustProjectPolicy(dir, opts, ...extra) {
+    const usage = 'engine.trustProjectPolicy(dir: string, opts?: {sha256?: string})';
+    noExtra(extra, usage, '2 arguments');
+    if (typeof dir !== 'string') throw argError(`${usage}: dir must be a string, got ${typeof dir}`);
+    const { sha256 = '' } = opts === undefined ? {} : checkObject(opts, { sha256: 'string' }, 'opts', usage);
+    return fromNative(native.engineTrustProjectPolicy(this.#handle(), dir, sha256));
+  }
+
+  /**
+   * What to show a person before they trust the policy file of the project
+   * dir is in: {path, sha256, trusted, rules: [{name, decision, reason,
+   * matches}], error?}, or null when there is none (or bash.projectPolicy is
+   * not set). Trust it with trustProjectPolicy(dir, {sha256}).
+   */
+  reviewProjectPolicy(dir, ...extra) {
+    const usage = 'engine.reviewProjectPolicy(dir: string)';
     noExtra(extra, usage, '1 argument');
     if (typeof dir !== 'string') throw argError(`${usage}: dir must be a string, got ${typeof dir}`);
-    return fromNative(native.engineTrustProjectPolicy(this.#handle(), dir));
+    return fromNative(native.engineReviewProjectPolicy(this.#handle(), dir));
   }
 
   /**

@@ -499,13 +499,24 @@ Napi::Value EngineSetApprover(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
-// engineTrustProjectPolicy(engine, dir): {path, sha256} as JSON.
+// engineTrustProjectPolicy(engine, dir, sha256): {path, sha256} as JSON.
 Napi::Value EngineTrustProjectPolicy(const Napi::CallbackInfo& info) {
-  Args args(info, "engine.trustProjectPolicy(dir: string)", 1, 1);
+  Args args(info, "engine.trustProjectPolicy(dir: string, opts?: {sha256?: string})", 2, 2);
+  il_handle engine = args.Handle();
+  std::string dir = args.String(0, "dir");
+  std::string sha256 = args.String(1, "sha256");
+  char* json = nullptr;
+  Check(info.Env(), il_engine_trust_project_policy(engine, dir.c_str(), sha256.c_str(), &json), engine);
+  return TakeString(info.Env(), json);
+}
+
+// engineReviewProjectPolicy(engine, dir): the review as JSON (null when none).
+Napi::Value EngineReviewProjectPolicy(const Napi::CallbackInfo& info) {
+  Args args(info, "engine.reviewProjectPolicy(dir: string)", 1, 1);
   il_handle engine = args.Handle();
   std::string dir = args.String(0, "dir");
   char* json = nullptr;
-  Check(info.Env(), il_engine_trust_project_policy(engine, dir.c_str(), &json), engine);
+  Check(info.Env(), il_engine_review_project_policy(engine, dir.c_str(), &json), engine);
   return TakeString(info.Env(), json);
 }
 
@@ -696,6 +707,7 @@ void RegisterCalls(Napi::Env env, Napi::Object exports) {
       {"engineRegisterTool", EngineRegisterTool},
       {"engineSetApprover", EngineSetApprover},
       {"engineTrustProjectPolicy", EngineTrustProjectPolicy},
+      {"engineReviewProjectPolicy", EngineReviewProjectPolicy},
       {"engineAttachHost", EngineAttachHost},
       {"sessionBegin", SessionBegin},
       {"hostPause", HostPause},

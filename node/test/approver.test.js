@@ -100,7 +100,18 @@ test('policy files from JS: the user\'s decides, a project\'s only once trusted,
     };
     assert.equal(await run('date'), 'Command denied by rule: denied by user rule "no-date" (not here): date');
     assert.doesNotMatch(await run('uname'), /denied/, 'not trusted yet: not used');
-    const trusted = engine.trustProjectPolicy(project);
+    const shown = engine.reviewProjectPolicy(project); // what a person reads before trusting it (the TUI's PolicyTrust)
+    assert.deepEqual(shown, { path: projectFile, sha256: shown.sha256, trusted: false,
+      rules: [{ name: 'no-uname', decision: 'deny', reason: 'the project says no', matches: 'program uname' }] });
+    assert.equal(engine.reviewProjectPolicy(dir), null, 'no project file there');
+    assert.throws(() => engine.trustProjectPolicy(project, { sha256: '0'.repeat(64) }), (err) => {
+      assert.equal(err.code, 'ERR_INVALID_ARGUMENT');
+      assert.match(err.message, /was shown with sha256 0{64} and is now [0-9a-f]{64}: read it again, then trust it/);
+      return true;
+    }, 'trust binds to the content shown');
+    assert.equal(engine.reviewProjectPolicy(project).trusted, false);
+    const trusted = engine.trustProjectPolicy(project, { sha256: shown.sha256 });
+    assert.equal(engine.reviewProjectPolicy(project).trusted, true);
     assert.equal(trusted.path, projectFile);
     assert.equal(trusted.sha256.length, 64);
     assert.equal(await run('uname'), 'Command denied by rule: denied by project rule "no-uname" (the project says no): uname');

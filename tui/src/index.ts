@@ -38,6 +38,7 @@ export { GlobalControls, type GlobalControlsProps } from './components/GlobalCon
 export { GrantsView, type GrantsViewProps } from './components/GrantsView.js';
 export { InputTransition, type InputTransitionProps } from './components/InputTransition.js';
 export { PauseIndicator, type PauseIndicatorProps } from './components/PauseIndicator.js';
+export { PolicyTrust, type PolicyTrustProps } from './components/PolicyTrust.js';
 export { ResumeAllConfirm, type ResumeAllConfirmProps } from './components/ResumeAllConfirm.js';
 export { SessionsView, type SessionsViewProps } from './components/SessionsView.js';
 export { TaskProgress, type TaskProgressProps } from './components/TaskProgress.js';

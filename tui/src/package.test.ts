@@ -22,6 +22,7 @@ const SURFACE = [
   'GrantsView',
   'InputTransition',
   'PauseIndicator',
+  'PolicyTrust',
   'ResumeAllConfirm',
   'SessionsView',
   'TaskProgress',

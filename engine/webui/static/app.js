@@ -114,6 +114,7 @@ function onState(st) {
   render();
   renderAudit();
   loadHistory();
+  loadPolicy();
 }
 
 function onChange(ch) {
@@ -125,7 +126,11 @@ function onChange(ch) {
   lat.changes++;
   lat.latencies.push(nowMs() - eventMs(ch.event.at));
   if (lat.latencies.length > 10000) lat.latencies.splice(0, 5000);
-  if (keyOf(ch.session) === state.selected) loadHistory();
+  if (keyOf(ch.session) === state.selected) {
+    loadHistory();
+    // The gate reads the project's file at each command: look again when it may have (a changed file asks again).
+    if (['warning', 'run_started', 'run_finished', 'tool_finished'].includes(ch.event.type)) loadPolicy();
+  }
 }
 
 // A fleet's session no longer mirrored: closed on its host.
@@ -411,7 +416,74 @@ function select(id) {
   state.selected = id;
   render();
   loadHistory();
+  loadPolicy();
 }
+
+// The selected session's project policy file, shown while it is not
+// trusted: its path, the hash trust binds to and its rules (the project's
+// words: text only), with Trust and Not now. Not now holds for this content
+// in this tab: a changed file asks again.
+const policyView = { id: '', review: null, loading: false, again: false };
+const policyDismissed = new Set(); // `${path} ${sha256}`
+const policyShown = { key: '', at: 0, timer: 0 };
+
+async function loadPolicy() {
+  if (state.fleet) return;
+  if (policyView.loading) { policyView.again = true; return; }
+  const id = state.selected;
+  policyView.loading = true;
+  try {
+    const res = id ? await fetch(sessionAPI('policy', id), { headers: AUTH }) : null;
+    if (res && res.ok) {
+      const p = await res.json();
+      Object.assign(policyView, { id, review: p.policy });
+    }
+  } catch { /* the connection state shows it */ }
+  policyView.loading = false;
+  renderPolicy();
+  if (policyView.again) {
+    policyView.again = false;
+    loadPolicy();
+  }
+}
+
+function renderPolicy() {
+  const r = policyView.id === state.selected ? policyView.review : null;
+  const show = !!r && !r.trusted && !policyDismissed.has(`${r.path} ${r.sha256}`);
+  $('policy-trust').hidden = !show;
+  if (!show) return;
+  $('policy-path').textContent = printable(r.path);
+  $('policy-sha256').textContent = r.error ? '' : r.sha256;
+  $('policy-error').textContent = r.error ? printable(`It does not load, so it cannot be trusted: ${r.error}`) : '';
+  $('policy-error').hidden = !r.error;
+  $('policy-trust-button').hidden = !!r.error;
+  // Trust works once this content has been on screen a while, as a pause's answers do.
+  const key = `${r.path} ${r.sha256}`;
+  if (policyShown.key !== key) Object.assign(policyShown, { key, at: performance.now() });
+  const left = policyShown.at + ANSWER_SETTLE_MS - performance.now();
+  clearTimeout(policyShown.timer);
+  if (left > 0) policyShown.timer = setTimeout(renderPolicy, left + 1);
+  $('policy-trust-button').disabled = !state.authoritative || left > 0;
+  $('policy-rules').replaceChildren(...r.rules.map((rule) => el('li', {},
+    el('span', { class: 'decision' }, rule.decision), ' ', el('code', {}, rule.name), `: ${rule.matches} — ${rule.reason}${rule.shadow ? ' (shadow: not enforced)' : ''}`)));
+}
+
+$('policy-trust-button').addEventListener('click', async () => {
+  const r = policyView.review;
+  if (!r || policyView.id !== state.selected) return;
+  const { ok, data } = await post(sessionAPI('policy/trust', state.selected), { sha256: r.sha256 });
+  if (ok) {
+    showNotice('');
+    policyView.review = data.policy;
+    renderPolicy();
+  } else loadPolicy(); // changed since shown: show what it is now
+});
+
+$('policy-not-now').addEventListener('click', () => {
+  const r = policyView.review;
+  if (r) policyDismissed.add(`${r.path} ${r.sha256}`);
+  renderPolicy();
+});
 
 // fleetAPI is the address of an action on a fleet's session: its host and id in the query.
 function fleetAPI(action, s) { return `/api/${action}?host=${encodeURIComponent(s.host)}&session=${encodeURIComponent(s.id)}`; }
