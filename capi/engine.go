@@ -77,6 +77,7 @@ type webConfig struct {
 type engineEntry struct {
 	e      *engine.Engine
 	bash   *bash.Tool // the engine's "bash" tool: host runs judge commands with it
+	hubURL string     // the hub of its config, if any
 	events *engine.Delivery
 	host   *engine.HostLine // host work and its messages (host.go)
 	// cbThread is the OS thread running the event callback, 0 when none
@@ -235,6 +236,9 @@ func il_engine_create(configJSON *C.char, out *C.il_handle) C.il_status {
 			return err
 		}
 		ee := &engineEntry{e: e, bash: bashTool}
+		if cfg.Hub != nil {
+			ee.hubURL = cfg.Hub.URL // serve({fleet: true}) serves this hub
+		}
 		ee.events = e.NewDelivery(func(err error) { ee.report(err.Error()) })
 		ee.host = newHostLine(ee)
 		h := handles.add(ee)

@@ -300,6 +300,15 @@ il_status il_engine_resume_sessions(il_handle engine, const char *ids_json, char
  * for il_server_close. The server is closed with the engine.
  */
 il_status il_engine_serve(il_handle engine, const char *config_json, il_handle *out_server, char **out_url);
+/* With "fleet": true it serves the fleet view of the engine's hub (its
+ * config's "hub") instead of its own sessions. */
+
+/*
+ * Serves the fleet view of a hub, with no engine: the web UI over every
+ * host's sessions. config_json as il_engine_serve's, with "hubUrl" the
+ * hub's PostgreSQL URL (required). Close it with il_server_close.
+ */
+il_status il_fleet_serve(const char *config_json, il_handle *out_server, char **out_url);
 
 /* Stops a web UI (its open pages show "disconnected"); runs go on. */
 il_status il_server_close(il_handle server);

@@ -12,7 +12,8 @@ import (
 	"github.com/interlock-dev/interlock/engine/webui"
 )
 
-// serverEntry is a web UI served for an engine; it is closed with it.
+// serverEntry is a web UI served for an engine, closed with it, or a
+// fleet view served alone (eng nil, il_fleet_serve).
 type serverEntry struct {
 	eng *engineEntry
 	srv *webui.Server
@@ -31,6 +32,7 @@ func il_engine_serve(h C.il_handle, configJSON *C.char, out *C.il_handle, outURL
 		if err := decodeJSON("serve config", configJSON, &cfg); err != nil {
 			return err
 		}
+		cfg.HubURL = ee.hubURL // fleet: true serves the engine's own hub
 		opts, err := cfg.Options()
 		if err != nil {
 			return err
@@ -47,6 +49,34 @@ func il_engine_serve(h C.il_handle, configJSON *C.char, out *C.il_handle, outURL
 			putString(outURL, srv.URL())
 			return nil
 		})
+	})
+}
+
+//export il_fleet_serve
+func il_fleet_serve(configJSON *C.char, out *C.il_handle, outURL **C.char) C.il_status {
+	return callNoHandle("il_fleet_serve", func() error {
+		if out == nil {
+			return errNilOut("out_server")
+		}
+		if outURL == nil {
+			return errNilOut("out_url")
+		}
+		var cfg webui.Config
+		if err := decodeJSON("serve config", configJSON, &cfg); err != nil {
+			return err
+		}
+		cfg.Fleet = true
+		opts, err := cfg.Options()
+		if err != nil {
+			return err
+		}
+		srv, err := webui.Serve(context.Background(), nil, opts...)
+		if err != nil {
+			return err
+		}
+		*out = handles.add(&serverEntry{srv: srv})
+		putString(outURL, srv.URL())
+		return nil
 	})
 }
 

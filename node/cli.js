@@ -4,6 +4,7 @@
 //   agent-interlock doctor                       what confines the bash tool's commands here
 //   agent-interlock audit <store> [--jsonl] [--session ID]
 //                                                the audit log of a store no engine holds
+//   agent-interlock hub [--url URL] [--port N]   the fleet view of a hub, no engine of its own
 //
 // Exit status: 0 done; 1 the sandbox is degraded (doctor) or the command
 // failed (the message says why); 2 a usage error.
@@ -22,6 +23,12 @@ const USAGE = `usage:
       The audit log of the store file <store> (every decision about a pause,
       oldest first) as a table, or with --jsonl one JSON object a line.
       The store must not be open in an engine; reading it changes nothing.
+  agent-interlock hub [--url URL] [--port N]
+      Serves the fleet view of the hub at URL (a PostgreSQL URL; default
+      $INTERLOCK_HUB_URL): the web UI over every host's sessions, on
+      127.0.0.1 (port N, default a free one), with no engine of its own.
+      Prints the address to open, token included, and serves until
+      interrupted (Ctrl-C).
   agent-interlock --version`;
 
 class UsageError extends Error {}
@@ -88,6 +95,51 @@ function audit(args) {
   return 0;
 }
 
+/** url with its password hidden, otherwise as written. */
+function redacted(url) {
+  return url.replace(/(:\/\/[^:/@]*:)[^@/]*@/, '$1xxxxx@').replace(/(password=)\S+/, '$1xxxxx');
+}
+
+/** Serves the fleet view until SIGINT or SIGTERM; resolves to the exit status. */
+function hub(args) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options: { url: { type: 'string' }, port: { type: 'string' } } });
+  } catch (err) {
+    throw new UsageError(err.message);
+  }
+  const { values } = parsed;
+  const url = values.url ?? process.env.INTERLOCK_HUB_URL ?? '';
+  if (url === '') {
+    throw new UsageError("hub needs the hub's PostgreSQL URL: --url postgres://user@host/db, or INTERLOCK_HUB_URL set");
+  }
+  let port = 0;
+  if (values.port !== undefined) {
+    port = Number(values.port);
+    if (!/^\d+$/.test(values.port) || port > 65535) throw new UsageError(`--port ${JSON.stringify(values.port)}: want a port number, 0 (a free one) to 65535`);
+  }
+  let server;
+  let address;
+  try {
+    [server, address] = native.fleetServe(JSON.stringify({ hubUrl: url, port }));
+  } catch (err) {
+    const why = String(err.message).replace(/^agent-interlock hub: /, '').replace(/^webui: fleet view: /, '');
+    console.error(`agent-interlock hub: --url ${JSON.stringify(redacted(url))}: ${why}`);
+    return 1;
+  }
+  console.log(`agent-interlock hub: the fleet view of ${redacted(url)}: open ${address}`);
+  return new Promise((resolve) => {
+    const alive = setInterval(() => {}, 1 << 30); // the server runs in the library: keep Node up
+    const stop = () => {
+      clearInterval(alive);
+      native.serverClose(server);
+      resolve(0);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}
+
 /** Runs one command; an engine error is reported under its name, without the library call's. */
 function run(name, fn, args) {
   try {
@@ -106,6 +158,8 @@ function main(argv) {
       return run('doctor', doctor, rest);
     case 'audit':
       return run('audit', audit, rest);
+    case 'hub':
+      return run('hub', hub, rest);
     case '--version':
     case '-v':
       console.log(version);
@@ -123,7 +177,9 @@ function main(argv) {
 }
 
 try {
-  process.exitCode = main(process.argv.slice(2));
+  const status = main(process.argv.slice(2));
+  if (status instanceof Promise) status.then((s) => { process.exitCode = s; });
+  else process.exitCode = status;
 } catch (err) {
   if (err instanceof UsageError) {
     console.error(`agent-interlock: ${err.message}\n${USAGE}`);

@@ -279,6 +279,8 @@ export interface ServeOptions {
   host?: string;         // default 127.0.0.1; anything else needs allowRemote
   allowRemote?: boolean; // prints a warning
   token?: string;        // default: random (at least 16 characters)
+  /** Serve the fleet view of the engine's hub (`new Engine({hub})`): every host's sessions, not this engine's. */
+  fleet?: boolean;
 }
 
 export interface WebUI {

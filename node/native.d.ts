@@ -52,6 +52,7 @@ export interface Native {
   /** [server handle, url] */
   engineServe(engine: Handle, optsJSON: string): [Handle, string];
   serverClose(server: Handle): void;
+  fleetServe(optsJSON: string): [Handle, string];
 
   /** Returns [session, id]: the handle and the id in one call. */
   sessionCreate(engine: Handle, optsJson?: string): [Handle, string];

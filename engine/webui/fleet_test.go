@@ -81,12 +81,12 @@ type nodeHost struct {
 	exited chan struct{}
 }
 
-func startNodeHost(t *testing.T, url, name string) *nodeHost {
+func startNodeHost(t *testing.T, url, name string, extra ...string) *nodeHost {
 	t.Helper()
 	addon, _ := filepath.Abs("../../build/Release/interlock.node")
 	_, err := os.Stat(addon)
 	require.NoError(t, err, "the addon is not built (make build)")
-	cmd := exec.Command("node", "../hub/testdata/host.mjs", url, name, filepath.Join(t.TempDir(), "store.db"), "1")
+	cmd := exec.Command("node", append([]string{"../hub/testdata/host.mjs", url, name, filepath.Join(t.TempDir(), "store.db"), "1"}, extra...)...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	require.NoError(t, err)
@@ -108,15 +108,18 @@ func startNodeHost(t *testing.T, url, name string) *nodeHost {
 	return h
 }
 
-func (h *nodeHost) said(sub string) bool {
+func (h *nodeHost) said(sub string) bool { return h.line(sub) != "" }
+
+// line returns the first line the host printed that holds sub, or "".
+func (h *nodeHost) line(sub string) string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, l := range h.lines {
 		if strings.Contains(l, sub) {
-			return true
+			return l
 		}
 	}
-	return false
+	return ""
 }
 
 func (h *nodeHost) kill() {
@@ -232,4 +235,128 @@ func TestFleetViewInChromium(t *testing.T) {
 	var audit []map[string]any
 	require.NoError(t, json.Unmarshal([]byte(tb.eval(`JSON.stringify(state.audit)`)), &audit))
 	assert.NotEmpty(t, audit)
+}
+
+// fleetState reads the fleet view at pageURL as a tab does (its token as
+// a bearer) once cond holds.
+func fleetState(t *testing.T, pageURL string, cond func(webui.FleetState) bool) webui.FleetState {
+	t.Helper()
+	base, token, ok := strings.Cut(pageURL, "/?token=")
+	require.True(t, ok, pageURL)
+	require.True(t, strings.HasPrefix(base, "http://127.0.0.1:"), "served on loopback: %s", pageURL)
+	var st webui.FleetState
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		req, err := http.NewRequestWithContext(t.Context(), "GET", base+"/api/state", nil)
+		require.NoError(t, err)
+		req.Header.Set("Authorization", "Bearer "+token)
+		res, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		st = webui.FleetState{}
+		err = json.NewDecoder(res.Body).Decode(&st)
+		res.Body.Close()
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, res.StatusCode)
+		if cond(st) {
+			return st
+		}
+		require.True(t, time.Now().Before(deadline), "the fleet view never showed what was wanted: %+v", st)
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func hasSession(host, id string) func(webui.FleetState) bool {
+	return func(st webui.FleetState) bool {
+		for _, s := range st.Sessions {
+			if s.Host == host && s.ID == id {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// The fleet view from JS (engine.serve({fleet: true}) on a Node host) and
+// from the command agent-interlock hub, a real process with no engine: both
+// serve every host's sessions on 127.0.0.1; the command prints its URL,
+// stops on SIGINT, and refuses a bad --url naming it and saying what to do.
+func TestFleetViewFromJSAndTheHubCommand(t *testing.T) {
+	url := newHubDB(t)
+	a := goHost(t, url, "host-a")
+	build := newSession(t, a, "build", engine.ScriptTurn{ToolCalls: []engine.ScriptCall{ask(engine.PauseConfirm, "Potentially dangerous command", "rm -rf ./build")}}, engine.ScriptTurn{Text: "done"})
+	_, _, err := build.Start(context.WithoutCancel(t.Context()), "clean")
+	require.NoError(t, err)
+	n := startNodeHost(t, url, "host-n", "serve")
+	deadline := time.Now().Add(20 * time.Second)
+	for n.line(`"fleet":`) == "" {
+		require.True(t, time.Now().Before(deadline), "the Node host did not print its fleet view's URL")
+		time.Sleep(10 * time.Millisecond)
+	}
+	var served struct{ Fleet string }
+	require.NoError(t, json.Unmarshal([]byte(n.line(`"fleet":`)), &served))
+	st := fleetState(t, served.Fleet, func(st webui.FleetState) bool {
+		return hasSession("host-a", "build")(st) && hasSession("host-n", "s0")(st)
+	})
+	assert.True(t, st.Fleet)
+
+	cmd := exec.Command("node", "../../node/cli.js", "hub", "--url", url)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	var exitErr error
+	exited := make(chan struct{}) // closed once it exited, exitErr set
+	lines := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			select {
+			case lines <- sc.Text():
+			default: // only the first is read
+			}
+		}
+		exitErr = cmd.Wait()
+		close(exited)
+	}()
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGKILL)
+		<-exited
+	})
+	var first string
+	select {
+	case first = <-lines:
+	case <-exited:
+		t.Fatalf("agent-interlock hub exited: %v", exitErr)
+	case <-time.After(20 * time.Second):
+		t.Fatal("agent-interlock hub printed nothing")
+	}
+	_, pageURL, ok := strings.Cut(first, ": open ")
+	require.True(t, ok, "agent-interlock hub printed %q", first)
+	fleetState(t, pageURL, func(st webui.FleetState) bool {
+		return hasSession("host-a", "build")(st) && hasSession("host-n", "s0")(st)
+	})
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	select {
+	case <-exited:
+		require.NoError(t, exitErr, "agent-interlock hub on SIGINT")
+	case <-time.After(10 * time.Second):
+		t.Fatal("agent-interlock hub did not stop on SIGINT")
+	}
+
+	for _, bad := range []struct{ url, says string }{
+		{"not-a-url", "give the hub's PostgreSQL URL"},
+		{"postgres://bob:s3cret@127.0.0.1:1/fleet?connect_timeout=1", "is PostgreSQL running there"},
+	} {
+		var stderr strings.Builder
+		cmd := exec.Command("node", "../../node/cli.js", "hub", "--url", bad.url)
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		var exit *exec.ExitError
+		require.ErrorAs(t, err, &exit, "agent-interlock hub --url %s", bad.url)
+		assert.Equal(t, 1, exit.ExitCode())
+		named := strings.Replace(bad.url, "s3cret", "xxxxx", 1)
+		assert.Contains(t, stderr.String(), `agent-interlock hub: --url "`+named+`": `, "names the input as written")
+		assert.Contains(t, stderr.String(), bad.says, "says what to do")
+		assert.NotContains(t, stderr.String(), "s3cret", "the password is not printed")
+	}
 }

@@ -75,8 +75,13 @@ func Serve(ctx context.Context, eng *engine.Engine, opts ...Option) (*Server, er
 	switch {
 	case cfg.fleetURL != "":
 		f, err := hub.Open(ctx, cfg.fleetURL)
-		if err != nil {
+		switch {
+		case errors.Is(err, engine.ErrInvalidArgument):
+			return nil, fmt.Errorf("webui: fleet view: %w: give the hub's PostgreSQL URL, e.g. postgres://interlock@db.internal/fleet", err)
+		case errors.Is(err, hub.ErrNewerSchema):
 			return nil, fmt.Errorf("webui: fleet view: %w", err)
+		case err != nil:
+			return nil, fmt.Errorf("webui: fleet view: %w: is PostgreSQL running there, and may this role connect to that database?", err)
 		}
 		if cfg.offlineAfter > 0 {
 			f.OfflineAfter = cfg.offlineAfter

@@ -43,7 +43,7 @@ export const TASK_LOOP_OPTIONS = {
   $required: ['tasks'],
   tasks: [{ $required: ['title', 'prompt'], title: 'string', prompt: 'string', script: [SCRIPT_TURN] }], pauseMode: 'boolean',
 };
-export const SERVE_OPTIONS = { port: 'number', host: 'string', allowRemote: 'boolean', token: 'string' };
+export const SERVE_OPTIONS = { port: 'number', host: 'string', allowRemote: 'boolean', token: 'string', fleet: 'boolean' };
 export const HOST_RUN_OPTIONS = { graceMs: 'number' };
 export const CONFIRM_OPTIONS = { pauseId: 'string', remember: 'string', reason: 'string' };
 

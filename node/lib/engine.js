@@ -320,10 +320,11 @@ export class Engine extends Emitter {
 
   /**
    * Serves the local web UI: {url, close}. Loopback and a random token by
-   * default; closed with the engine.
+   * default; closed with the engine. fleet: true serves the fleet view of
+   * the engine's hub (every host's sessions) instead.
    */
   serve(opts, ...extra) {
-    const usage = 'engine.serve(opts?: {port?: number, host?: string, allowRemote?: boolean, token?: string})';
+    const usage = 'engine.serve(opts?: {port?: number, host?: string, allowRemote?: boolean, token?: string, fleet?: boolean})';
     noExtra(extra, usage, '0 to 1 arguments');
     const json = JSON.stringify(opts === undefined ? {} : checkObject(opts, SERVE_OPTIONS, 'opts', usage));
     const [server, url] = native.engineServe(this.#handle(), json);

@@ -26,6 +26,7 @@ const CALLS = {
   il_engine_resume_all: 'engine.resumeAll()',
   il_engine_resume_sessions: 'engine.resumeAll(ids)',
   il_server_close: 'webUI.close()',
+  il_fleet_serve: 'agent-interlock hub',
   il_session_create: 'engine.createSession(opts)',
   il_session_close: 'session.close()',
   il_session_get_status: 'session.status',

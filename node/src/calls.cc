@@ -246,12 +246,25 @@ Napi::Value EngineResumeSessions(const Napi::CallbackInfo& info) {
 
 // Returns [server handle, url].
 Napi::Value EngineServe(const Napi::CallbackInfo& info) {
-  Args args(info, "engine.serve(opts?: {port?: number, host?: string, allowRemote?: boolean, token?: string})", 1, 1);
+  Args args(info, "engine.serve(opts?: {port?: number, host?: string, allowRemote?: boolean, token?: string, fleet?: boolean})", 1, 1);
   il_handle engine = args.Handle();
   std::string json = args.String(0, "opts");
   il_handle server = 0;
   char* url = nullptr;
   Check(info.Env(), il_engine_serve(engine, json.c_str(), &server, &url), engine);
+  Napi::Array out = Napi::Array::New(info.Env(), 2);
+  out.Set(0u, Napi::Number::New(info.Env(), static_cast<double>(server)));
+  out.Set(1u, TakeString(info.Env(), url));
+  return out;
+}
+
+// fleetServe(optsJSON): [server, url], the fleet view of a hub, no engine.
+Napi::Value FleetServe(const Napi::CallbackInfo& info) {
+  Args args(info, "fleetServe(opts: string)", 1, 1, false);
+  std::string json = args.String(0, "opts");
+  il_handle server = 0;
+  char* url = nullptr;
+  Check(info.Env(), il_fleet_serve(json.c_str(), &server, &url), 0);
   Napi::Array out = Napi::Array::New(info.Env(), 2);
   out.Set(0u, Napi::Number::New(info.Env(), static_cast<double>(server)));
   out.Set(1u, TakeString(info.Env(), url));
@@ -689,6 +702,7 @@ void RegisterCalls(Napi::Env env, Napi::Object exports) {
       {"engineResumeSessions", EngineResumeSessions},
       {"engineServe", EngineServe},
       {"serverClose", ServerClose},
+      {"fleetServe", FleetServe},
       {"sessionCreate", SessionCreate},
       {"sessionCloseAsync", SessionCloseAsync},
       {"sessionPauseState", SessionPauseState},

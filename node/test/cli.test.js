@@ -3,6 +3,8 @@
 //   doctor: what confines commands here, as engine.info() says it.
 //   audit:  the audit log of a real store file a test engine wrote, once
 //           that engine is closed; a store an engine holds is refused.
+//   hub:    its usage errors here; serving a real hub is tested with
+//           PostgreSQL in engine/webui/fleet_test.go.
 
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -118,7 +120,8 @@ describe('audit', () => {
 });
 
 test('usage errors exit 2 with the usage', async () => {
-  for (const args of [[], ['bogus'], ['audit'], ['audit', 'a.db', 'b.db'], ['audit', 'a.db', '--json'], ['doctor', 'x']]) {
+  for (const args of [[], ['bogus'], ['audit'], ['audit', 'a.db', 'b.db'], ['audit', 'a.db', '--json'], ['doctor', 'x'],
+    ['hub', '--url', 'postgres://h/db', '--port', '99999'], ['hub', '--url', 'postgres://h/db', 'extra'], ['hub', '--bogus']]) {
     const r = await runNode(cli, args);
     assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
     assert.match(r.stderr, /^agent-interlock: .+\nusage:\n {2}agent-interlock doctor/, args.join(' '));

@@ -31,3 +31,14 @@ test('with the hub unreachable the engine works and pauses are answered locally'
     await engine.close();
   }
 });
+
+test('serve({fleet: true}) needs the engine\'s hub, and says how to get one', async () => {
+  const engine = new Engine();
+  try {
+    assert.throws(() => engine.serve({ fleet: true }), (err) => err.code === 'ERR_INVALID_ARGUMENT'
+      && /^engine\.serve\(opts\): fleet: true serves the fleet of the engine's hub, and this engine has none: create it with a hub \(new Engine\(\{hub: \{url, host\}\}\)\), or run agent-interlock hub --url URL$/.test(err.message));
+    assert.throws(() => engine.serve({ fleet: 'yes' }), { code: 'ERR_INVALID_ARG_TYPE', message: /opts\.fleet must be true or false, got a string/ });
+  } finally {
+    await engine.close();
+  }
+});

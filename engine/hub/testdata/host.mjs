@@ -1,6 +1,6 @@
 // A fleet host for the hub's tests: a Node process running the engine
 // through the addon, joined to the hub. Usage:
-//   node host.mjs <hub url> <host name> <store file> <sessions>
+//   node host.mjs <hub url> <host name> <store file> <sessions> [serve]
 // It creates <sessions> sessions (unless its store brought some back), each
 // asking to confirm "deploy <host> <session>", prints one JSON line per run
 // end, and closes its engine when stdin ends. Each line on stdin is a
@@ -8,11 +8,13 @@
 //   {"answer": "s0"}              answer s0's pause here, as its user would -> {"answered": "s0"}
 //   {"ask": "id"}                 a new session asking to confirm -> {"asking": "id"} once paused
 //   {"bash": n, "marker": "m"}    n sessions b0..b<n-1> running `sleep m` -> {"bash": n}
+// With "serve" it serves the fleet view of its hub (engine.serve({fleet:
+// true})) and prints its URL: {"fleet": url}.
 import { createInterface } from 'node:readline';
 
 import { Engine } from '../../../node/index.js';
 
-const [url, host, store, count] = process.argv.slice(2);
+const [url, host, store, count, serve] = process.argv.slice(2);
 const engine = new Engine({ store, hub: { url, host, heartbeatMs: 300 } });
 const say = (o) => process.stdout.write(JSON.stringify(o) + '\n');
 
@@ -35,6 +37,7 @@ if (engine.sessions().length === 0) {
   for (let i = 0; i < Number(count); i++) asking(`s${i}`);
 }
 say({ ready: host, sessions: engine.sessions().map((s) => `${s.id}:${s.status}`) });
+if (serve === 'serve') say({ fleet: engine.serve({ fleet: true }).url });
 
 const commands = {
   answer({ answer: id }) {
