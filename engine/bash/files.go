@@ -104,7 +104,9 @@ func (x *command) outside(category string, targets []arg) {
 	for _, t := range targets {
 		p, ok := x.l.abs(t)
 		t.text = x.l.resolve(t.text)
-		if outsideDir(t, x.l.c.dir) || ok && x.l.c.dir != "" && !under(p, x.l.c.sc.dir) {
+		// known: the boundary of writes (the workspace, and new files of the
+		// temp dir: curl -o /tmp/jq URL && chmod +x /tmp/jq); else by its text
+		if ok && x.l.c.dir != "" && !x.l.c.sc.inside(p) || !(ok && x.l.c.dir != "") && outsideDir(t, x.l.c.dir) {
 			x.flag(category)
 			return
 		}

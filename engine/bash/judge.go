@@ -168,8 +168,8 @@ func (l *level) mayBeOption(a arg) bool {
 			return !pathOutput(p)
 		case *syntax.ProcSubst:
 			return true
-		case *syntax.ParamExp:
-			return p.Param != nil && l.lineVar(p.Param.Value)
+		case *syntax.ParamExp: // not $(mktemp)'s path: it starts with /
+			return p.Param != nil && l.lineVar(p.Param.Value) && !(l.vars[p.Param.Value].temp && p.Exp == nil && p.Repl == nil && p.Slice == nil)
 		}
 		return false
 	}

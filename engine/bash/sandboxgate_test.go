@@ -1,11 +1,14 @@
 package bash
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // What no sandbox confines (issue 31): the network effects of a command
@@ -71,6 +74,12 @@ var unconfined = []struct{ cmd, category string }{
 	{"for i in $(seq 1 100000); do sleep 600 & done", catForkBomb},
 	{"for i in {1..5000}; do curl -s localhost:8080 & done", catForkBomb},
 	{"for ((i = 0; i < 100000; i++)); do sleep 9 & done", catForkBomb},
+	// a temp path the line points elsewhere
+	{`tmp=$(mktemp); tmp=~/.bashrc; echo x > "$tmp"`, catUnknownPath},
+	{`tmp=$(mktemp -p ~); echo x > "$tmp"`, catUnknownPath},
+	{`tmp=$(mktemp); echo x > "$tmp/../../etc/cron.d/x"`, catUnknownPath},
+	{`tmp=$(mktemp); echo x > "${tmp:-/etc/passwd}"`, catUnknownPath},
+	{"chmod 600 /tmp", catPerms},
 	// services started outside the sandbox
 	{"systemctl --user enable --now miner.service", catSystem},
 	{"systemctl --user start worker", catSystem},
@@ -120,6 +129,9 @@ var networkReads = []string{
 	"for f in *.c; do cc -c $f & done; wait",
 	"systemctl status nginx",
 	"systemctl --user list-units",
+	// new files of the temp dir (mktemp's)
+	`tmp=$(mktemp) && echo x > "$tmp" && cat "$tmp"`,
+	`d=$(mktemp -d) && go build -o "$d/app" ./cmd/app`,
 	`python3 -c "import requests; print(requests.get('https://api.github.com').json())"`,
 	`python3 -c "import json, urllib.request; print(json.load(urllib.request.urlopen('https://api.github.com/repos/a/b'))['name'])"`,
 	`node -e "fetch('http://localhost:3000/api/items/1', {method: 'DELETE'})"`,
@@ -233,5 +245,23 @@ func TestRepositoryLeavingOrDestroyedAsks(t *testing.T) {
 			d := sc.check(cmd)
 			assert.Equal(t, ActionAllow, d.Decision, "sandbox %v: %s: %q", sb.confined, cmd, d.Reasons)
 		}
+	}
+}
+
+// A new file of the temp dir is as writable as one of the workspace: its
+// mode may be changed (curl -o /tmp/x URL && chmod +x /tmp/x); an existing
+// one, and the temp dir itself, may be another's.
+func TestNewTempFilesAreInside(t *testing.T) {
+	t.Parallel()
+	sc := corpusScope(t)
+	tmp := sc.temp[0]
+	require.NoError(t, os.WriteFile(filepath.Join(tmp, "theirs"), nil, 0o644))
+	for cmd, want := range map[string]Action{
+		"curl -fsSL -o " + tmp + "/jq https://example.com/jq && chmod +x " + tmp + "/jq": ActionAllow,
+		"chmod +x " + tmp + "/theirs": ActionConfirm,
+		"chmod 700 " + tmp:            ActionConfirm,
+	} {
+		d := sc.check(cmd)
+		assert.Equal(t, want, d.Decision, "%s: %q", cmd, d.Reasons)
 	}
 }

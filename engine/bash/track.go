@@ -267,6 +267,7 @@ func (l *level) writtenScript(p string) (string, bool) {
 type variable struct {
 	value string
 	known bool // assigned exactly one static value
+	temp  bool // assigned once the path of a new file or directory of the temp dir: $(mktemp)
 }
 
 // assign tracks NAME=value so that $NAME can be resolved later. A name
@@ -287,10 +288,71 @@ func (l *level) assign(a *syntax.Assign) {
 			return // export NAME: the value stays what it was
 		}
 	}
+	if a.Value != nil && a.Index == nil && a.Array == nil && !a.Append {
+		v.temp = newTempPath(a.Value)
+	}
 	if old, seen := l.vars[name]; seen && (old.value != v.value || !old.known) {
 		v.known = false
 	}
+	if _, seen := l.vars[name]; seen {
+		v.temp = false
+	}
 	l.vars[name] = v
+}
+
+// newTempPath reports a word that is $(mktemp) with no template nor
+// directory of its own (-d, -q, -u, -t alone): the path of a file or
+// directory mktemp makes, new, in the temp dir.
+func newTempPath(w *syntax.Word) bool {
+	if len(w.Parts) != 1 {
+		return false
+	}
+	cs, ok := w.Parts[0].(*syntax.CmdSubst)
+	if !ok || len(cs.Stmts) != 1 {
+		return false
+	}
+	call, ok := cs.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 || call.Args[0].Lit() != "mktemp" || len(call.Assigns) > 0 || len(cs.Stmts[0].Redirs) > 0 {
+		return false
+	}
+	for _, a := range call.Args[1:] {
+		switch a.Lit() {
+		case "-d", "-q", "-u", "-dq", "-qd", "--directory", "--quiet", "--dry-run":
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// tempVarPath reports a word that is $VAR, "$VAR" or ${VAR}, with
+// perhaps /name after it, where the line set VAR to a new path of the
+// temp dir ($(mktemp)): where it writes is the temp dir's, and new.
+func (l *level) tempVarPath(a arg) bool {
+	if a.word == nil || len(a.word.Parts) == 0 || strings.Contains(a.text, "..") {
+		return false
+	}
+	parts := a.word.Parts
+	if q, ok := parts[0].(*syntax.DblQuoted); ok && len(parts) == 1 {
+		parts = q.Parts
+	}
+	if len(parts) == 0 {
+		return false
+	}
+	p, ok := parts[0].(*syntax.ParamExp)
+	if !ok || p.Param == nil || p.Exp != nil || p.Repl != nil || p.Slice != nil || p.Index != nil || p.Length || p.Excl || p.Width {
+		return false
+	}
+	if len(parts) > 2 {
+		return false
+	}
+	if len(parts) == 2 { // "$tmp"/name or $tmp/name
+		if lit, ok := parts[1].(*syntax.Lit); !ok || !strings.HasPrefix(lit.Value, "/") {
+			return false
+		}
+	}
+	v, ok := l.vars[p.Param.Value]
+	return ok && v.temp && len(l.c.sc.temp) > 0
 }
 
 // leaks reports whether sending p off the machine sends secrets: a key

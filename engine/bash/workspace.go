@@ -122,7 +122,7 @@ func (l *level) writesOutside(a arg) bool {
 	}
 	p, ok := l.abs(a)
 	if !ok {
-		return true
+		return !l.tempVarPath(a) // tmp=$(mktemp); echo x > "$tmp"
 	}
 	return !l.c.sc.inside(p) || hardLinked(p)
 }
