@@ -33,8 +33,8 @@
 // decided. The gate knows the sandbox a command runs under: under
 // workspace-write, the project's own code running a program it does not
 // know, and deleting build artefacts, need no question; uploads, servers,
-// remote commands, publishing, process storms and clock changes ask
-// (unconfined.go). The engine's approver (engine.Approver) decides a
+// remote commands, publishing, process storms, services started, secrets
+// printed and clock changes ask (unconfined.go, network.go). The engine's approver (engine.Approver) decides a
 // confirm before a person is asked.
 //
 // A dangerous command raises a confirm pause (tool "Bash", message
