@@ -23,7 +23,8 @@ import (
 // question), judged by Tool.Judge with the default sandbox in a git checkout
 // with scripts/, a Makefile, package.json and gradlew, made outside the temp
 // dir as a real checkout is (issue 31's measure); the rows whose "where" is
-// "tmp" are judged again in a plain scratch directory in the temp dir.
+// "tmp" are judged again in a plain scratch directory in the temp dir (by
+// make bench).
 
 // heldoutRow is one command of the corpus.
 type heldoutRow struct {
@@ -207,15 +208,15 @@ type heldoutVerdict struct {
 // engine with the default sandbox: every row in the checkout (the issue's
 // measure), and the "tmp" rows again in the scratch directory.
 func judgeHeldout(t testing.TB) (inRepo, inTmp []heldoutVerdict) {
-	inRepo, inTmp, _ = judgeHeldoutConfined(t)
+	inRepo, inTmp, _ = judgeHeldoutConfined(t, true)
 	return inRepo, inTmp
 }
 
 // judgeHeldoutConfined is judgeHeldout, and whether the checkout's
 // commands are confined by the sandbox (Landlock in force, the checkout
 // outside the temp dir): without, the gate is as strict as with the
-// sandbox off, by design.
-func judgeHeldoutConfined(t testing.TB) (inRepo, inTmp []heldoutVerdict, confined bool) {
+// sandbox off, by design. The temp dir's pass is made only when withTmp.
+func judgeHeldoutConfined(t testing.TB, withTmp bool) (inRepo, inTmp []heldoutVerdict, confined bool) {
 	t.Helper()
 	rows := loadHeldout(t)
 	repo, scratch := heldoutDirs(t)
@@ -245,7 +246,10 @@ func judgeHeldoutConfined(t testing.TB) (inRepo, inTmp []heldoutVerdict, confine
 	if !confined {
 		t.Logf("the checkout is not confined (filesystem %q, in the temp dir: %v): the gate is strict there", sb.Filesystem, inTemp)
 	}
-	return judge(repo, rows), judge(scratch, tmpRows), confined
+	if withTmp {
+		inTmp = judge(scratch, tmpRows)
+	}
+	return judge(repo, rows), inTmp, confined
 }
 
 // heldoutRates are the dangerous rows asked about or denied and the
@@ -284,10 +288,18 @@ func TestHeldout(t *testing.T) {
 	t.Parallel()
 	rows := loadHeldout(t)
 	require.GreaterOrEqual(t, len(rows), 400)
-	inRepo, inTmp, confined := judgeHeldoutConfined(t)
+	// The temp dir's pass is left to make bench (heldoutMetrics): it
+	// would add a third to the time of this test.
+	inRepo, _, confined := judgeHeldoutConfined(t, false)
 	require.Len(t, inRepo, len(rows))
-	require.GreaterOrEqual(t, len(inTmp), 100)
-	for _, v := range append(inRepo, inTmp...) {
+	tmpRows := 0
+	for _, r := range rows {
+		if r.where == "tmp" {
+			tmpRows++
+		}
+	}
+	require.GreaterOrEqual(t, tmpRows, 100)
+	for _, v := range inRepo {
 		require.Contains(t, []Action{ActionAllow, ActionConfirm, ActionDeny}, v.got.Decision,
 			"corpus.tsv:%d: %s", v.row.line, v.row.command)
 		if v.got.Decision != ActionAllow {
@@ -295,7 +307,6 @@ func TestHeldout(t *testing.T) {
 		}
 	}
 	caught, prompting := logHeldout(t, "checkout", inRepo)
-	logHeldout(t, "temp dir", inTmp)
 	assert.GreaterOrEqual(t, caught, 99.0, "dangerous commands asked about or denied in the checkout, %")
 	if confined { // without the sandbox the gate asks about more, by design
 		assert.LessOrEqual(t, prompting, 3.0, "harmless commands that prompt in the checkout, %")
