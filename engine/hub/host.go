@@ -404,23 +404,34 @@ func mirrorOf(ev *engine.Event) (mirrored, bool) {
 }
 
 // flush writes the unsent events and the sessions they touched in one
-// transaction; they stay unsent if it fails.
+// transaction; they stay unsent if it fails. The events and the audit
+// entries go in one statement each, whatever their number: the hub's work
+// per transition is a row, not a statement, and the host's pauses do not
+// wait behind the server's CPU (a local pause round trip with the hub on
+// took 1.41x its time with the hub off at p99, a statement per row).
 func (h *Host) flush(ctx context.Context, conn *pgx.Conn) error {
 	if len(h.unsent) == 0 {
 		return nil
 	}
 	b := &pgx.Batch{}
+	var ev eventRows
+	var au auditRows
 	var touched []string
 	for _, m := range h.unsent {
-		b.Queue(`INSERT INTO interlock_events (host, session, boot, version, type, status, at, body) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-			h.cfg.Host, m.session, h.boot, int64(m.version), string(m.typ), m.status, m.at, string(m.body))
+		ev.add(m)
 		if a := m.audit; a != nil {
-			queueAudit(b, h.cfg.Host, a)
+			au.add(a)
 		}
 		if m.session != "" && !slices.Contains(touched, m.session) {
 			touched = append(touched, m.session)
 		}
 	}
+	b.Queue(`INSERT INTO interlock_events (host, session, boot, version, type, status, at, body)
+		SELECT $1, u.session, $2, u.version, u.type, u.status, u.at, u.body::jsonb
+		FROM unnest($3::text[], $4::bigint[], $5::text[], $6::text[], $7::timestamptz[], $8::text[])
+			WITH ORDINALITY AS u(session, version, type, status, at, body, n) ORDER BY u.n`,
+		h.cfg.Host, h.boot, ev.session, ev.version, ev.typ, ev.status, ev.at, ev.body)
+	au.queue(b, h.cfg.Host)
 	for _, id := range touched {
 		s, err := h.eng.Session(id)
 		if err != nil { // closed: forgotten, as its store forgets it
@@ -439,10 +450,60 @@ func (h *Host) flush(ctx context.Context, conn *pgx.Conn) error {
 	return nil
 }
 
-func queueAudit(b *pgx.Batch, host string, a *store.AuditEntry) {
+// eventRows are events to insert, by column.
+type eventRows struct {
+	session, typ, status, body []string
+	version                    []int64
+	at                         []time.Time
+}
+
+func (r *eventRows) add(m mirrored) {
+	r.session = append(r.session, m.session)
+	r.version = append(r.version, int64(m.version))
+	r.typ = append(r.typ, string(m.typ))
+	r.status = append(r.status, m.status)
+	r.at = append(r.at, m.at)
+	r.body = append(r.body, string(m.body))
+}
+
+// auditRows are audit entries to insert, by column.
+type auditRows struct {
+	session, pause, event, kind, tool, message, answer, reason, by, remember []string
+	run                                                                      []int64
+	at                                                                       []time.Time
+}
+
+func (r *auditRows) add(a *store.AuditEntry) {
+	r.session = append(r.session, a.Session)
+	r.run = append(r.run, int64(a.Run))
+	r.pause = append(r.pause, a.Pause)
+	r.event = append(r.event, a.Event)
+	r.kind = append(r.kind, a.Kind)
+	r.tool = append(r.tool, a.Tool)
+	r.message = append(r.message, a.Message)
+	r.answer = append(r.answer, a.Answer)
+	r.reason = append(r.reason, a.Reason)
+	r.by = append(r.by, a.By)
+	r.remember = append(r.remember, a.Remember)
+	r.at = append(r.at, a.At)
+}
+
+// queue inserts the entries, in order, in one statement (none if empty).
+func (r *auditRows) queue(b *pgx.Batch, host string) {
+	if len(r.event) == 0 {
+		return
+	}
 	b.Queue(`INSERT INTO interlock_audit (host, session, run, pause, event, kind, tool, message, answer, reason, by, remember, at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
-		host, a.Session, int64(a.Run), a.Pause, a.Event, a.Kind, a.Tool, a.Message, a.Answer, a.Reason, a.By, a.Remember, a.At)
+		SELECT $1, u.session, u.run, u.pause, u.event, u.kind, u.tool, u.message, u.answer, u.reason, u.by, u.remember, u.at
+		FROM unnest($2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::timestamptz[])
+			WITH ORDINALITY AS u(session, run, pause, event, kind, tool, message, answer, reason, by, remember, at, n) ORDER BY u.n`,
+		host, r.session, r.run, r.pause, r.event, r.kind, r.tool, r.message, r.answer, r.reason, r.by, r.remember, r.at)
+}
+
+func queueAudit(b *pgx.Batch, host string, a *store.AuditEntry) {
+	var r auditRows
+	r.add(a)
+	r.queue(b, host)
 }
 
 // queueSnapshot writes s as it is now; a row of this boot with a newer
@@ -472,17 +533,10 @@ func nullJSON(b []byte) any {
 	return string(b)
 }
 
-// sendTx runs b in one transaction.
+// sendTx runs b in one transaction: a batch is one implicit transaction
+// (one round trip; an explicit BEGIN and COMMIT were two more).
 func sendTx(ctx context.Context, conn *pgx.Conn, b *pgx.Batch) error {
-	tx, err := conn.Begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback(context.Background())
-	if err := tx.SendBatch(ctx, b).Close(); err != nil {
-		return err
-	}
-	return tx.Commit(ctx)
+	return conn.SendBatch(ctx, b).Close()
 }
 
 // Digest is the digest of a pause as shown: what an answer from the hub
