@@ -509,7 +509,7 @@ func TestSessionOptions(t *testing.T) {
 	s := newSession(t, e, "")
 	id, _, _ := driveSessionID(s)
 	assert.Equal(t, "s1", id)
-	newSession(t, e, `{"id": "named", "dir": "/", "env": ["A=1"], "script": []}`)
+	newSession(t, e, `{"id": "named", "workDir": "/", "env": {"A": "1"}, "script": []}`)
 
 	tests := []struct {
 		name, opts string
@@ -520,7 +520,7 @@ func TestSessionOptions(t *testing.T) {
 		{"unknown field", `{"name": "x"}`, ilInvalidArgument, `"name"`},
 		{"bad script", `{"script": 5}`, ilInvalidArgument, "script"},
 		{"bad script string", `{"script": "[{"}`, ilInvalidArgument, "script"},
-		{"env not strings", `{"env": [1]}`, ilInvalidArgument, "env"},
+		{"env not strings", `{"env": {"A": 1}}`, ilInvalidArgument, "env"},
 		{"id with a NUL", `{"id": "a\u0000b"}`, ilInvalidArgument, "NUL"},
 		{"id with a lone surrogate", `{"id": "a\ud800"}`, ilInvalidArgument, "UTF-8"},
 	}

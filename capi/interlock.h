@@ -369,7 +369,7 @@ il_status il_engine_set_host_callback(il_handle engine, il_host_cb cb, void *use
 
 /*
  * Creates a session. opts_json may be NULL or "":
- *   {"id": "s1", "dir": "/path", "env": ["KEY=value"],
+ *   {"id": "s1", "workDir": "/path", "env": {"KEY": "value"},
  *    "sandbox": {...as bash.sandbox, for this session's commands},
  *    "tools": ["sleep", ...]  the built-in tools it offers (default: the engine's),
  *    "script": [turns] | "JSON string of turns",

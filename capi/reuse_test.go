@@ -30,7 +30,7 @@ func TestSessionScriptIsSharedOnlyWhenEqual(t *testing.T) {
 func TestSessionOptionsReusedOnlyWhenEqual(t *testing.T) {
 	t.Parallel()
 	e := newEngine(t, `{}`)
-	same := `{"script": [{"text": "one"}], "env": ["A=1"]}`
+	same := `{"script": [{"text": "one"}], "env": {"A": "1"}}`
 	a := newSession(t, e, same)
 	b := newSession(t, e, same)
 	assert.NotEqual(t, a, b)
@@ -39,7 +39,7 @@ func TestSessionOptionsReusedOnlyWhenEqual(t *testing.T) {
 	assert.NotEqual(t, ida, idb, "each gets its own id")
 	_, st, msg := driveSessionCreate(e, ptr(same[:len(same)-1])) // the same text cut short
 	assert.Equal(t, ilInvalidArgument, st, msg)
-	_, st, msg = driveSessionCreate(e, ptr(`{"script": [{"text": "one"}], "env": ["A=1"], "colour": 1}`))
+	_, st, msg = driveSessionCreate(e, ptr(`{"script": [{"text": "one"}], "env": {"A": "1"}, "colour": 1}`))
 	assert.Equal(t, ilInvalidArgument, st)
 	assert.Contains(t, msg, "colour")
 	c, idc, st, msg := driveSessionCreateID(e, ptr(`{"id": "named", "script": [{"text": "two"}]}`))

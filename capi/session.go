@@ -77,7 +77,7 @@ func il_session_create(h C.il_handle, optsJSON *C.char, out *C.il_handle, outID 
 			}
 		}
 		return ee.whileOpen(func() error {
-			so := engine.SessionOptions{ID: o.ID, Dir: o.Dir, Environ: o.Env, Provider: p}
+			so := engine.SessionOptions{ID: o.ID, Dir: o.WorkDir, Environ: o.Environ(), Provider: p}
 			if o.Tools != nil {
 				so.Tools = *o.Tools
 			}

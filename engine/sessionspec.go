@@ -1,19 +1,36 @@
 package engine
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"slices"
+)
 
 // SessionSpec is the JSON a binding creates a session from: the JS API's
 // createSession options as the library takes them. The binding makes the
 // model of Script (see ScriptProvider) or Provider and applies Sandbox (the
 // bash tool's policy for the session).
 type SessionSpec struct {
-	ID       string          `json:"id"`
-	Dir      string          `json:"dir"`
-	Env      []string        `json:"env"`
-	Script   json.RawMessage `json:"script"`
-	Provider json.RawMessage `json:"provider"`
-	Sandbox  json.RawMessage `json:"sandbox"`
-	Tools    *[]string       `json:"tools"`
+	ID      string `json:"id"`
+	WorkDir string `json:"workDir"`
+	// Env are the session's environment variables (KEY: value).
+	Env      map[string]string `json:"env"`
+	Script   json.RawMessage   `json:"script"`
+	Provider json.RawMessage   `json:"provider"`
+	Sandbox  json.RawMessage   `json:"sandbox"`
+	Tools    *[]string         `json:"tools"`
+}
+
+// Environ is Env as SessionOptions.Environ takes it: KEY=value, by key.
+func (spec SessionSpec) Environ() []string {
+	if spec.Env == nil {
+		return nil
+	}
+	env := make([]string, 0, len(spec.Env))
+	for k, v := range spec.Env {
+		env = append(env, k+"="+v)
+	}
+	slices.Sort(env)
+	return env
 }
 
 // DecodeSessionSpec decodes text strictly (DecodeStrict). A host that makes

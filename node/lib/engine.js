@@ -70,13 +70,6 @@ function sameFlatOptions(opts, last) {
   }
 }
 
-/** Checked session options (camelCase) as the library's JSON: workDir is its dir, env its KEY=value list. */
-function sessionOptionsJSON(opts) {
-  const { workDir, env, ...rest } = opts;
-  if (workDir !== undefined) rest.dir = workDir;
-  if (env !== undefined) rest.env = Object.entries(env).map(([k, v]) => `${k}=${v}`);
-  return JSON.stringify(rest);
-}
 
 /** The engine: owns sessions and task loops; one event stream from Go. */
 export let isEngine;
@@ -156,7 +149,7 @@ export class Engine extends Emitter {
     } else if (this.#lastOptions !== null && sameFlatOptions(opts, this.#lastOptions)) {
       json = this.#lastOptions.json;
     } else {
-      json = sessionOptionsJSON(sessionOptionsArg(checkObject(opts, SESSION_OPTIONS, 'opts', usage), usage));
+      json = JSON.stringify(sessionOptionsArg(checkObject(opts, SESSION_OPTIONS, 'opts', usage), usage));
       this.#lastOptions = flatOptions(opts, json);
     }
     const [h, id] = native.sessionCreate(this.#handle(), json);
