@@ -36,9 +36,12 @@ type FleetSession struct {
 
 // FleetHost is a host of the fleet and its connection.
 type FleetHost struct {
-	Host      string    `json:"host"`
-	Connected bool      `json:"connected"`
-	SeenAt    time.Time `json:"seen_at"` // its last write or heartbeat
+	Host      string `json:"host"`
+	Connected bool   `json:"connected"`
+	// SeenAt is when a disconnected host was last heard from (nil while it
+	// is connected: its heartbeats change nothing the page shows, and send
+	// the tabs nothing).
+	SeenAt *time.Time `json:"seen_at,omitempty"`
 }
 
 // FleetGrants are the approvals of project scope the hosts remember.
@@ -158,7 +161,10 @@ func (v *fleetView) readHub(ctx context.Context) (*fleetRead, error) {
 		r.st.Audit = []hub.AuditEntry{}
 	}
 	for i, h := range hosts {
-		r.st.Hosts[i] = FleetHost{Host: h.Host, Connected: h.Connected, SeenAt: h.SeenAt}
+		r.st.Hosts[i] = FleetHost{Host: h.Host, Connected: h.Connected}
+		if !h.Connected {
+			r.st.Hosts[i].SeenAt = &h.SeenAt
+		}
 	}
 	for _, row := range rows {
 		fs := FleetSession{Host: row.Host, HostConnected: row.HostConnected, Digest: row.PauseDigest, UpdatedAt: row.UpdatedAt}

@@ -136,15 +136,30 @@ func row(host, session string) string {
 // approval clicked in the page reaches the right host's tool; an answer the
 // host refuses shows its reason; the emergency stop stops every host's
 // proceeding sessions and names the host that has not confirmed; a host
-// that goes away is shown disconnected, its sessions not as current.
+// that goes away is shown disconnected, its sessions not as current. The
+// Node host serves the fleet view too, from JS (engine.serve({fleet: true})).
 func TestFleetViewInChromium(t *testing.T) {
+	t.Parallel()
 	url := newHubDB(t)
 	a := goHost(t, url, "host-a")
 	b := goHost(t, url, "host-b")
-	n := startNodeHost(t, url, "host-n")
+	n := startNodeHost(t, url, "host-n", "serve")
 	deploy := newSession(t, b, "deploy", engine.ScriptTurn{ToolCalls: []engine.ScriptCall{ask(engine.PauseConfirm, "Potentially dangerous command", "git push --force\nin /srv/app")}}, engine.ScriptTurn{Text: "pushed"})
 	_, _, err := deploy.Start(context.WithoutCancel(t.Context()), "push")
 	require.NoError(t, err)
+
+	// From JS: every host's sessions, not only the Node host's own.
+	deadline := time.Now().Add(20 * time.Second)
+	for n.line(`"fleet":`) == "" {
+		require.True(t, time.Now().Before(deadline), "the Node host did not print its fleet view's URL")
+		time.Sleep(10 * time.Millisecond)
+	}
+	var served struct{ Fleet string }
+	require.NoError(t, json.Unmarshal([]byte(n.line(`"fleet":`)), &served))
+	st := fleetState(t, served.Fleet, func(st webui.FleetState) bool {
+		return hasSession("host-b", "deploy")(st) && hasSession("host-n", "s0")(st)
+	})
+	assert.True(t, st.Fleet)
 
 	srv, err := webui.Serve(t.Context(), nil, webui.WithFleet(url), webui.WithOfflineAfter(time.Second))
 	require.NoError(t, err)
@@ -182,7 +197,7 @@ func TestFleetViewInChromium(t *testing.T) {
 	tb.click(`#sessions li[data-host="host-n"][data-session="s0"]`)
 	tb.waitFor(`document.querySelector('#pause .pause-details')?.textContent === 'deploy host-n s0'`)
 	tb.answer(`#pause [data-answer=approved]:not([data-remember])`)
-	deadline := time.Now().Add(10 * time.Second)
+	deadline = time.Now().Add(10 * time.Second)
 	for !n.said(`"done":"s0"`) {
 		require.True(t, time.Now().Before(deadline), "host-n's tool did not continue after the approval in the page")
 		time.Sleep(10 * time.Millisecond)
@@ -276,28 +291,16 @@ func hasSession(host, id string) func(webui.FleetState) bool {
 	}
 }
 
-// The fleet view from JS (engine.serve({fleet: true}) on a Node host) and
-// from the command agent-interlock hub, a real process with no engine: both
-// serve every host's sessions on 127.0.0.1; the command prints its URL,
-// stops on SIGINT, and refuses a bad --url naming it and saying what to do.
-func TestFleetViewFromJSAndTheHubCommand(t *testing.T) {
+// The command agent-interlock hub, a real process with no engine, serves
+// the fleet view on 127.0.0.1: it prints its URL, stops on SIGINT, and
+// refuses a bad --url naming it and saying what to do.
+func TestHubCommand(t *testing.T) {
+	t.Parallel()
 	url := newHubDB(t)
 	a := goHost(t, url, "host-a")
 	build := newSession(t, a, "build", engine.ScriptTurn{ToolCalls: []engine.ScriptCall{ask(engine.PauseConfirm, "Potentially dangerous command", "rm -rf ./build")}}, engine.ScriptTurn{Text: "done"})
 	_, _, err := build.Start(context.WithoutCancel(t.Context()), "clean")
 	require.NoError(t, err)
-	n := startNodeHost(t, url, "host-n", "serve")
-	deadline := time.Now().Add(20 * time.Second)
-	for n.line(`"fleet":`) == "" {
-		require.True(t, time.Now().Before(deadline), "the Node host did not print its fleet view's URL")
-		time.Sleep(10 * time.Millisecond)
-	}
-	var served struct{ Fleet string }
-	require.NoError(t, json.Unmarshal([]byte(n.line(`"fleet":`)), &served))
-	st := fleetState(t, served.Fleet, func(st webui.FleetState) bool {
-		return hasSession("host-a", "build")(st) && hasSession("host-n", "s0")(st)
-	})
-	assert.True(t, st.Fleet)
 
 	cmd := exec.Command("node", "../../node/cli.js", "hub", "--url", url)
 	cmd.Stderr = os.Stderr
@@ -332,9 +335,7 @@ func TestFleetViewFromJSAndTheHubCommand(t *testing.T) {
 	}
 	_, pageURL, ok := strings.Cut(first, ": open ")
 	require.True(t, ok, "agent-interlock hub printed %q", first)
-	fleetState(t, pageURL, func(st webui.FleetState) bool {
-		return hasSession("host-a", "build")(st) && hasSession("host-n", "s0")(st)
-	})
+	assert.True(t, fleetState(t, pageURL, hasSession("host-a", "build")).Fleet)
 	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
 	select {
 	case <-exited:

@@ -311,7 +311,7 @@ function render() {
     let badge = el('span', { class: `badge ${s.run_state}` }, BADGES[s.run_state] || s.run_state);
     if (offline(s)) { // not current: what it was, said as such
       const host = state.hosts.find((h) => h.host === s.host);
-      detail = `Host disconnected${host ? `, last seen ${seen(host.seen_at)}` : ''}; then: ${BADGES[s.run_state] || s.run_state}${detail ? ` — ${detail}` : ''}`;
+      detail = `Host disconnected${host?.seen_at ? `, last seen ${seen(host.seen_at)}` : ''}; then: ${BADGES[s.run_state] || s.run_state}${detail ? ` — ${detail}` : ''}`;
       badge = el('span', { class: 'badge offline' }, 'Unknown');
     }
     const attrs = { class: key === state.selected ? 'selected' : '', 'data-session': s.id, onclick: () => select(key) };
