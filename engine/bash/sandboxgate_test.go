@@ -79,6 +79,8 @@ var unconfined = []struct{ cmd, category string }{
 	{`tmp=$(mktemp -p ~); echo x > "$tmp"`, catUnknownPath},
 	{`tmp=$(mktemp); echo x > "$tmp/../../etc/cron.d/x"`, catUnknownPath},
 	{`tmp=$(mktemp); echo x > "${tmp:-/etc/passwd}"`, catUnknownPath},
+	{`d=$(mktemp -d); d=src; rm -rf "$d"`, catDelete},
+	{`d=$(mktemp -d); rm -rf "$d"/../*`, catDelete},
 	{"chmod 600 /tmp", catPerms},
 	// services started outside the sandbox
 	{"systemctl --user enable --now miner.service", catSystem},
@@ -188,6 +190,7 @@ var confinedByTheSandbox = []string{
 	"find . -name __pycache__ -type d -exec rm -rf {} +",
 	`find logs -name '*.log' -mtime +7 -exec rm {} \;`,
 	"find build -name '*.o' -delete",
+	`d=$(mktemp -d) && cp -r src "$d" && rm -rf "$d"`, // the line's own temp dir
 }
 
 func TestSandboxConfinesWhatNeedNotAsk(t *testing.T) {

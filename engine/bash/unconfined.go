@@ -293,7 +293,8 @@ func isArtefact(rel string) bool {
 // by a glob that can match nothing else (rm -f *.o, rm -rf build/*):
 // never the workspace, its .git or the project's own files (the sandbox
 // lets a command change them, and the person's work is in them). rm run
-// by find -exec deletes what find selects (findArtefacts).
+// by find -exec deletes what find selects (findArtefacts); a path the line
+// made with mktemp is its own.
 func (x *command) deletesInside() bool {
 	ws := x.l.c.sc.dir
 	if ws == "" || x.name != "rm" && x.name != "rimraf" && x.name != "unlink" && x.name != "find" {
@@ -313,6 +314,9 @@ func (x *command) deletesInside() bool {
 	for _, op := range ops {
 		if found && (op.text == "{}" || slices.Contains(x.l.c.artefactStarts, op.text)) {
 			continue // what find selected
+		}
+		if x.l.tempVarPath(op) {
+			continue // d=$(mktemp -d) ... rm -rf "$d": the line's own new temp dir
 		}
 		if op.glob && op.static {
 			if !x.l.artefactGlob(op) {
