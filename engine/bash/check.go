@@ -207,7 +207,9 @@ type checker struct {
 	policy    *policy.Set     // the policy files' rules in force; nil: none
 	matched   []RuleMatch     // the rules that decided (or would have, in shadow mode)
 	collect   bool            // record every simple command as rules see it (Commands)
-	commands  []policy.Command
+	// collectPaths: with their words' paths resolved
+	collectPaths bool
+	commands     []policy.Command
 	// project counts the project's own code being judged (scripts, make
 	// recipes, package.json scripts read from the workspace); projectTexts
 	// are the texts of script files read from the workspace.

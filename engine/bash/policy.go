@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 
+	"mvdan.cc/sh/v3/syntax"
+
 	"github.com/interlock-dev/interlock/engine"
 	"github.com/interlock-dev/interlock/engine/policy"
 )
@@ -32,11 +34,12 @@ type RuleMatch struct {
 // Commands splits line into its simple commands as the gate judges them
 // in dir (through wrappers, renames, nested shells, scripts...), in the
 // form policy rules match: policy.Splitter for a file's examples.
-func Commands(line, dir string) []policy.Command { return newScope(dir).commands(line) }
+func Commands(line, dir string) []policy.Command { return newScope(dir).commands(line, true, nil) }
 
-// commands is Commands in sc.
-func (sc *scope) commands(line string) []policy.Command {
-	c := &checker{dir: sc.dir, sc: sc, at: sc.dir, seen: map[string]bool{}, collect: true}
+// commands is Commands in sc, the words' paths resolved only if paths,
+// parsed with parser (nil: a new one).
+func (sc *scope) commands(line string, paths bool, parser *syntax.Parser) []policy.Command {
+	c := &checker{dir: sc.dir, sc: sc, at: sc.dir, seen: map[string]bool{}, collect: true, collectPaths: paths, parser: parser}
 	if validate(line) != nil {
 		return nil
 	}
@@ -45,10 +48,11 @@ func (sc *scope) commands(line string) []policy.Command {
 }
 
 // splitter is Commands in the current directory, for the examples of one
-// file (the scope is made once).
+// file, checked one after another: the scope and the parser are made once.
 func splitter() policy.Splitter {
 	dir, _ := os.Getwd()
-	return newScope(dir).commands
+	sc, parser := newScope(dir), syntax.NewParser(syntax.Variant(syntax.LangBash))
+	return func(line string, paths bool) []policy.Command { return sc.commands(line, paths, parser) }
 }
 
 // ParsePolicy parses a policy file's content for tier, checking its rules'
@@ -67,9 +71,6 @@ func ParsePolicyJSON(name string, data []byte, tier policy.Tier) (*policy.File, 
 func LoadPolicy(path string, tier policy.Tier) (*policy.File, error) {
 	return policy.LoadFile(path, tier, splitter())
 }
-
-// policyCommand is x as policy rules see it.
-func (x *command) policyCommand() policy.Command { return x.policyCommandPaths(true) }
 
 // policyCommandPaths is policyCommand, resolving its operands' paths only
 // when paths is true (resolving follows symlinks on disk).
@@ -177,7 +178,7 @@ func hostOf(name, w string, first bool) string {
 // built-in judgment found x.local. It reports whether x was denied.
 func (l *level) applyPolicy(x *command) (denied, allowed bool) {
 	if l.c.collect {
-		l.c.commands = append(l.c.commands, x.policyCommand())
+		l.c.commands = append(l.c.commands, x.policyCommandPaths(l.c.collectPaths))
 	}
 	relevant, paths := l.c.policy.Relevant(x.name)
 	if !relevant {

@@ -31,20 +31,27 @@ const maxScripts = 64
 // block on a FIFO, a terminal or a device (cat /dev/zero | sh, mkfifo p).
 // O_NONBLOCK makes the open itself return at once for a FIFO.
 func openRegular(p string) (*os.File, error) {
+	f, _, err := openRegularInfo(p)
+	return f, err
+}
+
+// openRegularInfo is openRegular, with what the file is.
+func openRegularInfo(p string) (*os.File, os.FileInfo, error) {
 	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, fmt.Errorf("%s is not a regular file", p)
+		return nil, nil, fmt.Errorf("%s is not a regular file", p)
 	}
-	return f, nil
+	return f, fi, nil
 }
 
 // readSmall reads a regular file of at most maxScriptBytes.
 func readSmall(p string) (string, bool) {
-	f, err := openRegular(p)
+	f, fi, err := openRegularInfo(p)
 	if err != nil {
 		return "", false
 	}
@@ -53,7 +60,7 @@ func readSmall(p string) (string, bool) {
 	// binary copied on the line took ~100 µs through io.ReadAll), still
 	// bounded whatever the file grows to meanwhile.
 	size := int64(512)
-	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+	if fi.Size() > 0 {
 		size = min(fi.Size(), maxScriptBytes) + 1
 	}
 	b := make([]byte, 0, size)

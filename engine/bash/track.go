@@ -82,7 +82,9 @@ func (l *level) track(s *syntax.Stmt, args []arg) {
 // trackRedirects records what the redirects of s write: known text, a
 // copy (cat FILE > x), secrets, or text not known statically.
 func (l *level) trackRedirects(s *syntax.Stmt) {
-	text, known := l.staticOutput(s)
+	// What it writes is worked out (files read) only if it writes a file.
+	var text string
+	known, worked := false, false
 	for _, r := range s.Redirs {
 		if r.Word == nil || r.N != nil && r.N.Value != "1" {
 			continue
@@ -95,6 +97,10 @@ func (l *level) trackRedirects(s *syntax.Stmt) {
 		target := l.word(r.Word)
 		if !target.static {
 			continue
+		}
+		if !worked {
+			text, known = l.staticOutput(s)
+			worked = true
 		}
 		if l.readsSecrets(s) {
 			if dst, ok := l.abs(target); ok {

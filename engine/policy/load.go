@@ -38,7 +38,9 @@ var compiledSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
 
 // Splitter turns a command line into its simple commands as the gate
 // judges them (bash.Commands): Parse uses it to check rules' examples.
-type Splitter func(line string) []Command
+// paths says whether the words' Path is needed (resolving it reads the
+// disk): only for a rule that matches paths.
+type Splitter func(line string, paths bool) []Command
 
 // File is a loaded policy file.
 type File struct {
@@ -360,12 +362,12 @@ func (r *Rule) checkExamples(fr fileRule, split Splitter) error {
 		return nil
 	}
 	for _, ex := range fr.Examples.Match {
-		if !r.matchesLine(split(ex)) {
+		if !r.matchesLine(split(ex, len(r.paths) > 0)) {
 			return fileError(r.File, r.Line, r.Name, fmt.Sprintf("example %q is listed under examples.match but the rule does not match it: fix the rule or the example", ex))
 		}
 	}
 	for _, ex := range fr.Examples.NotMatch {
-		if r.matchesLine(split(ex)) {
+		if r.matchesLine(split(ex, len(r.paths) > 0)) {
 			return fileError(r.File, r.Line, r.Name, fmt.Sprintf("example %q is listed under examples.notMatch but the rule matches it: fix the rule or the example", ex))
 		}
 	}

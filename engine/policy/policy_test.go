@@ -15,7 +15,7 @@ import (
 
 // split is the gate's own parsing, judged in dir.
 func split(dir string) policy.Splitter {
-	return func(line string) []policy.Command { return bash.Commands(line, dir) }
+	return func(line string, _ bool) []policy.Command { return bash.Commands(line, dir) }
 }
 
 func parse(t *testing.T, tier policy.Tier, text string) (*policy.File, error) {
