@@ -3,6 +3,7 @@ package hub_test
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"testing"
 
 	"github.com/interlock-dev/interlock/engine"
@@ -52,5 +53,67 @@ func TestContinueFromHubBoundToTheVersionSeen(t *testing.T) {
 	mirrored(t, f, "host-a", "long", func(st hub.SessionState) bool { return st.RunState == "proceeding" })
 	if _, err := f.Continue(t.Context(), hub.Continue{Host: "host-a"}); err == nil {
 		t.Fatal("a continue naming no session was sent")
+	}
+}
+
+// An approval from the hub remembered for the project is listed by the
+// fleet as the host's project grant, until the host revokes it.
+func TestFleetListsProjectGrants(t *testing.T) {
+	t.Parallel()
+	url := newDB(t)
+	deploy := engine.ToolFunc(func(ctx context.Context, _ engine.ToolCall, env *engine.Env) (engine.Result, error) {
+		res, err := env.Pause(ctx, engine.PauseRequest{Kind: engine.PauseConfirm, Tool: "deploy", Message: "Deploy?", Details: "deploy api to production",
+			RememberKey: "deploy api to production", RememberScopes: []string{engine.RememberProject}})
+		return engine.Result{Output: string(res.Answer)}, err
+	})
+	var hh *hub.Host
+	eng, err := engine.Open(t.Context(), engine.WithTool("deploy", deploy), engine.WithStore(t.TempDir()+"/store.db"),
+		engine.WithProvider(engine.NewScriptedProvider([]engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{{Name: "deploy"}}}, {Text: "deployed"}})),
+		engine.WithAttachment(func(_ context.Context, e *engine.Engine) (io.Closer, error) {
+			var err error
+			hh, err = hub.Attach(e, hub.Config{URL: url, Host: "host-a"})
+			return hh, err
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	waitCtx(t, func(ctx context.Context) error { return hh.WaitConnected(ctx, true) })
+	f := openFleet(t, url)
+	project := t.TempDir()
+	s, err := eng.NewSession(engine.SessionOptions{ID: "ship", Dir: project})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.Start(context.WithoutCancel(t.Context()), "ship it"); err != nil {
+		t.Fatal(err)
+	}
+	a := hub.AnswerOf(mirrored(t, f, "host-a", "ship", paused), true, "alice")
+	a.Remember = engine.RememberProject
+	id, err := f.Answer(t.Context(), a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := f.Wait(t.Context(), id); err != nil || res.State != hub.StateApplied {
+		t.Fatalf("a remembered approval: %+v, %v", res, err)
+	}
+	var grants []hub.HostGrant
+	eventually(t, "the project grant listed by the fleet", func() bool {
+		grants, err = f.Grants(t.Context())
+		return err == nil && len(grants) == 1
+	})
+	if g := grants[0]; g.Host != "host-a" || g.Tool != "deploy" || g.Key != "deploy api to production" || g.Scope != engine.RememberProject || g.Root == "" {
+		t.Fatalf("the fleet lists %+v", g)
+	}
+	if err := eng.RevokeGrant(t.Context(), grants[0].Grant); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the revoked grant no longer listed", func() bool {
+		grants, err = f.Grants(t.Context())
+		return err == nil && len(grants) == 0
+	})
+	audit, err := f.Audit(t.Context(), 10)
+	if err != nil || len(audit) == 0 || audit[0].Event != "grant revoked" || audit[0].Host != "host-a" {
+		t.Fatalf("the fleet's audit, newest first: %+v, %v", audit, err)
 	}
 }
