@@ -44,6 +44,7 @@ func policyProject(t *testing.T) (root, file string, tool *bash.Tool, e *engine.
 // Not now; Not now leaves it untrusted, a changed file asks again, and
 // Trust trusts the content shown.
 func TestTrustProjectPolicyInChromium(t *testing.T) {
+	t.Parallel() // its own engine, server and browser
 	root, file, tool, e := policyProject(t)
 	s, err := e.NewSession(engine.SessionOptions{ID: "proj", Dir: root, Provider: engine.NewScriptedProvider([]engine.ScriptTurn{{Text: "one"}, {Text: "two"}})})
 	require.NoError(t, err)
