@@ -291,6 +291,15 @@ func hasSession(host, id string) func(webui.FleetState) bool {
 	}
 }
 
+// The fleet view controls every host: it is served on loopback only, even
+// with AllowRemote.
+func TestFleetViewOnLoopbackOnly(t *testing.T) {
+	t.Parallel()
+	_, err := webui.Serve(t.Context(), nil, webui.WithFleet("postgres://interlock@127.0.0.1:1/fleet"), webui.WithAddr("0.0.0.0:0"), webui.AllowRemote())
+	require.ErrorIs(t, err, webui.ErrNonLoopback)
+	assert.Contains(t, err.Error(), "SSH tunnel")
+}
+
 // The command agent-interlock hub, a real process with no engine, serves
 // the fleet view on 127.0.0.1: it prints its URL, stops on SIGINT, and
 // refuses a bad --url naming it and saying what to do.

@@ -31,7 +31,8 @@ type config struct {
 // hub.Open takes it) instead of an engine's sessions: every host's
 // sessions, with a host column and the host's connection state; answers,
 // Continue, Resume all and the emergency stop go through the hub to the
-// hosts. The server needs no engine (Serve's eng may be nil).
+// hosts. The server needs no engine (Serve's eng may be nil). It listens on
+// loopback only, AllowRemote or not.
 func WithFleet(url string) Option { return func(c *config) { c.fleetURL = url } }
 
 // WithAddr sets the listen address (default "127.0.0.1:0", a free port on

@@ -68,6 +68,9 @@ func Serve(ctx context.Context, eng *engine.Engine, opts ...Option) (*Server, er
 		return nil, fmt.Errorf("webui: listen address %q: %w (want host:port, e.g. 127.0.0.1:0)", cfg.addr, err)
 	}
 	loopback := isLoopback(host)
+	if !loopback && cfg.fleetURL != "" {
+		return nil, fmt.Errorf("webui: listen address %q: %w: the fleet view answers and stops every host's sessions, and is served on loopback only; reach it from elsewhere through an SSH tunnel (ssh -L)", cfg.addr, ErrNonLoopback)
+	}
 	if !loopback && !cfg.allowRemote {
 		return nil, fmt.Errorf("webui: listen address %q: %w: pass webui.AllowRemote() (engine.serve({host, allowRemote: true}) from JS) if every machine that can reach it may control the sessions", cfg.addr, ErrNonLoopback)
 	}
