@@ -153,15 +153,16 @@ func fmtSscan(s string, state *string, ppid *int) error {
 // Three Node host processes (the engine through the addon) and the hub,
 // at the scale:
 //   - an approval from the hub reaches the right host's tool and no other;
-//   - a fleet emergency stop of 3 hosts x 50 running bash commands: a
-//     receipt per session, and no process of theirs left (by command line
-//     and by descent from the hosts);
 //   - the hub (the PostgreSQL server) stopped for 10 s: the hosts go on,
-//     their pauses answered locally, a session made meanwhile; once it is
-//     back the hub never shows a stale state as current, and converges;
+//     their pauses answered locally, a session made and 50 commands started
+//     meanwhile; once it is back the hub never shows a stale state as
+//     current, and converges;
 //   - a host SIGKILLed mid-question (while the hub is down) is listed
 //     offline, an answer sent to it expires visibly, and it comes back
-//     through its store's recovery and resyncs.
+//     through its store's recovery and resyncs;
+//   - a fleet emergency stop of 3 hosts x 50 running bash commands: a
+//     receipt per session, and no process of theirs left (by command line
+//     and by descent from the hosts).
 func TestNodeHostsThroughTheAddon(t *testing.T) {
 	t.Parallel()
 	// Its own cluster: the server is stopped mid-run.
@@ -178,11 +179,9 @@ func TestNodeHostsThroughTheAddon(t *testing.T) {
 	const marker = "3017.125"
 	var hosts []*nodeHost
 	for _, name := range []string{"host-1", "host-2", "host-3"} {
-		h := startNodeHost(t, url, name, filepath.Join(dir, name+".db"), 2)
-		h.send(t, map[string]any{"bash": perHost, "marker": marker})
-		hosts = append(hosts, h)
+		hosts = append(hosts, startNodeHost(t, url, name, filepath.Join(dir, name+".db"), 2))
 	}
-	eventuallyWithin(t, time.Minute, "6 sessions paused and 150 commands running on three connected hosts", func() bool {
+	eventually(t, "6 sessions paused on three connected hosts", func() bool {
 		all, err := f.Sessions(t.Context())
 		if err != nil {
 			t.Fatal(err)
@@ -193,7 +192,7 @@ func TestNodeHostsThroughTheAddon(t *testing.T) {
 				n++
 			}
 		}
-		return n == 6 && len(running(marker)) == 3*perHost
+		return n == 6
 	})
 
 	st := mirrored(t, f, "host-2", "s1", paused)
@@ -217,60 +216,26 @@ func TestNodeHostsThroughTheAddon(t *testing.T) {
 		}
 	}
 
-	// The fleet emergency stop: the 150 commands, not the questions.
-	stop, err := f.EmergencyStop(t.Context(), "alice", time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	receipts, err := f.WaitStop(ctx, stop)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var want []string
-	for i := range perHost {
-		want = append(want, "b"+itoa(i))
-	}
-	slices.Sort(want)
-	for _, h := range receipts.Hosts {
-		if !h.Confirmed || !slices.Equal(h.Stopped, want) {
-			t.Fatalf("%s's receipts: confirmed %v, %d sessions %v; want b0..b%d", h.Host, h.Confirmed, len(h.Stopped), h.Stopped, perHost-1)
-		}
-	}
-	if left := running(marker); len(left) != 0 {
-		t.Fatalf("after every receipt, commands running: %v", left)
-	}
-	eventually(t, "no process below any host (the supervisors exit after their report)", func() bool {
-		for _, h := range hosts {
-			if len(descendants(h.cmd.Process.Pid)) > 0 {
-				return false
-			}
-		}
-		return true
-	})
-
-	// The hub down for 10 s. host-3 is killed at its questions meanwhile.
+	// The hub down for 10 s: host-1 and host-2 go on (a pause answered
+	// locally, a session asking, 50 commands started each); host-3 is
+	// killed at its questions.
 	c.StopServer()
 	down := time.Now()
 	hosts[2].kill()
 	for _, h := range hosts[:2] {
 		h.send(t, map[string]any{"answer": "s0"})
 		h.send(t, map[string]any{"ask": "made-offline"})
+		h.send(t, map[string]any{"bash": perHost, "marker": marker})
 	}
-	eventually(t, "host-1 and host-2 answered locally and asking in a new session", func() bool {
+	eventuallyWithin(t, time.Minute, "host-1 and host-2 answered locally, asking in a new session, running 100 commands", func() bool {
 		for _, h := range hosts[:2] {
-			if len(h.said("done")) == 0 || len(h.said("asking")) == 0 {
+			s0 := slices.ContainsFunc(h.said("done"), func(d map[string]any) bool { return d["done"] == "s0" && d["outcome"] == "finished" })
+			if !s0 || len(h.said("asking")) == 0 {
 				return false
 			}
 		}
-		return true
+		return len(running(marker)) == 2*perHost
 	})
-	for _, h := range hosts[:2] {
-		if d := h.said("done"); d[len(d)-1]["done"] != "s0" {
-			t.Fatalf("%s's run of s0 with the hub down: %v", h.name, d)
-		}
-	}
 	time.Sleep(time.Until(down.Add(10 * time.Second))) // the outage's length, not an order
 	if err := c.Restart(t.Context()); err != nil {
 		t.Fatal(err)
@@ -333,15 +298,51 @@ func TestNodeHostsThroughTheAddon(t *testing.T) {
 	// host-3 comes back through its store, and resyncs.
 	back := startNodeHost(t, url, "host-3", filepath.Join(dir, "host-3.db"), 2)
 	eventually(t, "host-3 back", func() bool { return len(back.said("ready")) == 1 })
-	if got := back.said("ready")[0]["sessions"]; len(got.([]any)) != 2+perHost {
+	if got := back.said("ready")[0]["sessions"]; len(got.([]any)) != 2 {
 		t.Fatalf("host-3's store brought back %v", got)
 	}
+	back.send(t, map[string]any{"bash": perHost, "marker": marker})
 	for _, id := range []string{"s0", "s1"} {
 		mirrored(t, f, "host-3", id, func(st hub.SessionState) bool {
 			return st.HostConnected && st.Status == "interrupted" && st.RunState == "blocked"
 		})
 	}
-	for _, h := range []*nodeHost{hosts[0], hosts[1], back} {
+	// The fleet emergency stop: the 150 commands, not the questions.
+	hosts[2] = back
+	eventuallyWithin(t, time.Minute, "150 commands running", func() bool { return len(running(marker)) == 3*perHost })
+	stop, err := f.EmergencyStop(t.Context(), "alice", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	receipts, err := f.WaitStop(ctx, stop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for i := range perHost {
+		want = append(want, "b"+itoa(i))
+	}
+	slices.Sort(want)
+	for _, h := range receipts.Hosts {
+		if !h.Confirmed || !slices.Equal(h.Stopped, want) {
+			t.Fatalf("%s's receipts: confirmed %v, %d sessions %v; want b0..b%d", h.Host, h.Confirmed, len(h.Stopped), h.Stopped, perHost-1)
+		}
+	}
+	if left := running(marker); len(left) != 0 {
+		t.Fatalf("after every receipt, commands running: %v", left)
+	}
+	eventually(t, "no process below any host (the supervisors exit after their report)", func() bool {
+		for _, h := range hosts {
+			if len(descendants(h.cmd.Process.Pid)) > 0 {
+				return false
+			}
+		}
+		return true
+	})
+
+	for _, h := range hosts {
 		h.stop(t)
 	}
 	eventually(t, "every host shown offline after its engine closed", func() bool {
