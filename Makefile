@@ -96,6 +96,7 @@ tui/dist/index.js: $(TUI_SRC) tui/tsconfig.json node_modules/.installed
 	npx tsc -p tui/tsconfig.json
 
 test: build prebuild check-package node-versions
+	@unformatted=$$(gofmt -l engine capi cmd internal); [ -z "$$unformatted" ] || { echo "not gofmt-ed (run gofmt -w on them): $$unformatted" >&2; exit 1; }
 	$(GO) vet ./...
 	xvfb-run -a $(GO) test -race -count=1 ./...
 	$(GO) test -run '^$$' -fuzz '^FuzzCheckCommand$$' -fuzztime 10s ./engine/bash

@@ -21,14 +21,14 @@ import (
 // Engine owns sessions, their runs and task loops, the tool registry and
 // the default provider, and publishes one event stream for all of them.
 type Engine struct {
-	tools       Registry
-	builtins    []string // the tools registered when the engine was made (sorted), or those WithBuiltinTools chose: SessionOptions.Tools chooses among them
+	tools    Registry
+	builtins []string // the tools registered when the engine was made (sorted), or those WithBuiltinTools chose: SessionOptions.Tools chooses among them
 	// chosenBuiltins is WithBuiltinTools's choice (never nil when made);
 	// nil: every built-in tool.
 	chosenBuiltins []string
-	provider    Provider
-	idleTimeout time.Duration
-	workDir     string
+	provider       Provider
+	idleTimeout    time.Duration
+	workDir        string
 	// defaultPauseMode is default_pause_mode for task loops.
 	defaultPauseMode bool
 	storePath        string                    // WithStore
