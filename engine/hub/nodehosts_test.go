@@ -173,7 +173,7 @@ func TestNodeHostsThroughTheAddon(t *testing.T) {
 	defer c.Stop()
 	url := c.URL("postgres")
 	f := openFleet(t, url)
-	f.OfflineAfter = 1500 * time.Millisecond
+	f.OfflineAfter = 3 * time.Second // 10 beats of the hosts
 	dir := t.TempDir()
 	const perHost = 50
 	const marker = "3017.125"
@@ -320,6 +320,14 @@ func TestNodeHostsThroughTheAddon(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A host busy enough to miss its heartbeats for a moment is not waited
+	// for by WaitStop (it is listed unconfirmed): every host confirms.
+	eventuallyWithin(t, 30*time.Second, "every host confirmed the stop", func() bool {
+		if receipts, err = f.Stop(ctx, stop); err != nil {
+			t.Fatal(err)
+		}
+		return len(receipts.Unconfirmed()) == 0
+	})
 	var want []string
 	for i := range perHost {
 		want = append(want, "b"+itoa(i))
