@@ -1,5 +1,10 @@
 package store
 
+import (
+	"fmt"
+	"strings"
+)
+
 // applicationID marks an SQLite file as an Interlock store ("ILK1"): a
 // file without it is someone else's and is never opened.
 const applicationID = 0x494c4b31
@@ -172,31 +177,25 @@ ALTER TABLE sessions ADD COLUMN closing INTEGER NOT NULL DEFAULT 0;
 	// max_retries and retry_wait_ms, and a script's turns' tool_calls and
 	// chunk_delay_ms are renamed, their values kept (a tool call's args
 	// and a provider's headers are the user's own: untouched).
-	`
-UPDATE session_options SET options = json_remove(json_set(options, '$.provider.baseUrl', options -> '$.provider.base_url'), '$.provider.base_url') WHERE json_type(options, '$.provider.base_url') IS NOT NULL;
-UPDATE session_options SET options = json_remove(json_set(options, '$.provider.apiKeyEnv', options -> '$.provider.api_key_env'), '$.provider.api_key_env') WHERE json_type(options, '$.provider.api_key_env') IS NOT NULL;
-UPDATE session_options SET options = json_remove(json_set(options, '$.provider.maxTokens', options -> '$.provider.max_tokens'), '$.provider.max_tokens') WHERE json_type(options, '$.provider.max_tokens') IS NOT NULL;
-UPDATE session_options SET options = json_remove(json_set(options, '$.provider.maxRetries', options -> '$.provider.max_retries'), '$.provider.max_retries') WHERE json_type(options, '$.provider.max_retries') IS NOT NULL;
-UPDATE session_options SET options = json_remove(json_set(options, '$.provider.retryWaitMs', options -> '$.provider.retry_wait_ms'), '$.provider.retry_wait_ms') WHERE json_type(options, '$.provider.retry_wait_ms') IS NOT NULL;
-UPDATE session_options SET options = json_set(options, '$.provider.turns', json((SELECT json_group_array(json(CASE WHEN json_type(t.value, '$.tool_calls') IS NULL THEN t.value
-	ELSE json_remove(json_set(t.value, '$.toolCalls', t.value -> '$.tool_calls'), '$.tool_calls') END) ORDER BY t.key) FROM json_each(session_options.options, '$.provider.turns') t)))
-	WHERE json_type(options, '$.provider.turns') = 'array';
-UPDATE session_options SET options = json_set(options, '$.provider.turns', json((SELECT json_group_array(json(CASE WHEN json_type(t.value, '$.chunk_delay_ms') IS NULL THEN t.value
-	ELSE json_remove(json_set(t.value, '$.chunkDelayMs', t.value -> '$.chunk_delay_ms'), '$.chunk_delay_ms') END) ORDER BY t.key) FROM json_each(session_options.options, '$.provider.turns') t)))
-	WHERE json_type(options, '$.provider.turns') = 'array';
-UPDATE task_states SET provider = json_remove(json_set(provider, '$.baseUrl', provider -> '$.base_url'), '$.base_url') WHERE json_type(provider, '$.base_url') IS NOT NULL;
-UPDATE task_states SET provider = json_remove(json_set(provider, '$.apiKeyEnv', provider -> '$.api_key_env'), '$.api_key_env') WHERE json_type(provider, '$.api_key_env') IS NOT NULL;
-UPDATE task_states SET provider = json_remove(json_set(provider, '$.maxTokens', provider -> '$.max_tokens'), '$.max_tokens') WHERE json_type(provider, '$.max_tokens') IS NOT NULL;
-UPDATE task_states SET provider = json_remove(json_set(provider, '$.maxRetries', provider -> '$.max_retries'), '$.max_retries') WHERE json_type(provider, '$.max_retries') IS NOT NULL;
-UPDATE task_states SET provider = json_remove(json_set(provider, '$.retryWaitMs', provider -> '$.retry_wait_ms'), '$.retry_wait_ms') WHERE json_type(provider, '$.retry_wait_ms') IS NOT NULL;
-UPDATE task_states SET provider = json_set(provider, '$.turns', json((SELECT json_group_array(json(CASE WHEN json_type(t.value, '$.tool_calls') IS NULL THEN t.value
-	ELSE json_remove(json_set(t.value, '$.toolCalls', t.value -> '$.tool_calls'), '$.tool_calls') END) ORDER BY t.key) FROM json_each(task_states.provider, '$.turns') t)))
-	WHERE json_type(provider, '$.turns') = 'array';
-UPDATE task_states SET provider = json_set(provider, '$.turns', json((SELECT json_group_array(json(CASE WHEN json_type(t.value, '$.chunk_delay_ms') IS NULL THEN t.value
-	ELSE json_remove(json_set(t.value, '$.chunkDelayMs', t.value -> '$.chunk_delay_ms'), '$.chunk_delay_ms') END) ORDER BY t.key) FROM json_each(task_states.provider, '$.turns') t)))
-	WHERE json_type(provider, '$.turns') = 'array';
-`,
+	camelModels("session_options", "options", "$.provider") + camelModels("task_states", "provider", "$"),
 }
 
 // SchemaVersion is the schema version this package writes.
 var SchemaVersion = len(migrations)
+
+// camelModels is the SQL of migration 10 for the model descriptions in
+// column col of table, at JSON path base: each snake_case key renamed.
+func camelModels(table, col, base string) string {
+	var b strings.Builder
+	for _, k := range [][2]string{{"base_url", "baseUrl"}, {"api_key_env", "apiKeyEnv"}, {"max_tokens", "maxTokens"}, {"max_retries", "maxRetries"}, {"retry_wait_ms", "retryWaitMs"}} {
+		old, new := base+"."+k[0], base+"."+k[1]
+		fmt.Fprintf(&b, "UPDATE %[1]s SET %[2]s = json_remove(json_set(%[2]s, '%[4]s', %[2]s -> '%[3]s'), '%[3]s') WHERE json_type(%[2]s, '%[3]s') IS NOT NULL;\n", table, col, old, new)
+	}
+	for _, k := range [][2]string{{"tool_calls", "toolCalls"}, {"chunk_delay_ms", "chunkDelayMs"}} {
+		fmt.Fprintf(&b, `UPDATE %[1]s SET %[2]s = json_set(%[2]s, '%[3]s.turns', json((SELECT json_group_array(json(CASE WHEN json_type(t.value, '$.%[4]s') IS NULL THEN t.value
+	ELSE json_remove(json_set(t.value, '$.%[5]s', t.value -> '$.%[4]s'), '$.%[4]s') END) ORDER BY t.key) FROM json_each(%[1]s.%[2]s, '%[3]s.turns') t)))
+	WHERE json_type(%[2]s, '%[3]s.turns') = 'array';
+`, table, col, base, k[0], k[1])
+	}
+	return b.String()
+}
