@@ -127,7 +127,6 @@ function hub(args) {
     console.error(`agent-interlock hub: --url ${JSON.stringify(redacted(url))}: ${why}`);
     return 1;
   }
-  console.log(`agent-interlock hub: the fleet view of ${redacted(url)}: open ${address}`);
   return new Promise((resolve) => {
     const alive = setInterval(() => {}, 1 << 30); // the server runs in the library: keep Node up
     const stop = () => {
@@ -135,8 +134,11 @@ function hub(args) {
       native.serverClose(server);
       resolve(0);
     };
+    // Before the URL is printed: the page is served by the library from then
+    // on, and a SIGINT sent once it answers must find the handler in place.
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
+    console.log(`agent-interlock hub: the fleet view of ${redacted(url)}: open ${address}`);
   });
 }
 
