@@ -107,15 +107,16 @@ test: build prebuild check-package node-versions
 	# once; typing.test.ts alone takes ~140 s): their output is shown when they
 	# end. Beside them, about a core: the tests whose behaviour is Node's own on
 	# Node 22 and 24, then the TUI's unit tests (~170 s less than one after the
-	# other, on 2 cores).
+	# other, on 2 cores). That lane runs niced: the tmux tests' key floods
+	# must not stall for want of a core.
 	@echo "== the TUI in a real terminal (tmux), in the background: its output follows the other lane's"
 	@log=$$(mktemp); \
 	INTERLOCK_REQUIRE_DEMO=1 $(NODE) --import tsx --test --test-concurrency=2 $(TMUX_TESTS) >$$log 2>&1 & tmux=$$!; \
 	rc=0; for v in $(NODE_VERSIONS); do \
 	  echo "== the JS tests whose behaviour is Node's own on Node $$($(NODE_CACHE)/$$v/bin/node --version)"; \
-	  PATH=$(NODE_CACHE)/$$v/bin:$$PATH INTERLOCK_SIGNAL_RUNS=8 node --test $(NODE_TESTS_ALL_VERSIONS) || rc=1; \
+	  PATH=$(NODE_CACHE)/$$v/bin:$$PATH INTERLOCK_SIGNAL_RUNS=8 nice -n 10 node --test $(NODE_TESTS_ALL_VERSIONS) || rc=1; \
 	done; \
-	echo "== the TUI's unit tests"; $(NODE) --import tsx --test $(TUI_UNIT) || rc=1; \
+	echo "== the TUI's unit tests"; nice -n 10 $(NODE) --import tsx --test $(TUI_UNIT) || rc=1; \
 	wait $$tmux || rc=1; echo "== the TUI in a real terminal (tmux)"; cat $$log; rm -f $$log; exit $$rc
 
 # The API reference, generated from the type declarations by TypeDoc into
