@@ -284,8 +284,11 @@ type mirrored struct {
 // the first before it writes them in one transaction: a busy host makes
 // one write per linger, not one per transition, and leaves the CPU to its
 // sessions (a pause round trip went from 0.5 to 6 ms at p99 here with a
-// write per transition).
-const linger = 5 * time.Millisecond
+// write per transition). 20 ms against 5: a local pause round trip's p99
+// with the hub on / off went from 1.76-2.25x to 1.06-1.25x (make bench,
+// quiet 2 cores), and the mirror lag's p99 from 19 to 30-40 ms (p50 7 to
+// 22), under its 50 ms target.
+const linger = 20 * time.Millisecond
 
 // mirror writes the feed's events to the hub as they come, and beats
 // while there are none.
