@@ -94,7 +94,7 @@ type SessionState struct {
 	// PauseDigest its digest, which an answer to it names.
 	Pause       *ShownPause     `json:"pause,omitempty"`
 	PauseDigest string          `json:"pauseDigest,omitempty"`
-	Snapshot    json.RawMessage `json:"snapshot"` // the engine's snapshot, in its wire format
+	Snapshot    json.RawMessage `json:"snapshot"` // the engine's snapshot (engine.Snapshot as JSON)
 	UpdatedAt   time.Time       `json:"updatedAt"`
 }
 

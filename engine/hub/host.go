@@ -513,11 +513,11 @@ func queueAudit(b *pgx.Batch, host string, a *store.AuditEntry) {
 // version is kept (a later write got there first).
 func (h *Host) queueSnapshot(b *pgx.Batch, s *engine.Session) {
 	snap := s.Snapshot()
-	body, _ := engine.AppendWireJSON(nil, snap)
+	body, _ := json.Marshal(snap)
 	var pause []byte
 	digest := ""
 	if snap.Pause != nil {
-		pause, _ = engine.AppendWireJSON(nil, snap.Pause)
+		pause, _ = json.Marshal(snap.Pause)
 		digest = Digest(*snap.Pause)
 	}
 	b.Queue(`INSERT INTO interlock_sessions (host, session, boot, version, status, run_state, pause, pause_digest, snapshot)

@@ -98,7 +98,41 @@ func TestRetentionPrunesOldHistory(t *testing.T) {
 	if got := count(`SELECT count(*) FROM interlock_stops`) + 10*count(`SELECT count(*) FROM interlock_stop_receipts`); got != 11 {
 		t.Fatalf("stops + 10 x receipts: %d; want the stop of a day ago and its receipt (11)", got)
 	}
-	if v := count(`SELECT version FROM interlock_schema`); v != hub.SchemaVersion || v != 2 {
-		t.Fatalf("schema version %d, library %d; want 2", v, hub.SchemaVersion)
+	if v := count(`SELECT version FROM interlock_schema`); v != hub.SchemaVersion {
+		t.Fatalf("schema version %d, library %d", v, hub.SchemaVersion)
+	}
+}
+
+// A hub whose mirror holds snapshots in the old camelCase wire format
+// (schema 2) drops those rows when a newer library opens it, and keeps
+// the rows in the engine's JSON: the fleet view reads snapshots as they
+// are, and an old row would show as a session without a state.
+func TestMigrationDropsSnapshotsOfTheWireFormat(t *testing.T) {
+	t.Parallel()
+	url := newDB(t)
+	openFleet(t, url).Close()
+	db, err := pgx.Connect(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close(context.Background())
+	for _, sql := range []string{
+		`UPDATE interlock_schema SET version = 2`,
+		`INSERT INTO interlock_sessions (host, session, boot, version, status, run_state, snapshot)
+			VALUES ('old', 'camel', 'b', 1, 'idle', 'idle', '{"id": "camel", "runState": "idle"}'),
+			       ('old', 'snake', 'b', 1, 'idle', 'idle', '{"id": "snake", "run_state": "idle"}')`,
+	} {
+		if _, err := db.Exec(t.Context(), sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+	openFleet(t, url)
+	var left []string
+	rows, _ := db.Query(t.Context(), `SELECT session FROM interlock_sessions ORDER BY session`)
+	if left, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+		t.Fatal(err)
+	}
+	if len(left) != 1 || left[0] != "snake" {
+		t.Fatalf("mirrored sessions after the migration: %v; want [snake]", left)
 	}
 }

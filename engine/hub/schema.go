@@ -115,6 +115,11 @@ var migrations = []string{
 	CREATE INDEX interlock_audit_at ON interlock_audit (host, at);
 	CREATE INDEX interlock_commands_done ON interlock_commands (host, done_at) WHERE state <> 'pending';
 	CREATE INDEX interlock_stops_expires ON interlock_stops (expires_at);`,
+	// 3: a mirrored snapshot is the engine's JSON (Go's, as a local store and
+	// web UI have it), no longer the camelCase wire format. A row of the old
+	// format is dropped: its host writes every session again when it
+	// reconnects (resync).
+	`DELETE FROM interlock_sessions WHERE snapshot ? 'runState';`,
 }
 
 // SchemaVersion is the version of the hub's tables this library makes.

@@ -168,7 +168,7 @@ func (v *fleetView) readHub(ctx context.Context) (*fleetRead, error) {
 	}
 	for _, row := range rows {
 		fs := FleetSession{Host: row.Host, HostConnected: row.HostConnected, Digest: row.PauseDigest, UpdatedAt: row.UpdatedAt}
-		if err := engine.ParseWireJSON(row.Snapshot, &fs.Snapshot); err != nil {
+		if err := json.Unmarshal(row.Snapshot, &fs.Snapshot); err != nil {
 			return nil, fmt.Errorf("session %s of host %s: the hub's snapshot: %w", row.Session, row.Host, err)
 		}
 		r.st.Sessions = append(r.st.Sessions, fs)
