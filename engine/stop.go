@@ -11,22 +11,46 @@ import (
 // stopping until every tool has returned, then interrupted. A second
 // Interrupt while stopping is a no-op. An empty reason is ReasonUserStop.
 func (s *Session) Interrupt(reason Reason) error {
+	_, err := s.interrupt(reason)
+	return err
+}
+
+// InterruptWait is Interrupt, then waits until the cut calls of tools that
+// run processes (ProcessRunner: the bash tool) have returned, their
+// process trees gone, as EmergencyStop does for every session; ctx bounds
+// the wait (the stop itself is made at once).
+func (s *Session) InterruptWait(ctx context.Context, reason Reason) error {
+	done, err := s.interrupt(reason)
+	if err != nil {
+		return err
+	}
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+// interrupt stops the run in flight and returns a channel closed once its
+// calls of tools that run processes have returned.
+func (s *Session) interrupt(reason Reason) (<-chan struct{}, error) {
 	if reason == "" {
 		reason = ReasonUserStop
 	}
 	if !reason.Valid() {
-		return fmt.Errorf("%w: interruption reason %q: use user_stop (the default), emergency_stop, system_stop, server_restart or timeout", ErrInvalidArgument, reason)
+		return nil, fmt.Errorf("%w: interruption reason %q: use user_stop (the default), emergency_stop, system_stop, server_restart or timeout", ErrInvalidArgument, reason)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return fmt.Errorf("session %s: %w", s.id, ErrClosed)
+		return nil, fmt.Errorf("session %s: %w", s.id, ErrClosed)
 	}
 	if s.run == nil {
-		return fmt.Errorf("session %s (%s): %w", s.id, s.deriveLocked(), ErrNotRunning)
+		return nil, fmt.Errorf("session %s (%s): %w", s.id, s.deriveLocked(), ErrNotRunning)
 	}
 	s.stopLocked(reason)
-	return nil
+	return s.run.callsDoneLocked(), nil
 }
 
 func (s *Session) stopLocked(reason Reason) {

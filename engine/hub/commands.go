@@ -24,24 +24,32 @@ const (
 	CodeAltered        = "altered"         // what the client was shown differs from the pause
 	CodeUnknownSession = "unknown_session" // the host has no such session
 	CodeInvalid        = "invalid"         // the answer does not fit the pause
-	CodeNotEligible    = "not_eligible"    // a continue: the session cannot be continued (running, finished, asking)
+	CodeNotEligible    = "not_eligible"    // a continue or a prompt: the session cannot take it now (running, finished, asking)
+	CodeUnknownGrant   = "unknown_grant"   // a revoke: the host remembers no such approval (revoked already)
+	CodeNotRunning     = "not_running"     // a stop: the session runs nothing to stop
 )
 
-// Command kinds: an answer to a pause, or a continue of an interrupted
-// session (Fleet.Continue).
+// Command kinds: an answer to a pause, a continue of an interrupted
+// session (Fleet.Continue), the revoke of a remembered approval
+// (Fleet.Revoke), the stop of one session (Fleet.Interrupt) and a prompt
+// (Fleet.Prompt).
 const (
 	kindAnswer   = "answer"
 	kindContinue = "continue"
+	kindRevoke   = "revoke"
+	kindStop     = "stop"
+	kindPrompt   = "prompt"
 )
 
-// command is an answer or a continue addressed to this host, as read
-// from the hub.
+// command is a command addressed to this host, as read from the hub.
 type command struct {
 	id                           int64
 	kind                         string
 	session, pause, digest       string
 	seen                         int64
 	answer, reason, remember, by string
+	tool, key, root              string // a revoke: the grant
+	prompt                       string
 	expired                      bool
 }
 
@@ -85,15 +93,15 @@ func (h *Host) applyCommands(ctx context.Context, conn *pgx.Conn) error {
 		return err
 	}
 	defer tx.Rollback(context.Background())
-	rows, err := tx.Query(ctx, `SELECT id, kind, session, pause, seen, digest, answer, reason, remember, by, expires_at <= clock_timestamp()
-		FROM interlock_commands WHERE host = $1 AND state = 'pending' AND kind IN ('answer', 'continue') ORDER BY id FOR UPDATE SKIP LOCKED`, h.cfg.Host)
+	rows, err := tx.Query(ctx, `SELECT id, kind, session, pause, seen, digest, answer, reason, remember, by, tool, grant_key, root, prompt, expires_at <= clock_timestamp()
+		FROM interlock_commands WHERE host = $1 AND state = 'pending' AND kind IN ('answer', 'continue', 'revoke', 'stop', 'prompt') ORDER BY id FOR UPDATE SKIP LOCKED`, h.cfg.Host)
 	if err != nil {
 		return err
 	}
 	var cmds []command
 	for rows.Next() {
 		var c command
-		if err := rows.Scan(&c.id, &c.kind, &c.session, &c.pause, &c.seen, &c.digest, &c.answer, &c.reason, &c.remember, &c.by, &c.expired); err != nil {
+		if err := rows.Scan(&c.id, &c.kind, &c.session, &c.pause, &c.seen, &c.digest, &c.answer, &c.reason, &c.remember, &c.by, &c.tool, &c.key, &c.root, &c.prompt, &c.expired); err != nil {
 			rows.Close()
 			return err
 		}
@@ -130,8 +138,15 @@ func (h *Host) applyCommands(ctx context.Context, conn *pgx.Conn) error {
 }
 
 func refusalAudit(c command, o outcome) *store.AuditEntry {
-	return &store.AuditEntry{At: time.Now(), Session: c.session, Pause: c.pause, Event: "refused", Answer: c.answer,
+	a := &store.AuditEntry{At: time.Now(), Session: c.session, Pause: c.pause, Event: "refused", Answer: c.answer,
 		Reason: o.code + ": " + o.message, By: c.by}
+	switch c.kind {
+	case kindRevoke: // what it would have revoked
+		a.Kind, a.Tool, a.Message = kindRevoke, c.tool, c.key
+	case kindStop, kindPrompt:
+		a.Kind, a.Message = c.kind, c.prompt
+	}
+	return a
 }
 
 // apply answers c's pause if it is still the pause its client was shown,
@@ -144,7 +159,7 @@ func (h *Host) apply(ctx context.Context, c command) outcome {
 		return o
 	}
 	h.doneMu.Unlock()
-	o := h.check(c)
+	o := h.check(ctx, c)
 	if o.state == StateRefused {
 		// The host's own audit log has every refusal too.
 		if err := h.eng.RecordAudit(ctx, *refusalAudit(c, o)); err != nil {
@@ -161,9 +176,16 @@ func refused(code, format string, args ...any) outcome {
 	return outcome{state: StateRefused, code: code, message: fmt.Sprintf(format, args...)}
 }
 
-func (h *Host) check(c command) outcome {
-	if c.kind == kindContinue {
+func (h *Host) check(ctx context.Context, c command) outcome {
+	switch c.kind {
+	case kindContinue:
 		return h.checkContinue(c)
+	case kindRevoke:
+		return h.checkRevoke(ctx, c)
+	case kindStop:
+		return h.checkStop(ctx, c)
+	case kindPrompt:
+		return h.checkPrompt(c)
 	}
 	if c.expired {
 		return refused(CodeExpired, "the answer to pause %s of session %s expired before host %s could apply it; answer again", c.pause, c.session, h.cfg.Host)
@@ -227,6 +249,100 @@ func (h *Host) checkContinue(c command) outcome {
 	// The run belongs to the host's engine, not to this command.
 	if _, _, err := s.StartContinue(context.Background()); err != nil {
 		return refused(CodeNotEligible, "continue session %s on host %s: %v", c.session, h.cfg.Host, err)
+	}
+	return outcome{state: StateApplied}
+}
+
+// checkRevoke revokes the approval c names, one this host remembers for a
+// project, or says why not. Its audit entries (the host's, and the hub's
+// from the mirror) say who revoked it.
+func (h *Host) checkRevoke(ctx context.Context, c command) outcome {
+	what := fmt.Sprintf("%s %q for project %s", c.tool, c.key, c.root)
+	if c.expired {
+		return refused(CodeExpired, "the revoke of %s expired before host %s could apply it; revoke again", what, h.cfg.Host)
+	}
+	g := engine.Grant{Tool: c.tool, Key: c.key, Scope: engine.RememberProject, Root: c.root}
+	k := revokeKey{g.Tool, g.Key, g.Root}
+	h.doneMu.Lock()
+	h.revokes[k] = c.by
+	h.doneMu.Unlock()
+	err := h.eng.RevokeGrant(ctx, g)
+	if err != nil {
+		h.doneMu.Lock()
+		delete(h.revokes, k)
+		h.doneMu.Unlock()
+	}
+	switch {
+	case errors.Is(err, engine.ErrUnknownGrant):
+		return refused(CodeUnknownGrant, "host %s remembers no approval of %s (revoked already?); the list shows what is remembered now", h.cfg.Host, what)
+	case err != nil:
+		return refused(CodeInvalid, "revoke %s on host %s: %v", what, h.cfg.Host, err)
+	}
+	if err := h.eng.RecordAudit(ctx, store.AuditEntry{At: time.Now(), Event: "grant " + engine.GrantRevoked, Kind: engine.RememberProject,
+		Tool: c.tool, Message: c.key, Reason: c.root, By: c.by}); err != nil {
+		h.logf("%v", err)
+	}
+	return outcome{state: StateApplied}
+}
+
+// revokeKey names a project grant revoked by a command, until the mirror
+// writes its revocation with who revoked it.
+type revokeKey struct{ tool, key, root string }
+
+// revokedBy returns who revoked g from the hub, if a command did.
+func (h *Host) revokedBy(g *engine.Grant) string {
+	k := revokeKey{g.Tool, g.Key, g.Root}
+	h.doneMu.Lock()
+	defer h.doneMu.Unlock()
+	by, ok := h.revokes[k]
+	if ok {
+		delete(h.revokes, k)
+	}
+	return by
+}
+
+// checkStop stops c's session as a user's Stop does, and says it is
+// applied once its process trees are gone, or says why not.
+func (h *Host) checkStop(ctx context.Context, c command) outcome {
+	if c.expired {
+		return refused(CodeExpired, "the stop of session %s expired before host %s could apply it; stop it again if it still runs", c.session, h.cfg.Host)
+	}
+	s, err := h.eng.Session(c.session)
+	if err != nil {
+		return refused(CodeUnknownSession, "host %s has no session %q (closed meanwhile?)", h.cfg.Host, c.session)
+	}
+	err = s.InterruptWait(ctx, engine.ReasonUserStop)
+	switch {
+	case errors.Is(err, engine.ErrNotRunning):
+		return refused(CodeNotRunning, "session %s on host %s runs nothing to stop (%s)", c.session, h.cfg.Host, s.Status())
+	case errors.Is(err, engine.ErrClosed):
+		return refused(CodeUnknownSession, "host %s has no session %q (closed meanwhile)", h.cfg.Host, c.session)
+	case err != nil && ctx.Err() == nil:
+		return refused(CodeInvalid, "stop session %s on host %s: %v", c.session, h.cfg.Host, err)
+	}
+	return outcome{state: StateApplied}
+}
+
+// checkPrompt sends c's prompt to its session if it is as its client saw
+// it (the same version) and can take a prompt now, or says why not.
+func (h *Host) checkPrompt(c command) outcome {
+	if c.expired {
+		return refused(CodeExpired, "the prompt to session %s expired before host %s could apply it; send it again", c.session, h.cfg.Host)
+	}
+	s, err := h.eng.Session(c.session)
+	if err != nil {
+		return refused(CodeUnknownSession, "host %s has no session %q (closed meanwhile?)", h.cfg.Host, c.session)
+	}
+	if v := s.Version(); uint64(c.seen) != v {
+		return refused(CodeStale, "session %s on host %s changed since the client saw it (version %d, now %d): look at it again", c.session, h.cfg.Host, c.seen, v)
+	}
+	// The run belongs to the host's engine, not to this command.
+	if _, _, err := s.Start(context.Background(), c.prompt); err != nil {
+		code := CodeNotEligible
+		if errors.Is(err, engine.ErrInvalidArgument) {
+			code = CodeInvalid
+		}
+		return refused(code, "send to session %s on host %s: %v", c.session, h.cfg.Host, err)
 	}
 	return outcome{state: StateApplied}
 }

@@ -84,7 +84,8 @@ type Host struct {
 	pruned time.Time  // when the mirror last deleted what is past retention
 
 	doneMu  sync.Mutex
-	applied map[int64]outcome // commands applied here whose outcome the hub may not have
+	applied map[int64]outcome    // commands applied here whose outcome the hub may not have
+	revokes map[revokeKey]string // project grants revoked by a command, by whom, until mirrored
 }
 
 // Attach links eng to the hub of cfg and returns at once: the connection
@@ -111,7 +112,7 @@ func Attach(eng *engine.Engine, cfg Config) (*Host, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &Host{cfg: cfg, conn: conn, eng: eng, feed: eng.NewFeed(), boot: randomID(),
-		cancel: cancel, done: make(chan struct{}), changed: make(chan struct{}), applied: map[int64]outcome{}}
+		cancel: cancel, done: make(chan struct{}), changed: make(chan struct{}), applied: map[int64]outcome{}, revokes: map[revokeKey]string{}}
 	go h.run(ctx)
 	return h, nil
 }
@@ -296,6 +297,9 @@ func (h *Host) mirror(ctx context.Context, conn *pgx.Conn) error {
 	collect := func(items []engine.FeedItem) {
 		for i := range items {
 			if m, ok := mirrorOf(&items[i].Event); ok {
+				if ev := &items[i].Event; ev.Type == engine.EventGrantsChanged && ev.Text == engine.GrantRevoked && m.audit != nil {
+					m.audit.By = h.revokedBy(ev.Grant)
+				}
 				h.unsent = append(h.unsent, m)
 			}
 		}

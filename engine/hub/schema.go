@@ -120,6 +120,14 @@ var migrations = []string{
 	// format is dropped: its host writes every session again when it
 	// reconnects (resync).
 	`DELETE FROM interlock_sessions WHERE snapshot ? 'runState';`,
+	// 4: commands that revoke a host's remembered approval (kind revoke:
+	// the grant's tool, key and root) or send a session a prompt (kind
+	// prompt: its text). Commands of kind stop need no column of their own.
+	// IF NOT EXISTS: a database set back to an older version migrates again.
+	`ALTER TABLE interlock_commands ADD COLUMN IF NOT EXISTS tool text NOT NULL DEFAULT '',
+		ADD COLUMN IF NOT EXISTS grant_key text NOT NULL DEFAULT '',
+		ADD COLUMN IF NOT EXISTS root text NOT NULL DEFAULT '',
+		ADD COLUMN IF NOT EXISTS prompt text NOT NULL DEFAULT '';`,
 }
 
 // SchemaVersion is the version of the hub's tables this library makes.

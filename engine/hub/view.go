@@ -33,18 +33,83 @@ func (f *Fleet) Continue(ctx context.Context, c Continue) (int64, error) {
 	if c.Host == "" || c.Session == "" {
 		return 0, fmt.Errorf("%w: a continue names the host and the session (got host %q, session %q)", ErrInvalidConfig, c.Host, c.Session)
 	}
-	ttl := c.TTL
+	return f.send(ctx, c.Host, c.TTL, `INSERT INTO interlock_commands (host, kind, session, seen, by, expires_at)
+		VALUES ($1, 'continue', $2, $3, $4, clock_timestamp() + make_interval(secs => $5)) RETURNING id`, c.Host, c.Session, int64(c.Seen), c.By)
+}
+
+// Revoke takes back an approval a host remembers for a project (the
+// fleet view's Revoke), named as Grants lists it.
+type Revoke struct {
+	Host            string
+	Tool, Key, Root string        // the grant, as HostGrant gives it
+	By              string        // who revoked it, for the audit logs
+	TTL             time.Duration // how long it may wait for its host (default 1 min)
+}
+
+// Revoke sends r to its host and returns the command's id (see Wait). The
+// host revokes the grant it names, or refuses: unknown_grant (revoked
+// already: of two revokes at once, one is applied and the other told so),
+// expired. Only r.Host's grants are touched.
+func (f *Fleet) Revoke(ctx context.Context, r Revoke) (int64, error) {
+	if r.Host == "" || r.Tool == "" || r.Key == "" || r.Root == "" {
+		return 0, fmt.Errorf("%w: a revoke names the host and the grant's tool, key and root, as Grants lists it (got host %q, tool %q, key %q, root %q)",
+			ErrInvalidConfig, r.Host, r.Tool, r.Key, r.Root)
+	}
+	return f.send(ctx, r.Host, r.TTL, `INSERT INTO interlock_commands (host, kind, tool, grant_key, root, by, expires_at)
+		VALUES ($1, 'revoke', $2, $3, $4, $5, clock_timestamp() + make_interval(secs => $6)) RETURNING id`, r.Host, r.Tool, r.Key, r.Root, r.By)
+}
+
+// Interrupt stops a host's session as its Stop does (the fleet view's
+// Stop): the host applies it once the session's process trees are gone,
+// or refuses it (unknown_session, not_running, expired).
+type Interrupt struct {
+	Host, Session string
+	By            string        // who stopped it, for the audit logs
+	TTL           time.Duration // how long it may wait for its host (default 1 min)
+}
+
+// Interrupt sends i to its host and returns the command's id (see Wait).
+func (f *Fleet) Interrupt(ctx context.Context, i Interrupt) (int64, error) {
+	if i.Host == "" || i.Session == "" {
+		return 0, fmt.Errorf("%w: a stop names the host and the session (got host %q, session %q)", ErrInvalidConfig, i.Host, i.Session)
+	}
+	return f.send(ctx, i.Host, i.TTL, `INSERT INTO interlock_commands (host, kind, session, by, expires_at)
+		VALUES ($1, 'stop', $2, $3, clock_timestamp() + make_interval(secs => $4)) RETURNING id`, i.Host, i.Session, i.By)
+}
+
+// Prompt sends a host's session a message that starts a run (the fleet
+// view's Send), bound to the session version its client saw.
+type Prompt struct {
+	Host, Session string
+	Text          string
+	Seen          uint64        // the session version the client saw
+	By            string        // who sent it, for the audit logs
+	TTL           time.Duration // how long it may wait for its host (default 1 min)
+}
+
+// Prompt sends p to its host and returns the command's id (see Wait). The
+// host starts the run if the session is still at the version seen and can
+// take a prompt, or refuses: stale, not_eligible, expired.
+func (f *Fleet) Prompt(ctx context.Context, p Prompt) (int64, error) {
+	if p.Host == "" || p.Session == "" || p.Text == "" {
+		return 0, fmt.Errorf("%w: a prompt names the host, the session and its text (got host %q, session %q, %d bytes of text)", ErrInvalidConfig, p.Host, p.Session, len(p.Text))
+	}
+	return f.send(ctx, p.Host, p.TTL, `INSERT INTO interlock_commands (host, kind, session, prompt, seen, by, expires_at)
+		VALUES ($1, 'prompt', $2, $3, $4, $5, clock_timestamp() + make_interval(secs => $6)) RETURNING id`, p.Host, p.Session, p.Text, int64(p.Seen), p.By)
+}
+
+// send inserts a command for host with insert (its last argument the TTL
+// in seconds, default 1 min), announces it, and returns its id.
+func (f *Fleet) send(ctx context.Context, host string, ttl time.Duration, insert string, args ...any) (int64, error) {
 	if ttl <= 0 {
 		ttl = time.Minute
 	}
 	var id int64
 	err := pgx.BeginFunc(ctx, f.pool, func(tx pgx.Tx) error {
-		if err := tx.QueryRow(ctx, `INSERT INTO interlock_commands (host, kind, session, seen, by, expires_at)
-			VALUES ($1, 'continue', $2, $3, $4, clock_timestamp() + make_interval(secs => $5)) RETURNING id`,
-			c.Host, c.Session, int64(c.Seen), c.By, ttl.Seconds()).Scan(&id); err != nil {
+		if err := tx.QueryRow(ctx, insert, append(args, ttl.Seconds())...).Scan(&id); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, `SELECT pg_notify('interlock_commands', $1)`, c.Host)
+		_, err := tx.Exec(ctx, `SELECT pg_notify('interlock_commands', $1)`, host)
 		return err
 	})
 	return id, err
