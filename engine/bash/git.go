@@ -128,11 +128,11 @@ func (x *command) knownRemote(pre []arg, repo arg) bool {
 	}
 	ws := x.l.c.sc.dir
 	for {
-		if config, ok := gitConfigFile(d); ok {
+		if config, ok := gitConfigFile(x.l.c.sc.cache, d); ok {
 			if !repo.static {
 				return false
 			}
-			text, _ := readSmall(config)
+			text, _ := x.l.c.sc.cache.read(config)
 			for _, m := range gitRemote.FindAllStringSubmatch(text, -1) {
 				if m[1] == repo.text {
 					return true
@@ -150,12 +150,12 @@ func (x *command) knownRemote(pre []arg, repo arg) bool {
 // gitConfigFile is the config file of the repository whose working tree
 // is dir: .git/config, or a worktree's (.git is a file naming its git
 // directory, whose commondir holds the config).
-func gitConfigFile(dir string) (string, bool) {
+func gitConfigFile(fc *fileCache, dir string) (string, bool) {
 	git := path.Join(dir, ".git")
 	if isDir(git) {
 		return path.Join(git, "config"), true
 	}
-	text, ok := readSmall(git)
+	text, ok := fc.read(git)
 	gitdir, found := strings.CutPrefix(strings.TrimSpace(text), "gitdir: ")
 	if !ok || !found {
 		return "", false
@@ -163,7 +163,7 @@ func gitConfigFile(dir string) (string, bool) {
 	if !path.IsAbs(gitdir) {
 		gitdir = path.Join(dir, gitdir)
 	}
-	if common, ok := readSmall(path.Join(gitdir, "commondir")); ok {
+	if common, ok := fc.read(path.Join(gitdir, "commondir")); ok {
 		if c := strings.TrimSpace(common); path.IsAbs(c) {
 			gitdir = c
 		} else {

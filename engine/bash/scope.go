@@ -24,6 +24,7 @@ type scope struct {
 	policy    *policy.Set  // the policy rules in force; nil: none
 	policyErr error        // a policy file that does not load: every command is denied with it
 	sandbox   sandboxView  // what confines the command when it runs
+	cache     *fileCache   // the texts of files read by the session's checks; nil: none kept
 }
 
 // newScope is the scope of a command run in dir, by this process.
@@ -38,7 +39,7 @@ func newScope(dir string) *scope {
 	if t := os.TempDir(); !strings.HasPrefix(t, "/tmp") {
 		temp = append(temp, t)
 	}
-	return &scope{dir: dir, home: home, temp: temp, protected: hostPIDs()}
+	return &scope{dir: dir, home: home, temp: temp, protected: hostPIDs(), cache: newFileCache()}
 }
 
 // check classifies cmd in this scope.

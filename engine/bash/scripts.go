@@ -51,9 +51,15 @@ func openRegularInfo(p string) (*os.File, os.FileInfo, error) {
 
 // readSmall reads a regular file of at most maxScriptBytes.
 func readSmall(p string) (string, bool) {
+	text, _, ok := readSmallID(p)
+	return text, ok
+}
+
+// readSmallID is readSmall, with the identity of the file read.
+func readSmallID(p string) (string, fileID, bool) {
 	f, fi, err := openRegularInfo(p)
 	if err != nil {
-		return "", false
+		return "", fileID{}, false
 	}
 	defer f.Close()
 	// Read into a buffer of the file's size (one read, no regrowth: a 70 KB
@@ -67,7 +73,7 @@ func readSmall(p string) (string, bool) {
 	for {
 		if len(b) == cap(b) {
 			if len(b) > maxScriptBytes {
-				return "", false
+				return "", fileID{}, false
 			}
 			b = append(b, 0)[:len(b)]
 		}
@@ -77,13 +83,13 @@ func readSmall(p string) (string, bool) {
 			break
 		}
 		if err != nil {
-			return "", false
+			return "", fileID{}, false
 		}
 	}
 	if len(b) > maxScriptBytes {
-		return "", false
+		return "", fileID{}, false
 	}
-	return string(b), true
+	return string(b), fileIDOf(fi), true
 }
 
 func isDir(p string) bool {
@@ -121,7 +127,7 @@ func (l *level) scriptTexts(a arg) (texts []string, problem string) {
 	if l.c.scripts++; l.c.scripts > maxScripts {
 		return nil, "too many scripts to read"
 	}
-	text, ok := readSmall(p)
+	text, ok := l.c.sc.cache.read(p)
 	if !ok {
 		if lf, ok := l.c.sc.files.lookup(p); ok && lf.text != "" {
 			return []string{lf.text}, "" // written by an earlier call: judged by what was written

@@ -135,6 +135,9 @@ type fileLogKey struct{ t *Tool }
 
 func newFileLogAny() any { return newFileLog() }
 
+// fileCacheKey keys the session's fileCache in its Local state.
+type fileCacheKey struct{ t *Tool }
+
 // HasSideEffects reports true: a shell command may change anything, so
 // resuming after one was cut off asks first.
 func (t *Tool) HasSideEffects(engine.ToolCall) bool { return true }
@@ -258,6 +261,7 @@ type gateResult struct {
 func (t *Tool) gate(command, dir string, files *FileLog, env *engine.Env) gateResult {
 	sc := newScope(dir)
 	sc.files = files
+	sc.cache = env.Local(fileCacheKey{t}, newFileCacheAny).(*fileCache)
 	if err := t.policyScope(sc, env); err != nil {
 		return gateResult{refused: &engine.Result{IsError: true, Output: fmt.Sprintf("Command not run: %v", err)}}
 	}
@@ -368,6 +372,7 @@ func checkDir(env *engine.Env) string {
 func (t *Tool) sessionScope(env *engine.Env) *scope {
 	sc := newScope(checkDir(env))
 	sc.files = env.Local(fileLogKey{t}, newFileLogAny).(*FileLog)
+	sc.cache = env.Local(fileCacheKey{t}, newFileCacheAny).(*fileCache)
 	sc.policyErr = t.policyScope(sc, env)
 	t.setSandbox(sc, env)
 	return sc

@@ -133,7 +133,7 @@ func (l *level) wrote(a arg, text string, known, appendTo bool) {
 		}
 	case appendTo:
 		if _, ok := l.written[p]; !ok && absOK {
-			if old, ok := readSmall(abs); ok {
+			if old, ok := l.c.sc.cache.read(abs); ok {
 				l.written[p] = old
 			}
 		}

@@ -1,0 +1,104 @@
+package bash
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/interlock-dev/interlock/engine"
+)
+
+// The gate keeps the project files it read in the session (fileCache). A
+// package.json rewritten after `npm test` was judged, to the same size and
+// with its old mtime put back (same inode: written in place), must be read
+// again: judged from the text cached, `npm test` would run `rm -rf ~`
+// unasked. A cache keyed on the path, or on size and mtime, fails this; the
+// file's ctime (which no utimes can set back) tells.
+func TestFileCacheSeesAFileRewrittenWithItsSizeAndMtime(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	pkg := filepath.Join(dir, "package.json")
+	const harmless, attack = `{"scripts": {"test": "echo hello"}}`, `{"scripts": {"test": "rm -rf ~  "}}`
+	require.Len(t, attack, len(harmless))
+	require.NoError(t, os.WriteFile(pkg, []byte(harmless), 0o644))
+	before, err := os.Stat(pkg)
+	require.NoError(t, err)
+
+	tool := New()
+	e := engine.New(engine.WithTool("Bash", tool))
+	t.Cleanup(func() { e.Close() })
+	s, err := e.NewSession(engine.SessionOptions{Dir: dir})
+	require.NoError(t, err)
+	// The session's cache, taking files changed more than 20 ms ago (not
+	// one second): the test waits less for package.json to be cacheable.
+	fc := s.Local(fileCacheKey{tool}, func() any { c := newFileCache(); c.fresh = 20 * time.Millisecond; return c }).(*fileCache)
+
+	real, err := filepath.EvalSymlinks(pkg)
+	require.NoError(t, err)
+	deadline := time.Now().Add(5 * time.Second)
+	for !fc.cached(real) { // judged until package.json is old enough to be kept
+		require.Equal(t, ActionAllow, tool.Judge(s.Env(), "npm test").Decision)
+		require.True(t, time.Now().Before(deadline), "package.json not cached after 5 s")
+	}
+	require.Equal(t, ActionAllow, tool.Judge(s.Env(), "npm test").Decision, "judged from the cache")
+
+	require.NoError(t, os.WriteFile(pkg, []byte(attack), 0o644))
+	require.NoError(t, os.Chtimes(pkg, before.ModTime(), before.ModTime()))
+	after, err := os.Stat(pkg)
+	require.NoError(t, err)
+	require.Equal(t, before.Size(), after.Size())
+	require.Equal(t, before.ModTime(), after.ModTime())
+	require.Equal(t, before.Sys().(*syscall.Stat_t).Ino, after.Sys().(*syscall.Stat_t).Ino)
+
+	d := tool.Judge(s.Env(), "npm test")
+	require.Equal(t, ActionConfirm, d.Decision, "the rewritten package.json must be judged: %q", d.Reasons)
+	require.Contains(t, d.Reasons[0], "rm -rf ~")
+}
+
+// A file changed less than fresh ago is read each time, not kept: a second
+// write within the same timestamp tick would carry the same times.
+func TestFileCacheKeepsNoFileChangedJustNow(t *testing.T) {
+	t.Parallel()
+	p := filepath.Join(t.TempDir(), "s.sh")
+	require.NoError(t, os.WriteFile(p, []byte("echo hi\n"), 0o644))
+	fc := newFileCache()
+	text, ok := fc.read(p)
+	require.True(t, ok)
+	require.Equal(t, "echo hi\n", text)
+	fi, err := os.Stat(p)
+	require.NoError(t, err)
+	if ctime := fi.Sys().(*syscall.Stat_t).Ctim; time.Since(time.Unix(ctime.Unix())) < fc.fresh {
+		require.False(t, fc.cached(p), "a file changed %v ago is kept", time.Since(time.Unix(ctime.Unix())))
+	}
+	_, ok = fc.read(filepath.Join(t.TempDir(), "absent.sh"))
+	require.False(t, ok)
+}
+
+// The cache holds at most maxCachedFiles files.
+func TestFileCacheIsBounded(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	fc := newFileCache()
+	fc.fresh = -time.Hour // every file is old enough
+	for i := range maxCachedFiles + 20 {
+		p := filepath.Join(dir, strconv.Itoa(i))
+		require.NoError(t, os.WriteFile(p, []byte("echo "+strconv.Itoa(i)), 0o644))
+		text, ok := fc.read(p)
+		require.True(t, ok)
+		require.Equal(t, "echo "+strconv.Itoa(i), text)
+		require.True(t, fc.cached(p))
+	}
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	require.Len(t, fc.entries, maxCachedFiles)
+	n := 0
+	for _, e := range fc.entries {
+		n += len(e.text)
+	}
+	require.Equal(t, n, fc.bytes)
+}
