@@ -66,6 +66,7 @@ type Engine struct {
 	mu       sync.Mutex
 	sessions map[string]*Session
 	created  map[*Session]uint64 // creation order, for listing
+	onNew    []*sessionHook      // OnNewSession; replaced, never changed in place
 	seq      uint64
 	closed   bool
 	log      eventLog[Event] // every session's and task loop's events, in one order
@@ -149,13 +150,43 @@ func (e *Engine) Tools() *Registry { return &e.tools }
 
 // NewSession creates a session.
 func (e *Engine) NewSession(o SessionOptions) (*Session, error) {
+	s, hooks, err := e.newSession(o)
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range hooks {
+		h.fn(s)
+	}
+	return s, nil
+}
+
+type sessionHook struct{ fn func(*Session) }
+
+// OnNewSession calls fn with each session NewSession creates from now on,
+// once it is created and before any of its events: an attachment that
+// mirrors sessions (the fleet's hub) lists one before its first run. fn
+// runs on the creating goroutine and must not wait. The returned function
+// stops the calls.
+func (e *Engine) OnNewSession(fn func(*Session)) (stop func()) {
+	h := &sessionHook{fn}
+	e.mu.Lock()
+	e.onNew = append(slices.Clip(e.onNew), h)
+	e.mu.Unlock()
+	return func() {
+		e.mu.Lock()
+		e.onNew = slices.DeleteFunc(slices.Clone(e.onNew), func(x *sessionHook) bool { return x == h })
+		e.mu.Unlock()
+	}
+}
+
+func (e *Engine) newSession(o SessionOptions) (*Session, []*sessionHook, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed {
-		return nil, fmt.Errorf("engine: %w", ErrClosed)
+		return nil, nil, fmt.Errorf("engine: %w", ErrClosed)
 	}
 	if !utf8.ValidString(o.ID) { // every observer reads ids as UTF-8 text (JSON, the web UI, JS): two could read as one
-		return nil, fmt.Errorf("session id %q: %w: not valid UTF-8; it would be read as %q, perhaps another session's id", o.ID, ErrInvalidArgument, strings.ToValidUTF8(o.ID, "\uFFFD"))
+		return nil, nil, fmt.Errorf("session id %q: %w: not valid UTF-8; it would be read as %q, perhaps another session's id", o.ID, ErrInvalidArgument, strings.ToValidUTF8(o.ID, "\uFFFD"))
 	}
 	e.seq++
 	id := o.ID
@@ -167,7 +198,7 @@ func (e *Engine) NewSession(o SessionOptions) (*Session, error) {
 		}
 	}
 	if _, dup := e.sessions[id]; dup {
-		return nil, fmt.Errorf("session %q: %w", id, ErrDuplicateSession)
+		return nil, nil, fmt.Errorf("session %q: %w", id, ErrDuplicateSession)
 	}
 	p := o.Provider
 	if p == nil {
@@ -179,15 +210,15 @@ func (e *Engine) NewSession(o SessionOptions) (*Session, error) {
 	}
 	tools, err := e.sessionTools(o.Tools)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	s := &Session{id: id, eng: e, provider: p, dir: dir, environ: slices.Clone(o.Environ), tools: tools}
 	if err := s.recordCreated(e.seq, o); err != nil {
-		return nil, fmt.Errorf("session %q: %w", id, err)
+		return nil, nil, fmt.Errorf("session %q: %w", id, err)
 	}
 	e.sessions[id] = s
 	e.created[s] = e.seq
-	return s, nil
+	return s, e.onNew, nil
 }
 
 // Session returns the session with id.

@@ -72,6 +72,7 @@ type Host struct {
 	// replaced whatever its version.
 	boot string
 
+	unhook    func() // stops OnNewSession's calls
 	cancel    context.CancelFunc
 	done      chan struct{}
 	closeOnce sync.Once
@@ -113,9 +114,15 @@ func Attach(eng *engine.Engine, cfg Config) (*Host, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &Host{cfg: cfg, conn: conn, eng: eng, feed: eng.NewFeed(), boot: randomID(),
 		cancel: cancel, done: make(chan struct{}), changed: make(chan struct{}), applied: map[int64]outcome{}, revokes: map[revokeKey]string{}}
+	// A new session is mirrored at once, not at its first transition.
+	h.unhook = eng.OnNewSession(func(s *engine.Session) { h.feed.Add(newSession(s.ID())) })
 	go h.run(ctx)
 	return h, nil
 }
+
+// newSession is a feed item of the host's own: a session created, to
+// mirror before it has any transition.
+type newSession string
 
 func randomID() string {
 	b := make([]byte, 8)
@@ -127,6 +134,7 @@ func randomID() string {
 // idempotent and waits for the host's goroutines.
 func (h *Host) Close() error {
 	h.closeOnce.Do(func() {
+		h.unhook()
 		h.cancel()
 		<-h.done
 		h.feed.Close()
@@ -279,6 +287,7 @@ type mirrored struct {
 	at      time.Time
 	body    []byte
 	audit   *store.AuditEntry
+	created bool // no event: a new session, its snapshot alone
 }
 
 // linger is how long the mirror lets a burst of transitions gather after
@@ -296,6 +305,10 @@ const linger = 20 * time.Millisecond
 func (h *Host) mirror(ctx context.Context, conn *pgx.Conn) error {
 	collect := func(items []engine.FeedItem) {
 		for i := range items {
+			if id, ok := items[i].Extra.(newSession); ok {
+				h.unsent = append(h.unsent, mirrored{session: string(id), created: true})
+				continue
+			}
 			if m, ok := mirrorOf(&items[i].Event); ok {
 				if ev := &items[i].Event; ev.Type == engine.EventGrantsChanged && ev.Text == engine.GrantRevoked && m.audit != nil {
 					m.audit.By = h.revokedBy(ev.Grant)
@@ -425,7 +438,9 @@ func (h *Host) flush(ctx context.Context, conn *pgx.Conn) error {
 	var au auditRows
 	var touched []string
 	for _, m := range h.unsent {
-		ev.add(m)
+		if !m.created {
+			ev.add(m)
+		}
 		if a := m.audit; a != nil {
 			au.add(a)
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"testing"
+	"time"
 
 	"github.com/interlock-dev/interlock/engine"
 	"github.com/interlock-dev/interlock/engine/hub"
@@ -115,5 +116,30 @@ func TestFleetListsProjectGrants(t *testing.T) {
 	audit, err := f.Audit(t.Context(), 10)
 	if err != nil || len(audit) == 0 || audit[0].Event != "grant revoked" || audit[0].Host != "host-a" {
 		t.Fatalf("the fleet's audit, newest first: %+v, %v", audit, err)
+	}
+}
+
+// A session is listed by the fleet as soon as its host creates it, before
+// it runs (it has no transition yet), idle.
+func TestNewSessionMirroredBeforeItRuns(t *testing.T) {
+	t.Parallel()
+	url := newDB(t)
+	h := startHost(t, url, "host-a", asking("ls"))
+	f := openFleet(t, url)
+	if _, err := h.eng.NewSession(engine.SessionOptions{ID: "fresh"}); err != nil {
+		t.Fatal(err)
+	}
+	var st hub.SessionState
+	eventuallyWithin(t, 3*time.Second, "the new session listed", func() bool {
+		all, err := f.Sessions(t.Context())
+		for _, s := range all {
+			if s.Session == "fresh" {
+				st = s
+			}
+		}
+		return err == nil && st.Session == "fresh"
+	})
+	if st.Host != "host-a" || st.RunState != string(engine.RunIdle) || !st.HostConnected {
+		t.Fatalf("the new session as the fleet lists it: %+v", st)
 	}
 }
