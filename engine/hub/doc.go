@@ -2,6 +2,7 @@
 // host's engine mirrors every transition of its sessions there (sessions
 // with their run states and reasons, pauses as shown, answers, audit
 // entries) and takes the commands addressed to it (answers to its pauses,
+// continues, a session's stop, prompts, revokes of remembered approvals,
 // the fleet's emergency stop), while its own store stays the truth for its
 // sessions. Hosts only dial out; nothing connects to a host. With the hub
 // unreachable a host goes on (its pauses are answered locally), keeps what

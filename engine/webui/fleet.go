@@ -21,7 +21,8 @@ import (
 // stream sends what changed since it last sent. Answers go through the
 // hub, bound to what the tab was shown (host, session, pause, version,
 // digest, expiry); the owning host applies them once or refuses them with
-// a reason, which the tab shows.
+// a reason, which the tab shows. Continue, Stop, a prompt and the Revoke
+// of a host's remembered approval go the same way.
 
 // FleetSession is a session of a host as the fleet view shows it: its
 // snapshot as the host last mirrored it. HostConnected false: the host is
@@ -233,8 +234,11 @@ func (s *Server) fleetRoutes() http.Handler {
 	mux.HandleFunc("POST /api/continue", s.fleetContinue)
 	mux.HandleFunc("POST /api/resume-all", s.fleetResumeAll)
 	mux.HandleFunc("POST /api/emergency-stop", s.fleetStop)
+	mux.HandleFunc("POST /api/grants/revoke", s.fleetRevoke)
+	mux.HandleFunc("POST /api/stop", s.fleetInterrupt)
+	mux.HandleFunc("POST /api/prompt", s.fleetPrompt)
 	notHere := func(w http.ResponseWriter, r *http.Request) {
-		refuse(w, http.StatusNotFound, CodeBadRequest, fmt.Sprintf("%s %s: not in the fleet view, which answers pauses, continues and stops (/api/{state,events,answer,continue,resume-all,emergency-stop}); send to a session from its host's own web UI or code", r.Method, r.URL.Path))
+		refuse(w, http.StatusNotFound, CodeBadRequest, fmt.Sprintf("%s %s: not in the fleet view, which answers pauses, continues, stops, sends prompts and revokes remembered approvals (/api/{state,events,answer,continue,stop,prompt,grants/revoke,resume-all,emergency-stop}); use the session's host's own web UI or code for the rest", r.Method, r.URL.Path))
 	}
 	mux.HandleFunc("GET /api/", notHere)
 	mux.HandleFunc("POST /api/", notHere)
@@ -423,6 +427,72 @@ func (s *Server) fleetContinue(w http.ResponseWriter, r *http.Request) {
 	id, err := s.fleet.f.Continue(r.Context(), hub.Continue{Host: host, Session: session, Seen: req.Version, By: fleetBy})
 	if err != nil {
 		refuse(w, http.StatusServiceUnavailable, CodeHubUnreachable, "sending the continue to the hub: "+err.Error())
+		return
+	}
+	s.fleetResult(w, r, host, id)
+}
+
+// fleetRevoke takes back an approval a host remembers for a project,
+// named as the fleet's list shows it (its host, tool, key and root): the
+// host revokes it or says why not (unknown_grant: revoked already).
+func (s *Server) fleetRevoke(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Host  string `json:"host"`
+		Tool  string `json:"tool"`
+		Key   string `json:"key"`
+		Scope string `json:"scope"`
+		Root  string `json:"root"`
+	}
+	if !s.decode(w, r, &req) {
+		return
+	}
+	if req.Scope != engine.RememberProject || req.Host == "" || req.Tool == "" || req.Key == "" || req.Root == "" {
+		refuse(w, http.StatusBadRequest, CodeBadRequest, fmt.Sprintf("revoke: host %q, tool %q, key %q, scope %q and root %q: the fleet revokes a host's project grants, named as /api/state lists them (scope project)", req.Host, req.Tool, req.Key, req.Scope, req.Root))
+		return
+	}
+	id, err := s.fleet.f.Revoke(r.Context(), hub.Revoke{Host: req.Host, Tool: req.Tool, Key: req.Key, Root: req.Root, By: fleetBy})
+	if err != nil {
+		refuse(w, http.StatusServiceUnavailable, CodeHubUnreachable, "sending the revoke to the hub: "+err.Error())
+		return
+	}
+	s.fleetResult(w, r, req.Host, id)
+}
+
+// fleetInterrupt stops a host's session as its Stop does; the answer
+// comes once the host says its process trees are gone, or why not.
+func (s *Server) fleetInterrupt(w http.ResponseWriter, r *http.Request) {
+	host, session, ok := fleetSession(w, r)
+	if !ok {
+		return
+	}
+	id, err := s.fleet.f.Interrupt(r.Context(), hub.Interrupt{Host: host, Session: session, By: fleetBy})
+	if err != nil {
+		refuse(w, http.StatusServiceUnavailable, CodeHubUnreachable, "sending the stop to the hub: "+err.Error())
+		return
+	}
+	s.fleetResult(w, r, host, id)
+}
+
+// fleetPrompt sends a host's session a message, as the tab saw the session
+// (its version): the host refuses it if the session changed since or
+// cannot take a prompt now.
+func (s *Server) fleetPrompt(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Epoch   string `json:"epoch"`
+		Version uint64 `json:"version"`
+		Text    string `json:"text"`
+	}
+	host, session, ok := fleetSession(w, r)
+	if !ok || !s.decode(w, r, &req) || !s.sameEpoch(w, req.Epoch) {
+		return
+	}
+	id, err := s.fleet.f.Prompt(r.Context(), hub.Prompt{Host: host, Session: session, Text: req.Text, Seen: req.Version, By: fleetBy})
+	switch {
+	case errors.Is(err, engine.ErrInvalidArgument):
+		refuse(w, http.StatusBadRequest, CodeBadRequest, err.Error())
+		return
+	case err != nil:
+		refuse(w, http.StatusServiceUnavailable, CodeHubUnreachable, "sending the prompt to the hub: "+err.Error())
 		return
 	}
 	s.fleetResult(w, r, host, id)

@@ -55,20 +55,34 @@ func stopHubCluster() {
 }
 
 // goHost is an engine attached to the hub as a fleet's host.
-func goHost(t *testing.T, url, name string) *engine.Engine {
+func goHost(t *testing.T, url, name string, opts ...engine.Option) *engine.Engine {
 	t.Helper()
 	var h *hub.Host
-	e, err := engine.Open(t.Context(), engine.WithAttachment(func(_ context.Context, e *engine.Engine) (io.Closer, error) {
+	e, err := engine.Open(t.Context(), append(opts, engine.WithAttachment(func(_ context.Context, e *engine.Engine) (io.Closer, error) {
 		var err error
 		h, err = hub.Attach(e, hub.Config{URL: url, Host: name, Heartbeat: 200 * time.Millisecond})
 		return h, err
-	}))
+	}))...)
 	require.NoError(t, err)
 	t.Cleanup(func() { e.Close() })
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	require.NoError(t, h.WaitConnected(ctx, true))
 	return e
+}
+
+// rememberDeploy approves deploy (deployTool) on e for the project root, remembered.
+func rememberDeploy(t *testing.T, e *engine.Engine, root string) {
+	t.Helper()
+	s, err := e.NewSession(engine.SessionOptions{ID: "ship", Dir: root, Provider: engine.NewScriptedProvider([]engine.ScriptTurn{
+		{ToolCalls: []engine.ScriptCall{{Name: "deploy"}}}, {Text: "deployed"}})})
+	require.NoError(t, err)
+	_, done, err := s.Start(context.WithoutCancel(t.Context()), "ship it")
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { _, ok := s.Pause(); return ok }, 10*time.Second, 5*time.Millisecond)
+	p, _ := s.Pause()
+	require.NoError(t, s.Confirm(p.ID, true, engine.Remember(engine.RememberProject)))
+	require.NoError(t, (<-done).Err)
 }
 
 // nodeHost is a host process: Node running the engine through the addon
@@ -136,12 +150,15 @@ func row(host, session string) string {
 // approval clicked in the page reaches the right host's tool; an answer the
 // host refuses shows its reason; the emergency stop stops every host's
 // proceeding sessions and names the host that has not confirmed; a host
-// that goes away is shown disconnected, its sessions not as current. The
-// Node host serves the fleet view too, from JS (engine.serve({fleet: true})).
+// that goes away is shown disconnected, its sessions not as current. Revoke
+// takes back a host's remembered approval on that host, and Stop stops one
+// session. The Node host serves the fleet view too, from JS
+// (engine.serve({fleet: true})).
 func TestFleetViewInChromium(t *testing.T) {
 	t.Parallel()
 	url := newHubDB(t)
-	a := goHost(t, url, "host-a")
+	a := goHost(t, url, "host-a", engine.WithTool("deploy", deployTool))
+	rememberDeploy(t, a, t.TempDir())
 	b := goHost(t, url, "host-b")
 	n := startNodeHost(t, url, "host-n", "serve")
 	deploy := newSession(t, b, "deploy", engine.ScriptTurn{ToolCalls: []engine.ScriptCall{ask(engine.PauseConfirm, "Potentially dangerous command", "git push --force\nin /srv/app")}}, engine.ScriptTurn{Text: "pushed"})
@@ -193,6 +210,56 @@ func TestFleetViewInChromium(t *testing.T) {
 		tb.waitFor(row("host-a", id) + `?.querySelector('.badge').textContent === 'Proceeding'`)
 	}
 
+	// Revoke in the page takes back host-a's remembered approval, on host-a.
+	tb.waitFor(`document.querySelector('#grants-list tr[data-host="host-a"] [data-revoke]')?.disabled === false`)
+	listedGrants := tb.eval(`JSON.stringify(state.grants)`)
+	tb.click(`#grants-list tr[data-host="host-a"] [data-revoke]`)
+	tb.waitFor(`document.querySelectorAll('#grants-list tr').length === 0 && document.getElementById('grants-summary').textContent === 'Remembered approvals (0)'`)
+	gs, err := a.Grants(t.Context())
+	require.NoError(t, err)
+	assert.Empty(t, gs, "host-a revoked it")
+	tb.waitFor(`[...document.querySelectorAll('#audit-list tr[data-event="grant revoked"]')].some(r => r.textContent.includes('webui (fleet)'))`)
+	// A tab that still lists it (it was revoked meanwhile): its host refuses, and the page says why.
+	tb.eval(`(() => { onGrants(` + listedGrants + `); return ''; })()`)
+	tb.click(`#grants-list tr[data-host="host-a"] [data-revoke]`)
+	tb.waitFor(`document.getElementById('notice').textContent.startsWith('Refused (unknown_grant) by host host-a: host host-a remembers no approval of deploy')`)
+
+	// Stop in the page stops that session of host-a, and no other.
+	stopMe := newSession(t, a, "stop-me", engine.ScriptTurn{ToolCalls: []engine.ScriptCall{sleepFor(60_000)}}, engine.ScriptTurn{Text: "slept"})
+	_, stopped, err := stopMe.Start(context.WithoutCancel(t.Context()), "sleep")
+	require.NoError(t, err)
+	tb.waitFor(row("host-a", "stop-me") + `?.querySelector('.badge').textContent === 'Proceeding'`)
+	tb.click(`#sessions li[data-host="host-a"][data-session="stop-me"]`)
+	tb.waitFor(`document.getElementById('primary').textContent === 'Stop' && !document.getElementById('primary').disabled`)
+	tb.click(`#primary`)
+	select {
+	case o := <-stopped:
+		require.NotNil(t, o.Result.Interruption)
+		assert.Equal(t, engine.ReasonUserStop, o.Result.Interruption.Reason)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the session Stop in the page did not stop")
+	}
+	tb.waitFor(row("host-a", "stop-me") + `.querySelector('.badge').textContent === 'Interrupted'`)
+	tb.waitFor(row("host-a", "long") + `.querySelector('.badge').textContent === 'Proceeding'`)
+
+	// Send in the page: a prompt to host-b's session that has not run yet
+	// (listed at once), bound to the version the tab saw: a tab that saw
+	// another version is refused.
+	chat := newSession(t, b, "chat", engine.ScriptTurn{Text: "hello back"})
+	tb.waitFor(row("host-b", "chat") + `?.querySelector('.badge').textContent === 'Idle'`)
+	tb.click(`#sessions li[data-host="host-b"][data-session="chat"]`)
+	tb.waitFor(`!document.getElementById('input').hidden && document.getElementById('primary').textContent === 'Send' && !document.getElementById('primary').disabled`)
+	tb.eval(`(() => { state.sessions.get(JSON.stringify(['host-b', 'chat'])).version++; document.getElementById('prompt').value = 'stale hello'; return ''; })()`)
+	tb.click(`#primary`)
+	tb.waitFor(`document.getElementById('notice').textContent.startsWith('Refused (stale) by host host-b: session chat on host host-b changed since the client saw it')`)
+	tb.eval(`(() => { state.sessions.get(JSON.stringify(['host-b', 'chat'])).version--; document.getElementById('prompt').value = 'hello'; return ''; })()`)
+	tb.click(`#primary`)
+	tb.waitFor(`document.getElementById('prompt').value === ''`)
+	require.Eventually(t, func() bool {
+		h := chat.History()
+		return len(h) == 2 && h[0].Text == "hello" && h[1].Text == "hello back"
+	}, 10*time.Second, 5*time.Millisecond, "host-b's session got the prompt sent in the page, and not the stale one")
+
 	// An approval clicked in the page reaches host-n's tool (a Node host), and no other.
 	tb.click(`#sessions li[data-host="host-n"][data-session="s0"]`)
 	tb.waitFor(`document.querySelector('#pause .pause-details')?.textContent === 'deploy host-n s0'`)
@@ -241,11 +308,11 @@ func TestFleetViewInChromium(t *testing.T) {
 	tb.click(`#sessions li[data-host="host-a"][data-session="long"]`)
 	tb.click(`#continue`)
 	tb.waitFor(row("host-a", "long") + `.querySelector('.badge').textContent === 'Proceeding'`)
-	tb.waitFor(text("resume-all") + ` === 'Resume all (1 eligible)'`)
+	tb.waitFor(text("resume-all") + ` === 'Resume all (2 eligible)'`)
 	tb.click(`#resume-all`)
-	tb.waitFor(text("resume-confirm-text") + ` === 'Resume all will continue 1 session: host-a/long2'`)
+	tb.waitFor(text("resume-confirm-text") + ` === 'Resume all will continue 2 sessions: host-a/long2, host-a/stop-me'`)
 	tb.click(`#resume-confirm-yes`)
-	tb.waitFor(`document.getElementById('notice').textContent === 'Resume all: resumed host-a/long2'`)
+	tb.waitFor(`document.getElementById('notice').textContent === 'Resume all: resumed host-a/long2, host-a/stop-me'`)
 	tb.waitFor(row("host-a", "long2") + `.querySelector('.badge').textContent === 'Proceeding'`)
 	var audit []map[string]any
 	require.NoError(t, json.Unmarshal([]byte(tb.eval(`JSON.stringify(state.audit)`)), &audit))

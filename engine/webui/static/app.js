@@ -8,8 +8,9 @@
 // every host's sessions with a host column and the host's connection: a
 // session of a host that is not connected is shown as it was when the host
 // was last heard from, never as current, and takes no answer. Answers name
-// the host and the digest of the pause shown; the host applies them or says
-// why not, which the page shows.
+// the host and the digest of the pause shown; answers, Continue, Stop, a
+// prompt and the Revoke of a host's remembered approval go through the hub
+// to the host, which applies them or says why not, which the page shows.
 'use strict';
 
 const BADGES = { proceeding: 'Proceeding', interrupted: 'Interrupted', blocked: 'Needs input', idle: 'Idle', terminal: 'Done' };
@@ -146,7 +147,11 @@ function onRemoved(r) {
 function onHosts(hosts) {
   state.hosts = hosts;
   render();
+  renderGrants(); // a grant of a host that is not connected cannot be revoked now
 }
+
+// hostConnected: whether a fleet's host is connected (always, served by an engine).
+function hostConnected(host) { return !state.fleet || !!state.hosts.find((h) => h.host === host)?.connected; }
 
 function onAudit(audit) {
   state.audit = audit;
@@ -224,11 +229,11 @@ function renderGrants() {
   $('grants-empty').hidden = grants.length > 0 || !!error;
   $('grants-table').hidden = grants.length === 0;
   $('grants-list').replaceChildren(...grants.map((g) => {
-    // A fleet's grants are revoked on their host: the hub only shows them.
-    const revoke = state.fleet ? null : el('button', { type: 'button', 'data-revoke': '', onclick: () => revokeGrant(g) }, 'Revoke');
-    if (revoke) revoke.disabled = !live;
+    // A fleet's grant is revoked by its host, through the hub, while the host is connected.
+    const revoke = el('button', { type: 'button', 'data-revoke': '', onclick: () => revokeGrant(g) }, 'Revoke');
+    revoke.disabled = !live || !hostConnected(g.host);
     const since = el('td', { class: 'grant-at', title: g.at }, new Date(g.at).toLocaleString());
-    return el('tr', { 'data-scope': g.scope },
+    return el('tr', { 'data-scope': g.scope, 'data-host': g.host || '' },
       el('td', { class: 'grant-tool' }, g.tool),
       el('td', { class: 'grant-key' }, el('code', {}, g.key)),
       el('td', { class: 'grant-scope' }, g.scope === 'session' ? 'This session' : 'This project'),
@@ -238,10 +243,12 @@ function renderGrants() {
 }
 
 async function revokeGrant(g) {
-  const { ok, data } = await post('/api/grants/revoke', { tool: g.tool, key: g.key, scope: g.scope, session: g.session, root: g.root });
+  const body = { tool: g.tool, key: g.key, scope: g.scope, session: g.session, root: g.root };
+  if (state.fleet) body.host = g.host; // the grant's host revokes it; the list follows the hub
+  const { ok, data } = await post('/api/grants/revoke', body);
   if (ok) {
-    showNotice('');
-    onGrants(data.grants);
+    showNotice(data.pending ? `Revoke on ${g.host}: ${data.message}` : '');
+    if (!state.fleet) onGrants(data.grants);
   }
 }
 
@@ -328,7 +335,6 @@ function renderSession() {
   const s = state.sessions.get(state.selected);
   // A fleet's session whose host is not connected is not current: no control works on it.
   const live = state.authoritative && !(s && offline(s));
-  $('input').hidden = state.fleet; // a fleet view answers and continues; prompts are sent on the host
   $('fleet-note').hidden = !state.fleet;
   const primary = $('primary');
   const pause = $('pause');
@@ -374,8 +380,8 @@ function renderSession() {
         el('button', { type: 'button', 'data-answer': 'denied', onclick: () => answer('denied') }, 'Deny')]
       : [el('button', { type: 'button', 'data-answer': 'resumed', onclick: () => answer('resumed') }, 'Continue')];
     for (const b of buttons) b.disabled = disabled;
-    const stop = state.fleet ? null : el('button', { type: 'button', onclick: () => post(sessionAPI('stop', s.id)) }, 'Stop');
-    if (stop) stop.disabled = !live;
+    const stop = el('button', { type: 'button', 'data-stop': '', onclick: () => stopSession(s) }, 'Stop');
+    stop.disabled = !live;
     pause.replaceChildren(
       el('p', { class: 'pause-message' }, `${p.tool ? p.tool + ': ' : ''}${p.message}`),
       p.details ? el('pre', { class: 'pause-details' }, p.details) : null,
@@ -496,22 +502,33 @@ async function answerPause(s, p, answer, remember) {
   if (ok) showNotice(data.pending ? `Answer to ${s.host}/${s.id}: ${data.message}` : '');
 }
 
+// actionAPI is the address of an action on session s, of an engine or a fleet's host.
+function actionAPI(action, s) { return state.fleet ? fleetAPI(action, s) : sessionAPI(action, s.id); }
+
+// A fleet's host answers a command once it applied it (a stop: once the
+// session's process trees are gone), or says it has not taken it yet.
+function pendingNotice(s, what, data) { if (data.pending) showNotice(`${what} ${s.host}/${s.id}: ${data.message}`); }
+
+async function stopSession(s) {
+  const key = keyOf(s);
+  state.stopRequested.add(key);
+  renderSession();
+  const { ok, data } = await post(actionAPI('stop', s));
+  if (!ok) { state.stopRequested.delete(key); renderSession(); } else pendingNotice(s, 'Stop of', data);
+}
+
 $('input').addEventListener('submit', async (e) => {
   e.preventDefault();
   const s = state.sessions.get(state.selected);
   if (!s || !state.authoritative) return;
   const action = $('primary').dataset.action;
-  if (action === 'stop') {
-    const key = state.selected;
-    state.stopRequested.add(key);
-    renderSession();
-    const { ok } = await post(sessionAPI('stop', s.id));
-    if (!ok) { state.stopRequested.delete(key); renderSession(); }
-  } else if (action === 'send') {
+  if (action === 'stop') await stopSession(s);
+  else if (action === 'send') {
     const text = $('prompt').value;
     if (!text.trim()) return;
-    const { ok } = await post(sessionAPI('prompt', s.id), { text });
-    if (ok) $('prompt').value = '';
+    // In a fleet the prompt is bound to the session as this tab saw it: its host refuses it if it changed.
+    const { ok, data } = await post(actionAPI('prompt', s), state.fleet ? { epoch: state.epoch, version: s.version, text } : { text });
+    if (ok) { $('prompt').value = ''; pendingNotice(s, 'Prompt to', data); }
   }
 });
 
