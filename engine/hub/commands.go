@@ -263,11 +263,16 @@ func (h *Host) checkRevoke(ctx context.Context, c command) outcome {
 	}
 	g := engine.Grant{Tool: c.tool, Key: c.key, Scope: engine.RememberProject, Root: c.root}
 	k := revokeKey{g.Tool, g.Key, g.Root}
+	// Set before the revocation's event can reach the mirror; one still set
+	// is an earlier revoke's, not yet mirrored (this one is then refused).
 	h.doneMu.Lock()
-	h.revokes[k] = c.by
+	_, earlier := h.revokes[k]
+	if !earlier {
+		h.revokes[k] = c.by
+	}
 	h.doneMu.Unlock()
 	err := h.eng.RevokeGrant(ctx, g)
-	if err != nil {
+	if err != nil && !earlier {
 		h.doneMu.Lock()
 		delete(h.revokes, k)
 		h.doneMu.Unlock()

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -148,19 +147,38 @@ func TestRevokeFromHub(t *testing.T) {
 		return listed(t, f, "host-a", root) && listed(t, f, "host-b", root) && listed(t, f, "host-b", other)
 	})
 
-	// Two revokes of host-b's grant at once: one applied, the other told.
+	// Two revokes of host-b's grant at once, sent while it is offline: it
+	// takes both together when it is back; one is applied, the other told.
+	b.hub.Close()
 	var wg sync.WaitGroup
-	res := make([]hub.Result, 2)
-	for i, by := range []string{"alice", "bob"} {
+	ids := map[string]int64{}
+	var mu sync.Mutex
+	for _, by := range []string{"alice", "bob"} {
 		wg.Go(func() {
 			id, err := f.Revoke(t.Context(), hub.Revoke{Host: "host-b", Tool: "deploy", Key: "deploy api", Root: root, By: by})
-			res[i] = result(t, f, id, err)
+			if err != nil {
+				t.Error(err)
+			}
+			mu.Lock()
+			ids[by] = id
+			mu.Unlock()
 		})
 	}
 	wg.Wait()
-	slices.SortFunc(res, func(x, y hub.Result) int { return strings.Compare(x.State, y.State) }) // applied, refused
-	if res[0].State != hub.StateApplied || res[1].State != hub.StateRefused || res[1].Code != hub.CodeUnknownGrant {
-		t.Fatalf("two revokes at once: %+v; want one applied, one refused unknown_grant", res)
+	hb, err := hub.Attach(b.eng, hub.Config{URL: url, Host: "host-b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hb.Close()
+	won, lost := "alice", "bob"
+	if r := result(t, f, ids["bob"], nil); r.State == hub.StateApplied {
+		won, lost = lost, won
+	}
+	if r := result(t, f, ids[won], nil); r.State != hub.StateApplied {
+		t.Fatalf("of two revokes at once, none applied: %s's is %+v", won, r)
+	}
+	if r := result(t, f, ids[lost], nil); r.State != hub.StateRefused || r.Code != hub.CodeUnknownGrant {
+		t.Fatalf("two revokes at once: %s's applied, %s's %+v; want refused unknown_grant", won, lost, r)
 	}
 	if b.holds(t, root) || !b.holds(t, other) {
 		t.Fatal("host-b: the revoked grant is held, or the other project's is not")
@@ -177,18 +195,16 @@ func TestRevokeFromHub(t *testing.T) {
 		t.Fatal(err)
 	}
 	i := slices.IndexFunc(audit, func(e hub.AuditEntry) bool { return e.Event == "grant revoked" })
-	if i < 0 || audit[i].Host != "host-b" || audit[i].Reason != root || audit[i].By != "alice" && audit[i].By != "bob" {
-		t.Fatalf("the hub's audit log: %+v; want host-b's grant revoked, by alice or bob", audit)
+	if i < 0 || audit[i].Host != "host-b" || audit[i].Reason != root || audit[i].By != won {
+		t.Fatalf("the hub's audit log: %+v; want host-b's grant revoked, by %s", audit, won)
 	}
 	log, err := b.eng.AuditLog(t.Context(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.ContainsFunc(log, func(e store.AuditEntry) bool {
-		return e.Event == "grant revoked" && e.By == audit[i].By && e.Reason == root
-	}) ||
-		!slices.ContainsFunc(log, func(e store.AuditEntry) bool { return e.Event == "refused" && e.Kind == "revoke" }) {
-		t.Fatalf("host-b's own audit log: %+v; want the revoke, by whom, and the refused one", log)
+	if !slices.ContainsFunc(log, func(e store.AuditEntry) bool { return e.Event == "grant revoked" && e.By == won && e.Reason == root }) ||
+		!slices.ContainsFunc(log, func(e store.AuditEntry) bool { return e.Event == "refused" && e.Kind == "revoke" && e.By == lost }) {
+		t.Fatalf("host-b's own audit log: %+v; want the revoke by %s, and %s's refused", log, won, lost)
 	}
 
 	// host-a offline: a revoke that expires before it is back is never applied.
@@ -202,7 +218,10 @@ func TestRevokeFromHub(t *testing.T) {
 	defer h2.Close()
 	id, err = f.Revoke(t.Context(), hub.Revoke{Host: "host-a", Tool: "deploy", Key: "deploy api", Root: other, By: "alice"})
 	if r := result(t, f, id, err); r.Code != hub.CodeUnknownGrant { // taken after any earlier one
-		t.Fatalf("a revoke of a grant host-a never had: %+v; want unknown_grant", r)
+		t.Fatalf("a revoke of a grant host-a never had (host-b's): %+v; want unknown_grant", r)
+	}
+	if !b.holds(t, other) {
+		t.Fatal("a revoke sent to host-a took host-b's grant")
 	}
 	if !a.holds(t, root) {
 		t.Fatal("host-a applied a revoke that had expired while it was offline")
