@@ -194,6 +194,7 @@ type checker struct {
 	scripts int
 	writes  []fileWrite
 	real    map[string]string // realPath results of this check
+	lstats  map[string]lstatResult
 	found   []finding
 	seen    map[string]bool // reasons already found
 	// parsed counts the bytes of all nested scripts parsed, to bound the
@@ -215,6 +216,9 @@ type checker struct {
 	// are the texts of script files read from the workspace.
 	project      int
 	projectTexts map[string]bool
+	// diskTexts are the texts read from files (and the package.json
+	// scripts and make recipes in them): their syntax trees are kept.
+	diskTexts map[string]bool
 	// artefactFind counts the finds being judged that select only build
 	// artefacts in the workspace (findArtefacts): under the sandbox, their
 	// -delete and the rm they run on what they found ({} or their start
@@ -276,6 +280,21 @@ type level struct {
 	callEnv    []string          // NAME=value given to the simple command being judged (prefix assignments, env NAME=value)
 }
 
+// parsedScript is a script's syntax tree (shared: never changed), or why
+// it does not parse.
+type parsedScript struct {
+	f   *syntax.File
+	err error
+}
+
+// fromDisk marks text as read from a file (see diskTexts).
+func (c *checker) fromDisk(text string) {
+	if c.diskTexts == nil {
+		c.diskTexts = map[string]bool{}
+	}
+	c.diskTexts[text] = true
+}
+
 // script parses src and judges every simple command in it.
 func (c *checker) script(src string, depth int) {
 	if c.projectTexts[src] {
@@ -290,7 +309,17 @@ func (c *checker) script(src string, depth int) {
 	if c.parser == nil { // one per check: a parser is large, and reusable once Parse returned
 		c.parser = syntax.NewParser(syntax.Variant(syntax.LangBash))
 	}
-	f, err := c.parser.Parse(strings.NewReader(src), "")
+	var f *syntax.File
+	var err error
+	if c.diskTexts[src] { // the same script is parsed once per session
+		p := c.sc.cache.derive("sh", src, func(src string) any {
+			f, err := c.parser.Parse(strings.NewReader(src), "")
+			return parsedScript{f, err}
+		}).(parsedScript)
+		f, err = p.f, p.err
+	} else {
+		f, err = c.parser.Parse(strings.NewReader(src), "")
+	}
 	if err != nil {
 		c.add(finding{action: ActionConfirm, reason: catUnparsable + ": " + abbreviate(err.Error()), key: src})
 		return

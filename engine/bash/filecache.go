@@ -1,6 +1,7 @@
 package bash
 
 import (
+	"os"
 	"sync"
 	"time"
 )
@@ -22,12 +23,21 @@ import (
 // server clock lags this machine's by more than fresh weakens that rule.)
 // On systems where the identity is not known (see fileIdentity), nothing
 // is cached.
+//
+// It also keeps what was made of those texts (derive): a makefile's rules,
+// package.json's scripts, a script's syntax tree. Those are keyed by the
+// text itself, so they need no check; they are shared and never changed.
 type fileCache struct {
 	mu      sync.Mutex
 	entries map[string]cachedFile // by the path read
 	bytes   int
 	fresh   time.Duration
+	derived map[derivedKey]any
+	dbytes  int // the texts keying derived
 }
+
+// derivedKey is what derived holds: the kind of thing made of text.
+type derivedKey struct{ kind, text string }
 
 // Bounds of a fileCache: past them, entries are dropped to make room.
 const (
@@ -48,22 +58,19 @@ func newFileCacheAny() any { return newFileCache() }
 
 // read is readSmall through the cache: the text of the regular file p as
 // it is now (at most maxScriptBytes), or false when it is absent, not a
-// regular file, too large or unreadable. A nil cache reads the file.
-func (fc *fileCache) read(p string) (string, bool) {
+// regular file, too large or unreadable. stat is os.Stat (the checker's,
+// which remembers what it saw during the check). A nil cache reads the
+// file.
+func (fc *fileCache) read(p string, stat func(string) (os.FileInfo, error)) (string, bool) {
 	if fc == nil {
 		return readSmall(p)
 	}
-	id, regular, err := statID(p)
-	if err != nil || !regular {
+	fi, err := stat(p)
+	if err != nil || !fi.Mode().IsRegular() {
 		return "", false // absent, unreachable or not a regular file now: nothing to read
 	}
-	if id.known {
-		fc.mu.Lock()
-		e, hit := fc.entries[p]
-		fc.mu.Unlock()
-		if hit && e.id == id {
-			return e.text, true
-		}
+	if text, ok := fc.held(p, fi); ok {
+		return text, true
 	}
 	start := time.Now()
 	text, id, ok := readSmallID(p)
@@ -72,6 +79,18 @@ func (fc *fileCache) read(p string) (string, bool) {
 	}
 	fc.put(p, cachedFile{id: id, text: text})
 	return text, true
+}
+
+// held is p's text if the cache holds it as the file is now (fi: its stat).
+func (fc *fileCache) held(p string, fi os.FileInfo) (string, bool) {
+	id := fileIDOf(fi)
+	if fc == nil || !id.known {
+		return "", false
+	}
+	fc.mu.Lock()
+	e, hit := fc.entries[p]
+	fc.mu.Unlock()
+	return e.text, hit && e.id == id
 }
 
 func (fc *fileCache) put(p string, e cachedFile) {
@@ -93,6 +112,42 @@ func (fc *fileCache) put(p string, e cachedFile) {
 	}
 	fc.entries[p] = e
 	fc.bytes += len(e.text)
+}
+
+// derive is build(text) as kind ("makefile", "package.json", "sh"),
+// remembered. A nil cache builds it each time.
+func (fc *fileCache) derive(kind, text string, build func(string) any) any {
+	if fc == nil {
+		return build(text)
+	}
+	k := derivedKey{kind, text}
+	fc.mu.Lock()
+	v, ok := fc.derived[k]
+	fc.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = build(text)
+	if len(text) > maxCachedBytes/4 {
+		return v
+	}
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	if fc.derived == nil {
+		fc.derived = map[derivedKey]any{}
+	}
+	if _, ok := fc.derived[k]; !ok {
+		for old := range fc.derived { // room for k: drop any entries
+			if len(fc.derived) < maxCachedFiles && fc.dbytes+len(text) <= maxCachedBytes {
+				break
+			}
+			fc.dbytes -= len(old.text)
+			delete(fc.derived, old)
+		}
+		fc.derived[k] = v
+		fc.dbytes += len(text)
+	}
+	return v
 }
 
 // cached reports whether p's text is held (for tests).

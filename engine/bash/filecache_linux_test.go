@@ -67,7 +67,7 @@ func TestFileCacheKeepsNoFileChangedJustNow(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "s.sh")
 	require.NoError(t, os.WriteFile(p, []byte("echo hi\n"), 0o644))
 	fc := newFileCache()
-	text, ok := fc.read(p)
+	text, ok := fc.read(p, os.Stat)
 	require.True(t, ok)
 	require.Equal(t, "echo hi\n", text)
 	fi, err := os.Stat(p)
@@ -75,7 +75,7 @@ func TestFileCacheKeepsNoFileChangedJustNow(t *testing.T) {
 	if ctime := fi.Sys().(*syscall.Stat_t).Ctim; time.Since(time.Unix(ctime.Unix())) < fc.fresh {
 		require.False(t, fc.cached(p), "a file changed %v ago is kept", time.Since(time.Unix(ctime.Unix())))
 	}
-	_, ok = fc.read(filepath.Join(t.TempDir(), "absent.sh"))
+	_, ok = fc.read(filepath.Join(t.TempDir(), "absent.sh"), os.Stat)
 	require.False(t, ok)
 }
 
@@ -88,7 +88,7 @@ func TestFileCacheIsBounded(t *testing.T) {
 	for i := range maxCachedFiles + 20 {
 		p := filepath.Join(dir, strconv.Itoa(i))
 		require.NoError(t, os.WriteFile(p, []byte("echo "+strconv.Itoa(i)), 0o644))
-		text, ok := fc.read(p)
+		text, ok := fc.read(p, os.Stat)
 		require.True(t, ok)
 		require.Equal(t, "echo "+strconv.Itoa(i), text)
 		require.True(t, fc.cached(p))
@@ -101,4 +101,18 @@ func TestFileCacheIsBounded(t *testing.T) {
 		n += len(e.text)
 	}
 	require.Equal(t, n, fc.bytes)
+}
+
+// The makefile parsed once is shared by the session's checks: a variable
+// set on one make's command line must not stay in it. Judged from the
+// changed copy, `make` would run `true` in place of the makefile's rm.
+func TestMakeVariableOnTheLineStaysOnTheLine(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "Makefile"), []byte("CMD = rm -rf ~/victim\nall:\n\t$(CMD)\n"), 0o644))
+	sc := newScope(dir)
+	require.Equal(t, ActionConfirm, sc.check("make").Decision)
+	require.Equal(t, ActionAllow, sc.check("make CMD=true").Decision)
+	d := sc.check("make")
+	require.Equal(t, ActionConfirm, d.Decision, "make judged with the CMD of an earlier line: %q", d.Reasons)
 }

@@ -106,7 +106,7 @@ func (x *command) outside(category string, targets []arg) {
 		t.text = x.l.resolve(t.text)
 		// known: the boundary of writes (the workspace, and new files of the
 		// temp dir: curl -o /tmp/jq URL && chmod +x /tmp/jq); else by its text
-		if ok && x.l.c.dir != "" && !x.l.c.sc.inside(p) || !(ok && x.l.c.dir != "") && outsideDir(t, x.l.c.dir) {
+		if ok && x.l.c.dir != "" && !x.l.c.sc.inside(p, x.l.c.lstat) || !(ok && x.l.c.dir != "") && outsideDir(t, x.l.c.dir) {
 			x.flag(category)
 			return
 		}

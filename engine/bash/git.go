@@ -4,7 +4,6 @@ package bash
 // git runs from config values, aliases and options.
 
 import (
-	"os"
 	"path"
 	"regexp"
 	"strings"
@@ -71,7 +70,7 @@ func (x *command) git() {
 		dangerous = o.has("-f", "--force") || hasOperand(rest, "--") && len(ops) > 0 || hasOperand(rest, ".")
 		if len(ops) >= 2 && !o.has("-b", "-B", "--orphan") { // checkout REF PATH: the file's changes are discarded
 			if p, ok := x.l.abs(ops[len(ops)-1]); ok {
-				if _, err := os.Lstat(p); err == nil {
+				if x.l.c.exists(p) {
 					dangerous = true
 				}
 			}
@@ -128,11 +127,11 @@ func (x *command) knownRemote(pre []arg, repo arg) bool {
 	}
 	ws := x.l.c.sc.dir
 	for {
-		if config, ok := gitConfigFile(x.l.c.sc.cache, d); ok {
+		if config, ok := x.l.c.gitConfigFile(d); ok {
 			if !repo.static {
 				return false
 			}
-			text, _ := x.l.c.sc.cache.read(config)
+			text, _ := x.l.c.sc.cache.read(config, x.l.c.stat)
 			for _, m := range gitRemote.FindAllStringSubmatch(text, -1) {
 				if m[1] == repo.text {
 					return true
@@ -150,12 +149,12 @@ func (x *command) knownRemote(pre []arg, repo arg) bool {
 // gitConfigFile is the config file of the repository whose working tree
 // is dir: .git/config, or a worktree's (.git is a file naming its git
 // directory, whose commondir holds the config).
-func gitConfigFile(fc *fileCache, dir string) (string, bool) {
+func (c *checker) gitConfigFile(dir string) (string, bool) {
 	git := path.Join(dir, ".git")
-	if isDir(git) {
+	if c.isDir(git) {
 		return path.Join(git, "config"), true
 	}
-	text, ok := fc.read(git)
+	text, ok := c.sc.cache.read(git, c.stat)
 	gitdir, found := strings.CutPrefix(strings.TrimSpace(text), "gitdir: ")
 	if !ok || !found {
 		return "", false
@@ -163,7 +162,7 @@ func gitConfigFile(fc *fileCache, dir string) (string, bool) {
 	if !path.IsAbs(gitdir) {
 		gitdir = path.Join(dir, gitdir)
 	}
-	if common, ok := fc.read(path.Join(gitdir, "commondir")); ok {
+	if common, ok := c.sc.cache.read(path.Join(gitdir, "commondir"), c.stat); ok {
 		if c := strings.TrimSpace(common); path.IsAbs(c) {
 			gitdir = c
 		} else {

@@ -281,7 +281,7 @@ func (l *level) actionKeyOf(args []arg) (key, why string) {
 				// A word that names a path (or a file that exists) is
 				// remembered resolved: ~, a cd or a symlink on disk must not
 				// make another file look like the approved one.
-				if i == 0 || strings.ContainsAny(t, "/~") || strings.HasPrefix(t, ".") || exists(p) {
+				if i == 0 || strings.ContainsAny(t, "/~") || strings.HasPrefix(t, ".") || l.c.exists(p) {
 					t = p
 				}
 			}
@@ -293,10 +293,4 @@ func (l *level) actionKeyOf(args []arg) (key, why string) {
 	}
 	fmt.Fprintf(&b, " (in %s)", l.at)
 	return b.String(), ""
-}
-
-// exists reports whether something is at p (a dangling symlink too).
-func exists(p string) bool {
-	_, err := os.Lstat(p)
-	return err == nil
 }

@@ -199,7 +199,7 @@ func (x *command) nodeTests() {
 			op.glob = true // node expands the pattern itself
 		}
 		p, ok := x.l.abs(op)
-		if !ok || !isDir(p) {
+		if !ok || !x.l.c.isDir(p) {
 			t, problem := x.l.scriptTexts(op)
 			if problem != "" {
 				x.flagScript(problem)

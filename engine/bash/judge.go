@@ -77,7 +77,7 @@ func (x *command) inputKey() (key string, ok bool) {
 				return "", false
 			}
 			key += " < " + quote(p)
-			if text, ok := x.l.c.sc.cache.read(p); ok {
+			if text, ok := x.l.c.sc.cache.read(p, x.l.c.stat); ok {
 				key += " sha256:" + hashText(text)[:16]
 			}
 		}

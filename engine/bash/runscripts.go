@@ -2,6 +2,7 @@ package bash
 
 import (
 	"encoding/json"
+	"maps"
 	"path"
 	"regexp"
 	"strings"
@@ -37,6 +38,7 @@ func (x *command) shellCodeIn(dir, text string) {
 	}
 	saved := x.l.c.at
 	x.l.c.at = dir
+	x.l.c.fromDisk(text)
 	x.shellCode(text)
 	x.l.c.at = saved
 }
@@ -93,11 +95,9 @@ func (x *command) packageScripts() {
 		}
 		return // no package.json: the package manager fails
 	}
-	var pkg struct {
-		Scripts map[string]string `json:"scripts"`
-	}
 	for _, t := range texts {
-		if err := json.Unmarshal([]byte(t), &pkg); err != nil {
+		pkg := x.l.c.sc.cache.derive("package.json", t, parsePackageJSON).(*packageJSON)
+		if pkg == nil {
 			x.flag(catScript)
 			return
 		}
@@ -107,6 +107,20 @@ func (x *command) packageScripts() {
 			}
 		}
 	}
+}
+
+// packageJSON is what the gate reads of a package.json.
+type packageJSON struct {
+	Scripts map[string]string `json:"scripts"`
+}
+
+// parsePackageJSON parses a package.json's text: nil if it is not valid.
+func parsePackageJSON(text string) any {
+	var pkg packageJSON
+	if err := json.Unmarshal([]byte(text), &pkg); err != nil {
+		return (*packageJSON)(nil)
+	}
+	return &pkg
 }
 
 // makeVar matches a variable assignment line of a makefile.
@@ -122,6 +136,13 @@ type makefile struct {
 	prereqs map[string][]string
 	first   string
 	dynamic bool // != or $(shell) in a variable: values not known
+}
+
+// clone is m with its own vars, to be changed.
+func (m *makefile) clone() *makefile {
+	c := *m
+	c.vars = maps.Clone(m.vars)
+	return &c
 }
 
 func parseMakefile(text string) *makefile {
@@ -278,9 +299,13 @@ func (x *command) makeTargets() {
 		}
 	}
 	for _, text := range texts {
-		m := parseMakefile(text)
+		overridden := false
+		m := x.l.c.sc.cache.derive("makefile", text, func(t string) any { return parseMakefile(t) }).(*makefile)
 		for _, op := range o.operands {
 			if name, val, ok := strings.Cut(op.text, "="); ok && syntax.ValidName(name) {
+				if !overridden {
+					m, overridden = m.clone(), true // the cached one is shared
+				}
 				m.vars[name] = val
 			}
 		}

@@ -48,13 +48,13 @@ func (s *scope) check(cmd string) Decision { return check(cmd, s) }
 // inside reports whether the absolute, cleaned path p may be changed
 // without asking: it is in the working directory, or it is a new file in a
 // temporary directory (what is already there may be another's).
-func (s *scope) inside(p string) bool {
+func (s *scope) inside(p string, lstat func(string) (os.FileInfo, error)) bool {
 	if s.dir != "" && under(p, s.dir) {
 		return true
 	}
 	for _, t := range s.temp {
 		if under(p, t) && p != t {
-			_, err := os.Lstat(p)
+			_, err := lstat(p)
 			return os.IsNotExist(err)
 		}
 	}
@@ -65,12 +65,14 @@ func (s *scope) inside(p string) bool {
 // component by component, also when the last ones do not exist yet (a
 // link to a directory that is about to be written to). It stops after 40
 // links, like the kernel.
-func realPath(p string) string { return realPathFrom("/", p) }
+func realPath(p string) string { return realPathFrom("/", p, os.Lstat) }
 
 // realPathFrom is realPath when the directory done is known to hold no
 // symlink (a resolved path: neither do its ancestors): only the part of p
-// below what it shares with done is looked at.
-func realPathFrom(done, p string) string {
+// below what it shares with done is looked at. lstat looks at each
+// component (the checker's remembers what it saw, for the rest of the
+// check); a symlink's target is then read.
+func realPathFrom(done, p string, lstat func(string) (os.FileInfo, error)) string {
 	p = filepath.Clean(p)
 	if !strings.HasPrefix(p, "/") {
 		return p
@@ -97,12 +99,17 @@ func realPathFrom(done, p string) string {
 			continue
 		}
 		next := filepath.Join(done, part)
-		target, err := os.Readlink(next)
+		fi, err := lstat(next)
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 			// Nothing is below what does not exist: no link to follow. (No
 			// .. is left in rest: p and link targets are cleaned absolute.)
 			return filepath.Join(append([]string{next}, rest...)...)
 		}
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			done = next
+			continue
+		}
+		target, err := os.Readlink(next)
 		if err != nil {
 			done = next
 			continue

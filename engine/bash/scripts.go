@@ -92,11 +92,6 @@ func readSmallID(p string) (string, fileID, bool) {
 	return string(b), fileIDOf(fi), true
 }
 
-func isDir(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.IsDir()
-}
-
 // scriptTexts finds the text of the script file a names, as the command
 // will see it: written earlier on the line, copied on the line, logged by
 // an earlier call of the session, or on disk (globs expanded). problem
@@ -127,12 +122,15 @@ func (l *level) scriptTexts(a arg) (texts []string, problem string) {
 	if l.c.scripts++; l.c.scripts > maxScripts {
 		return nil, "too many scripts to read"
 	}
-	text, ok := l.c.sc.cache.read(p)
+	text, ok := l.c.sc.cache.read(p, l.c.stat)
+	if ok {
+		l.c.fromDisk(text)
+	}
 	if !ok {
 		if lf, ok := l.c.sc.files.lookup(p); ok && lf.text != "" {
 			return []string{lf.text}, "" // written by an earlier call: judged by what was written
 		}
-		if isDir(p) {
+		if l.c.isDir(p) {
 			return nil, "it is a directory"
 		}
 		return nil, "it cannot be read when checked"
@@ -235,7 +233,7 @@ func inSystemBin(p string) bool {
 func (l *level) pathProgram(name string) string {
 	for _, d := range l.pathDirs {
 		p := path.Join(d, name)
-		if _, err := os.Lstat(p); err == nil {
+		if l.c.exists(p) {
 			return p
 		}
 		if _, ok := l.written[canon(p)]; ok {
@@ -295,7 +293,7 @@ func (x *command) resolveProgram() bool {
 		x.flag(catDownloadExec)
 		return true
 	}
-	fi, err := os.Stat(abs)
+	fi, err := x.l.c.stat(abs)
 	if err != nil || fi.IsDir() {
 		if strings.HasPrefix(p, "/") && inSystemBin(path.Clean(p)) {
 			return false // a system program this machine lacks: judged by its name
@@ -310,7 +308,12 @@ func (x *command) resolveProgram() bool {
 		}
 		return false
 	}
-	head, _ := readHead(abs, 4)
+	var head []byte
+	if text, ok := x.l.c.sc.cache.held(abs, fi); ok { // read before: no need to open it
+		head = []byte(text[:min(4, len(text))])
+	} else {
+		head, _ = readHead(abs, 4)
+	}
 	if bytes.HasPrefix(head, []byte("\x7fELF")) || bytes.HasPrefix(head, []byte("\xcf\xfa\xed\xfe")) {
 		if sys := systemCopy(abs, fi.Size()); sys != "" {
 			x.renamed(sys) // a copy of a system program

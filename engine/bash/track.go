@@ -133,7 +133,7 @@ func (l *level) wrote(a arg, text string, known, appendTo bool) {
 		}
 	case appendTo:
 		if _, ok := l.written[p]; !ok && absOK {
-			if old, ok := l.c.sc.cache.read(abs); ok {
+			if old, ok := l.c.sc.cache.read(abs, l.c.stat); ok {
 				l.written[p] = old
 			}
 		}
@@ -224,7 +224,7 @@ func isDirOnDisk(l *level, a arg) bool {
 	if !ok {
 		return false
 	}
-	return isDir(p)
+	return l.c.isDir(p)
 }
 
 // sameShell runs judge on code the shell of this line runs itself (eval,

@@ -5,7 +5,6 @@ package bash
 // HTTP are judged with the network tools, network.go.)
 
 import (
-	"os"
 	"path"
 	"regexp"
 	"slices"
@@ -453,6 +452,6 @@ func (x *command) projectCode() bool {
 	if !ok || x.l.c.sc.dir == "" || !under(abs, x.l.c.sc.dir) || x.l.unknownOut[abs] || x.l.copies[abs] != "" || logged {
 		return false
 	}
-	fi, err := os.Stat(abs) // a file of the project, not one that is missing (or made later)
+	fi, err := x.l.c.stat(abs) // a file of the project, not one that is missing (or made later)
 	return err == nil && fi.Mode().IsRegular()
 }

@@ -1,6 +1,8 @@
 package bash
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -97,9 +99,60 @@ func (c *checker) realPath(p string) string {
 	if c.real == nil {
 		c.real = map[string]string{}
 	}
-	r := realPathFrom(c.sc.dir, p) // the working directory is already resolved
+	r := realPathFrom(c.sc.dir, p, c.lstat) // the working directory is already resolved
 	c.real[p] = r
 	return r
+}
+
+// lstat is os.Lstat, remembered for the rest of the check: realPath looks
+// at every component of the paths a line names, and the checks after it
+// (does it exist, is it a directory, is the file read still the one
+// cached) ask about the same paths. Below a component found missing,
+// nothing is looked at.
+func (c *checker) lstat(p string) (os.FileInfo, error) {
+	if r, ok := c.lstats[p]; ok {
+		return r.fi, r.err
+	}
+	if c.lstats == nil {
+		c.lstats = map[string]lstatResult{}
+	}
+	for d := filepath.Dir(p); len(d) > 1 && d != p; d = filepath.Dir(d) {
+		if r, ok := c.lstats[d]; ok {
+			if errors.Is(r.err, fs.ErrNotExist) {
+				return nil, r.err
+			}
+			break
+		}
+	}
+	fi, err := os.Lstat(p)
+	c.lstats[p] = lstatResult{fi, err}
+	return fi, err
+}
+
+type lstatResult struct {
+	fi  os.FileInfo
+	err error
+}
+
+// stat is os.Stat through lstat: a symlink is followed with os.Stat.
+func (c *checker) stat(p string) (os.FileInfo, error) {
+	fi, err := c.lstat(p)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return fi, err
+	}
+	return os.Stat(p)
+}
+
+// exists reports whether something is at p (a dangling symlink too).
+func (c *checker) exists(p string) bool {
+	_, err := c.lstat(p)
+	return err == nil
+}
+
+// isDir reports whether p is a directory (through symlinks).
+func (c *checker) isDir(p string) bool {
+	fi, err := c.stat(p)
+	return err == nil && fi.IsDir()
 }
 
 // writesOutside reports whether writing to a (a file a command creates,
@@ -124,13 +177,13 @@ func (l *level) writesOutside(a arg) bool {
 	if !ok {
 		return !l.tempVarPath(a) // tmp=$(mktemp); echo x > "$tmp"
 	}
-	return !l.c.sc.inside(p) || hardLinked(p)
+	return !l.c.sc.inside(p, l.c.lstat) || l.c.hardLinked(p)
 }
 
 // hardLinked reports a regular file with more than one name: writing to it
 // may change a file outside the workspace.
-func hardLinked(p string) bool {
-	fi, err := os.Lstat(p)
+func (c *checker) hardLinked(p string) bool {
+	fi, err := c.lstat(p)
 	if err != nil || !fi.Mode().IsRegular() {
 		return false
 	}
