@@ -441,7 +441,9 @@ export interface EngineConfig {
   store?: string;
   /**
    * Join a fleet: mirror this engine's sessions to a PostgreSQL hub and take
-   * the answers and emergency stops addressed to this host (docs/fleet.md).
+   * the commands addressed to this host (answers, continues, a session's
+   * stop, prompts, revokes of remembered approvals, emergency stops:
+   * docs/fleet.md).
    * The host only dials out; with the hub unreachable it goes on and
    * resynchronises when it is back. The URL's credentials are never stored.
    */
