@@ -48,7 +48,14 @@ func (t *HostTool) Run(ctx context.Context, call ToolCall, env *Env) (Result, er
 	abort := t.Start(c)
 	select {
 	case res := <-c.answer:
-		return res, nil
+		c.mu.Lock()
+		cut := c.cut
+		c.mu.Unlock()
+		if !cut {
+			return res, nil
+		}
+		// The host answered after the interrupt, before this saw it.
+		return Result{}, interruptErr(ctx)
 	case <-ctx.Done():
 	}
 	if abort != nil {
@@ -83,6 +90,7 @@ type HostCall struct {
 	mu        sync.Mutex
 	ended     bool
 	abandoned bool // the run stopped waiting: a late answer is only recorded
+	cut       bool // the answer came after the run was interrupted: not used
 }
 
 // Context is done when the run is interrupted (the host should abort) and
@@ -136,6 +144,7 @@ func (c *HostCall) End(res Result) error {
 		c.env.session.recordLate(c.call)
 		return nil
 	}
+	c.cut = c.ctx.Err() != nil
 	c.answer <- res // room for one, and only the first End sends
 	return nil
 }
