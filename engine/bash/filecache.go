@@ -34,7 +34,20 @@ type fileCache struct {
 	fresh   time.Duration
 	derived map[derivedKey]any
 	dbytes  int // the texts keying derived
+	dirs    map[string]cachedDir
 }
+
+// cachedDir is the names in a directory, as read when it was id. A
+// directory's mtime and ctime change whenever an entry is made, removed or
+// renamed in it, so a name it does not list is not there while the
+// directory is still id.
+type cachedDir struct {
+	id    fileID
+	names map[string]bool
+}
+
+// maxListed bounds the names of a directory listed.
+const maxListed = 4096
 
 // derivedKey is what derived holds: the kind of thing made of text.
 type derivedKey struct{ kind, text string }
@@ -114,6 +127,48 @@ func (fc *fileCache) put(p string, e cachedFile) {
 	fc.bytes += len(e.text)
 }
 
+// absent reports whether the directory dir, which is now fi (its stat),
+// holds no entry name, by its listing (names): known is false when that is
+// not known from it (then lstat the name).
+func (fc *fileCache) absent(dir string, fi os.FileInfo, name string) (absent, known bool) {
+	names, ok := fc.names(dir, fi)
+	return ok && !names[name], ok
+}
+
+// names are the names in the directory dir, which is now fi (its stat), or
+// false. The listing is read at most once per version of the directory,
+// and only for a directory whose last change is older than fresh, whose
+// names are compared byte for byte (listDir). The map is shared: read only.
+func (fc *fileCache) names(dir string, fi os.FileInfo) (map[string]bool, bool) {
+	id := fileIDOf(fi)
+	if fc == nil || !id.known || !fi.IsDir() || id.ctime > time.Now().Add(-fc.fresh).UnixNano() {
+		return nil, false
+	}
+	fc.mu.Lock()
+	d, ok := fc.dirs[dir]
+	fc.mu.Unlock()
+	if !ok || d.id != id {
+		names, listedID, ok := listDir(dir)
+		if !ok || listedID != id {
+			return nil, false // changed meanwhile
+		}
+		d = cachedDir{id: id, names: names}
+		fc.mu.Lock()
+		if fc.dirs == nil {
+			fc.dirs = map[string]cachedDir{}
+		}
+		for k := range fc.dirs { // a few directories: the sessions' working directories
+			if len(fc.dirs) < 8 {
+				break
+			}
+			delete(fc.dirs, k)
+		}
+		fc.dirs[dir] = d
+		fc.mu.Unlock()
+	}
+	return d.names, true
+}
+
 // derive is build(text) as kind ("makefile", "package.json", "sh"),
 // remembered. A nil cache builds it each time.
 func (fc *fileCache) derive(kind, text string, build func(string) any) any {
@@ -148,6 +203,14 @@ func (fc *fileCache) derive(kind, text string, build func(string) any) any {
 		fc.dbytes += len(text)
 	}
 	return v
+}
+
+// listed reports whether dir's names are held (for tests).
+func (fc *fileCache) listed(dir string) bool {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	_, ok := fc.dirs[dir]
+	return ok
 }
 
 // cached reports whether p's text is held (for tests).

@@ -116,3 +116,47 @@ func TestMakeVariableOnTheLineStaysOnTheLine(t *testing.T) {
 	d := sc.check("make")
 	require.Equal(t, ActionConfirm, d.Decision, "make judged with the CMD of an earlier line: %q", d.Reasons)
 }
+
+// The session keeps the names in its working directory, to know without a
+// lstat each that a word names no file there. A symlink made there after a
+// check, with the directory's mtime put back, must still be seen: `echo hi
+// > data/note` writes in the workspace while there is no data, outside it
+// once data is a link to a directory outside. A listing keyed on the
+// directory's path, or its size and mtime, fails this; its ctime tells.
+func TestWorkingDirectoryListingSeesALinkMadeLater(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	dir, outside := filepath.Join(root, "ws"), filepath.Join(root, "outside")
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "src"), 0o755))
+	require.NoError(t, os.MkdirAll(outside, 0o755))
+	sc := newScope(dir)
+	sc.temp = nil
+	sc.cache.fresh = 20 * time.Millisecond
+	real, err := filepath.EvalSymlinks(dir)
+	require.NoError(t, err)
+	const rm = "echo hi > data/note"
+	deadline := time.Now().Add(5 * time.Second)
+	for !sc.cache.listed(real) { // judged until the directory is old enough to be listed
+		require.Equal(t, ActionAllow, sc.check(rm).Decision)
+		require.True(t, time.Now().Before(deadline), "the working directory not listed after 5 s")
+	}
+	require.Equal(t, ActionAllow, sc.check(rm).Decision, "judged from the listing")
+
+	before, err := os.Stat(dir)
+	require.NoError(t, err)
+	require.NoError(t, os.Symlink(outside, filepath.Join(dir, "data")))
+	require.NoError(t, os.Chtimes(dir, before.ModTime(), before.ModTime()))
+	after, err := os.Stat(dir)
+	require.NoError(t, err)
+	require.Equal(t, before.ModTime(), after.ModTime())
+	require.Equal(t, before.Size(), after.Size())
+	// Past fresh, a changed directory may be listed again (or, keyed
+	// wrongly, be taken for the one listed).
+	changed := time.Unix(after.Sys().(*syscall.Stat_t).Ctim.Unix())
+	for time.Since(changed) < 2*sc.cache.fresh {
+		time.Sleep(sc.cache.fresh)
+	}
+
+	d := sc.check(rm)
+	require.Equal(t, ActionConfirm, d.Decision, "data is now a link outside the workspace: %q", d.Reasons)
+}

@@ -174,7 +174,7 @@ func (l *level) globScripts(a arg) ([]string, string) {
 			}
 		}
 	}
-	matches, _ := filepath.Glob(pattern)
+	matches := l.c.glob(pattern)
 	for _, m := range matches {
 		t, problem := l.scriptTexts(arg{text: m, static: true})
 		if problem != "" {
@@ -186,6 +186,35 @@ func (l *level) globScripts(a arg) ([]string, string) {
 		return nil, "its glob matches no file when checked"
 	}
 	return texts, ""
+}
+
+// glob is filepath.Glob of the absolute pattern, matched against the
+// session's listing of the directory when only the last component has
+// wildcards.
+func (c *checker) glob(pattern string) []string {
+	dir, file := filepath.Split(pattern)
+	dir = filepath.Clean(dir)
+	if _, err := filepath.Match(file, ""); err != nil || !filepath.IsAbs(dir) || strings.ContainsAny(dir, `*?[\`) {
+		matches, _ := filepath.Glob(pattern)
+		return matches
+	}
+	fi, err := c.stat(dir)
+	if err != nil || !fi.IsDir() {
+		return nil
+	}
+	names, ok := c.sc.cache.names(dir, fi)
+	if !ok {
+		matches, _ := filepath.Glob(pattern)
+		return matches
+	}
+	var matches []string
+	for n := range names {
+		if m, _ := filepath.Match(file, n); m {
+			matches = append(matches, filepath.Join(dir, n))
+		}
+	}
+	slices.Sort(matches)
+	return matches
 }
 
 // shebang is the interpreter a script names in its first line.

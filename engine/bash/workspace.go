@@ -124,6 +124,15 @@ func (c *checker) lstat(p string) (os.FileInfo, error) {
 			break
 		}
 	}
+	if dir := filepath.Dir(p); dir == c.sc.dir && dir != p { // most words are looked up here
+		if dfi, err := c.lstat(dir); err == nil {
+			if absent, known := c.sc.cache.absent(dir, dfi, filepath.Base(p)); known && absent {
+				err := &fs.PathError{Op: "lstat", Path: p, Err: syscall.ENOENT}
+				c.lstats[p] = lstatResult{nil, err}
+				return nil, err
+			}
+		}
+	}
 	fi, err := os.Lstat(p)
 	c.lstats[p] = lstatResult{fi, err}
 	return fi, err
