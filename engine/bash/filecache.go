@@ -1,6 +1,7 @@
 package bash
 
 import (
+	"io/fs"
 	"os"
 	"sync"
 	"time"
@@ -37,13 +38,14 @@ type fileCache struct {
 	dirs    map[string]cachedDir
 }
 
-// cachedDir is the names in a directory, as read when it was id. A
-// directory's mtime and ctime change whenever an entry is made, removed or
-// renamed in it, so a name it does not list is not there while the
-// directory is still id.
+// cachedDir is the names in a directory and their types (fs.FileMode's
+// type bits), as read when it was id. A directory's mtime and ctime change
+// whenever an entry is made, removed or renamed in it (a file replaced by a
+// symlink too), so while the directory is still id a name it does not list
+// is not there, and one it lists is of the type listed.
 type cachedDir struct {
 	id    fileID
-	names map[string]bool
+	names map[string]fs.FileMode
 }
 
 // maxListed bounds the names of a directory listed.
@@ -59,6 +61,17 @@ const (
 	// cacheFresh is how old a file's last change must be to be cached.
 	cacheFresh = time.Second
 )
+
+// fileID is what a file is and which version of it: two reads of a file
+// with the same fileID read the same text. known is false where the
+// system does not tell (fileIDOf).
+type fileID struct {
+	known        bool
+	dev, ino     uint64
+	mode         uint32
+	size         int64
+	mtime, ctime int64 // ns
+}
 
 type cachedFile struct {
 	id   fileID
@@ -132,14 +145,15 @@ func (fc *fileCache) put(p string, e cachedFile) {
 // not known from it (then lstat the name).
 func (fc *fileCache) absent(dir string, fi os.FileInfo, name string) (absent, known bool) {
 	names, ok := fc.names(dir, fi)
-	return ok && !names[name], ok
+	_, there := names[name]
+	return ok && !there, ok
 }
 
 // names are the names in the directory dir, which is now fi (its stat), or
 // false. The listing is read at most once per version of the directory,
 // and only for a directory whose last change is older than fresh, whose
 // names are compared byte for byte (listDir). The map is shared: read only.
-func (fc *fileCache) names(dir string, fi os.FileInfo) (map[string]bool, bool) {
+func (fc *fileCache) names(dir string, fi os.FileInfo) (map[string]fs.FileMode, bool) {
 	id := fileIDOf(fi)
 	if fc == nil || !id.known || !fi.IsDir() || id.ctime > time.Now().Add(-fc.fresh).UnixNano() {
 		return nil, false

@@ -1,21 +1,12 @@
 package bash
 
 import (
+	"io/fs"
 	"os"
 	"syscall"
 
 	"golang.org/x/sys/unix"
 )
-
-// fileID is what a file is and which version of it: two reads of a file
-// with the same fileID read the same text.
-type fileID struct {
-	known        bool
-	dev, ino     uint64
-	mode         uint32
-	size         int64
-	mtime, ctime int64 // ns
-}
 
 // fileIDOf is the fileID of a file's FileInfo (from stat or fstat).
 func fileIDOf(fi os.FileInfo) fileID {
@@ -36,7 +27,7 @@ const fsCasefold = 0x40000000
 // cannot be read, is too large, or may match names other than byte for
 // byte: only ext4, tmpfs and btrfs are listed, and not a case-folding
 // directory of theirs.
-func listDir(dir string) (names map[string]bool, id fileID, ok bool) {
+func listDir(dir string) (names map[string]fs.FileMode, id fileID, ok bool) {
 	f, err := os.Open(dir)
 	if err != nil {
 		return nil, fileID{}, false
@@ -46,11 +37,11 @@ func listDir(dir string) (names map[string]bool, id fileID, ok bool) {
 	if err != nil || !fi.IsDir() {
 		return nil, fileID{}, false
 	}
-	var fs unix.Statfs_t
-	if unix.Fstatfs(int(f.Fd()), &fs) != nil {
+	var sfs unix.Statfs_t
+	if unix.Fstatfs(int(f.Fd()), &sfs) != nil {
 		return nil, fileID{}, false
 	}
-	switch int64(fs.Type) { //nolint:unconvert // Type's type varies
+	switch int64(sfs.Type) { //nolint:unconvert // Type's type varies
 	case unix.EXT4_SUPER_MAGIC, unix.TMPFS_MAGIC:
 		flags, err := unix.IoctlGetUint32(int(f.Fd()), unix.FS_IOC_GETFLAGS)
 		if err != nil || flags&fsCasefold != 0 {
@@ -60,13 +51,13 @@ func listDir(dir string) (names map[string]bool, id fileID, ok bool) {
 	default:
 		return nil, fileID{}, false
 	}
-	list, err := f.Readdirnames(maxListed + 1)
+	list, err := f.ReadDir(maxListed + 1) // types from the entries (d_type)
 	if err != nil || len(list) > maxListed {
 		return nil, fileID{}, false
 	}
-	names = make(map[string]bool, len(list))
-	for _, n := range list {
-		names[n] = true
+	names = make(map[string]fs.FileMode, len(list))
+	for _, e := range list {
+		names[e.Name()] = e.Type()
 	}
 	return names, fileIDOf(fi), true
 }

@@ -117,18 +117,31 @@ func TestMakeVariableOnTheLineStaysOnTheLine(t *testing.T) {
 	require.Equal(t, ActionConfirm, d.Decision, "make judged with the CMD of an earlier line: %q", d.Reasons)
 }
 
-// The session keeps the names in its working directory, to know without a
-// lstat each that a word names no file there. A symlink made there after a
-// check, with the directory's mtime put back, must still be seen: `echo hi
-// > data/note` writes in the workspace while there is no data, outside it
-// once data is a link to a directory outside. A listing keyed on the
-// directory's path, or its size and mtime, fails this; its ctime tells.
+// The session keeps the names in its working directory and their types,
+// to know without a lstat each that a word names no file there, or names
+// no symlink. A symlink made there after a check, with the directory's
+// mtime put back, must still be seen: `echo hi > data/note` writes in the
+// workspace while data is missing or a directory, outside it once data is
+// a link to a directory outside. A listing keyed on the directory's path,
+// or its size and mtime, fails this; its ctime tells.
 func TestWorkingDirectoryListingSeesALinkMadeLater(t *testing.T) {
 	t.Parallel()
+	for _, before := range []string{"missing", "a directory"} {
+		t.Run(before, func(t *testing.T) {
+			t.Parallel()
+			listingSeesALinkMadeLater(t, before == "a directory")
+		})
+	}
+}
+
+func listingSeesALinkMadeLater(t *testing.T, wasDir bool) {
 	root := t.TempDir()
 	dir, outside := filepath.Join(root, "ws"), filepath.Join(root, "outside")
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "src"), 0o755))
 	require.NoError(t, os.MkdirAll(outside, 0o755))
+	if wasDir {
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, "data"), 0o755))
+	}
 	sc := newScope(dir)
 	sc.temp = nil
 	sc.cache.fresh = 20 * time.Millisecond
@@ -144,6 +157,7 @@ func TestWorkingDirectoryListingSeesALinkMadeLater(t *testing.T) {
 
 	before, err := os.Stat(dir)
 	require.NoError(t, err)
+	require.NoError(t, os.RemoveAll(filepath.Join(dir, "data")))
 	require.NoError(t, os.Symlink(outside, filepath.Join(dir, "data")))
 	require.NoError(t, os.Chtimes(dir, before.ModTime(), before.ModTime()))
 	after, err := os.Stat(dir)

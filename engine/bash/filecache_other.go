@@ -2,12 +2,13 @@
 
 package bash
 
-import "os"
+import (
+	"io/fs"
+	"os"
+)
 
-// fileID is unknown on this system: nothing is cached.
-type fileID struct{ known bool }
-
+// fileIDOf is unknown on this system: nothing is cached.
 func fileIDOf(os.FileInfo) fileID { return fileID{} }
 
 // listDir lists nothing here: fileIDs are not known.
-func listDir(string) (map[string]bool, fileID, bool) { return nil, fileID{}, false }
+func listDir(string) (map[string]fs.FileMode, fileID, bool) { return nil, fileID{}, false }

@@ -284,26 +284,60 @@ func (x *command) inlineCode(a arg) {
 	if a.word == nil {
 		x.ran = a.text // from a file or a pipe: an approval is of this code
 	}
-	if a.subst || inlineWrites.MatchString(a.text) {
+	if a.subst {
+		x.l.dirty = x.name + " code"
+		x.substCode(a)
+		return
+	}
+	var s *inlineScan
+	if x.l.c.diskTexts[a.text] { // a program's file: scanned once per session
+		s = x.l.c.sc.cache.derive("inline", a.text, scanInline).(*inlineScan)
+	} else {
+		s = scanInline(a.text).(*inlineScan)
+	}
+	if s.writes {
 		x.l.dirty = x.name + " code"
 	}
-	if !a.subst && strings.Count(a.text, "\n") < maxRequestLines && inlineNet.MatchString(a.text) {
+	if s.requests {
 		x.inlineRequests(a.text)
 	}
 	switch {
-	case a.subst:
-		x.substCode(a)
-	case inlineDanger.MatchString(a.text), inlineDangerMore.MatchString(a.text),
-		(strings.Contains(a.text, "require") || strings.Contains(a.text, "open")) && inlineDangerSpans.MatchString(a.text):
+	case s.danger:
 		x.flag(catInline)
-	case inlineFileWrite.MatchString(a.text):
-		for _, m := range inlinePath.FindAllStringSubmatch(a.text, -1) {
-			if t := (arg{text: m[1], static: true}); x.l.writeRisk(t.text) != "" || x.l.writesOutside(t) {
+	case s.fileWrite:
+		for _, p := range s.paths {
+			if t := (arg{text: p, static: true}); x.l.writeRisk(t.text) != "" || x.l.writesOutside(t) {
 				x.flag(catOutside)
 				return
 			}
 		}
 	}
+}
+
+// inlineScan is what the patterns find in an interpreter's code.
+type inlineScan struct {
+	writes    bool     // it may write files (the line is dirty after it)
+	requests  bool     // a one-liner talking HTTP (inlineRequests)
+	danger    bool     // code that asks
+	fileWrite bool     // it writes the files at paths
+	paths     []string // paths it names, when fileWrite
+}
+
+// scanInline scans an interpreter's code (a pure function of it).
+func scanInline(text string) any {
+	s := &inlineScan{
+		writes:   inlineWrites.MatchString(text),
+		requests: strings.Count(text, "\n") < maxRequestLines && inlineNet.MatchString(text),
+		danger: inlineDanger.MatchString(text) || inlineDangerMore.MatchString(text) ||
+			(strings.Contains(text, "require") || strings.Contains(text, "open")) && inlineDangerSpans.MatchString(text),
+	}
+	if !s.danger && inlineFileWrite.MatchString(text) {
+		s.fileWrite = true
+		for _, m := range inlinePath.FindAllStringSubmatch(text, -1) {
+			s.paths = append(s.paths, m[1])
+		}
+	}
+	return s
 }
 
 // One-liners that talk HTTP (or FTP, SMTP, SSH) from a library: inlineNet

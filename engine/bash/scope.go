@@ -65,14 +65,23 @@ func (s *scope) inside(p string, lstat func(string) (os.FileInfo, error)) bool {
 // component by component, also when the last ones do not exist yet (a
 // link to a directory that is about to be written to). It stops after 40
 // links, like the kernel.
-func realPath(p string) string { return realPathFrom("/", p, os.Lstat) }
+func realPath(p string) string { return realPathFrom("/", p, lstatType) }
+
+// lstatType is the type bits of p's lstat.
+func lstatType(p string) (fs.FileMode, error) {
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return 0, err
+	}
+	return fi.Mode().Type(), nil
+}
 
 // realPathFrom is realPath when the directory done is known to hold no
 // symlink (a resolved path: neither do its ancestors): only the part of p
-// below what it shares with done is looked at. lstat looks at each
-// component (the checker's remembers what it saw, for the rest of the
-// check); a symlink's target is then read.
-func realPathFrom(done, p string, lstat func(string) (os.FileInfo, error)) string {
+// below what it shares with done is looked at. kind tells the type of each
+// component (lstatType; the checker's remembers what it saw, for the rest
+// of the check); a symlink's target is then read.
+func realPathFrom(done, p string, kind func(string) (fs.FileMode, error)) string {
 	p = filepath.Clean(p)
 	if !strings.HasPrefix(p, "/") {
 		return p
@@ -99,13 +108,13 @@ func realPathFrom(done, p string, lstat func(string) (os.FileInfo, error)) strin
 			continue
 		}
 		next := filepath.Join(done, part)
-		fi, err := lstat(next)
+		typ, err := kind(next)
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 			// Nothing is below what does not exist: no link to follow. (No
 			// .. is left in rest: p and link targets are cleaned absolute.)
 			return filepath.Join(append([]string{next}, rest...)...)
 		}
-		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		if err != nil || typ&fs.ModeSymlink == 0 {
 			done = next
 			continue
 		}

@@ -99,7 +99,7 @@ func (c *checker) realPath(p string) string {
 	if c.real == nil {
 		c.real = map[string]string{}
 	}
-	r := realPathFrom(c.sc.dir, p, c.lstat) // the working directory is already resolved
+	r := realPathFrom(c.sc.dir, p, c.kind) // the working directory is already resolved
 	c.real[p] = r
 	return r
 }
@@ -136,6 +136,31 @@ func (c *checker) lstat(p string) (os.FileInfo, error) {
 	fi, err := os.Lstat(p)
 	c.lstats[p] = lstatResult{fi, err}
 	return fi, err
+}
+
+// kind is the type bits of p's lstat, for realPath: a name in the working
+// directory is answered by its listing when the session holds it.
+func (c *checker) kind(p string) (fs.FileMode, error) {
+	if r, ok := c.lstats[p]; ok {
+		if r.err != nil {
+			return 0, r.err
+		}
+		return r.fi.Mode().Type(), nil
+	}
+	if dir := filepath.Dir(p); dir == c.sc.dir && dir != p {
+		if dfi, err := c.lstat(dir); err == nil {
+			if names, ok := c.sc.cache.names(dir, dfi); ok {
+				if typ, there := names[filepath.Base(p)]; there {
+					return typ, nil
+				}
+			}
+		}
+	}
+	fi, err := c.lstat(p)
+	if err != nil {
+		return 0, err
+	}
+	return fi.Mode().Type(), nil
 }
 
 type lstatResult struct {
