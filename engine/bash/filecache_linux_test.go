@@ -174,3 +174,37 @@ func listingSeesALinkMadeLater(t *testing.T, wasDir bool) {
 	d := sc.check(rm)
 	require.Equal(t, ActionConfirm, d.Decision, "data is now a link outside the workspace: %q", d.Reasons)
 }
+
+// The home directory is listed too (~/x). A link made there after a check,
+// with the directory's mtime put back, is seen: ~/data made a link into
+// the workspace turns `echo hi > ~/data/note` from a write outside into
+// one inside.
+func TestHomeListingSeesALinkMadeLater(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	dir, home := filepath.Join(root, "ws"), filepath.Join(root, "home")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(home, "src"), 0o755))
+	sc := newScope(dir)
+	sc.temp = nil
+	sc.home = realPath(home)
+	sc.cache.fresh = 20 * time.Millisecond
+	const write = "echo hi > ~/data/note"
+	deadline := time.Now().Add(5 * time.Second)
+	for !sc.cache.listed(sc.home) {
+		require.Equal(t, ActionConfirm, sc.check(write).Decision)
+		require.True(t, time.Now().Before(deadline), "the home directory not listed after 5 s")
+	}
+	before, err := os.Stat(home)
+	require.NoError(t, err)
+	require.NoError(t, os.Symlink(dir, filepath.Join(home, "data")))
+	require.NoError(t, os.Chtimes(home, before.ModTime(), before.ModTime()))
+	after, err := os.Stat(home)
+	require.NoError(t, err)
+	changed := time.Unix(after.Sys().(*syscall.Stat_t).Ctim.Unix())
+	for time.Since(changed) < 2*sc.cache.fresh {
+		time.Sleep(sc.cache.fresh)
+	}
+	d := sc.check(write)
+	require.Equal(t, ActionAllow, d.Decision, "~/data is now a link into the workspace: %q", d.Reasons)
+}

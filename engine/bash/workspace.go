@@ -124,7 +124,7 @@ func (c *checker) lstat(p string) (os.FileInfo, error) {
 			break
 		}
 	}
-	if dir := filepath.Dir(p); dir == c.sc.dir && dir != p { // most words are looked up here
+	if dir := filepath.Dir(p); c.listable(dir) && dir != p {
 		if dfi, err := c.lstat(dir); err == nil {
 			if absent, known := c.sc.cache.absent(dir, dfi, filepath.Base(p)); known && absent {
 				err := &fs.PathError{Op: "lstat", Path: p, Err: syscall.ENOENT}
@@ -147,7 +147,7 @@ func (c *checker) kind(p string) (fs.FileMode, error) {
 		}
 		return r.fi.Mode().Type(), nil
 	}
-	if dir := filepath.Dir(p); dir == c.sc.dir && dir != p {
+	if dir := filepath.Dir(p); c.listable(dir) && dir != p {
 		if dfi, err := c.lstat(dir); err == nil {
 			if names, ok := c.sc.cache.names(dir, dfi); ok {
 				if typ, there := names[filepath.Base(p)]; there {
@@ -161,6 +161,13 @@ func (c *checker) kind(p string) (fs.FileMode, error) {
 		return 0, err
 	}
 	return fi.Mode().Type(), nil
+}
+
+// listable reports the directories whose listing the session keeps: the
+// working directory (most words are looked up there) and the home
+// directory (~/x).
+func (c *checker) listable(dir string) bool {
+	return dir == c.sc.dir || dir == c.sc.home && dir != ""
 }
 
 type lstatResult struct {
