@@ -132,6 +132,7 @@ func checkUnsafe(cmd string, sc *scope) Decision {
 	}
 	c := &checker{dir: sc.dir, sc: sc, at: sc.dir, seen: make(map[string]bool), policy: sc.policy}
 	c.script(cmd, 0)
+	sc.cache.release(c.parser) // not after a panic: check's recover returns without it
 	d := decide(c.found)
 	d.writes = c.writes
 	d.Rules = c.matched
@@ -307,7 +308,7 @@ func (c *checker) script(src string, depth int) {
 		return
 	}
 	if c.parser == nil { // one per check: a parser is large, and reusable once Parse returned
-		c.parser = syntax.NewParser(syntax.Variant(syntax.LangBash))
+		c.parser = c.sc.cache.parser()
 	}
 	var f *syntax.File
 	var err error
