@@ -106,9 +106,15 @@ func (r runner) run(ctx context.Context, command, dir string, env []string, time
 		// The supervisor failed: end what is left of its process group.
 		syscall.Kill(-sup.Pid(), syscall.SIGKILL)
 	}
-	// The tree is gone, so nothing holds the pipe any more; the deadline
-	// only guards against a supervisor that failed.
-	pr.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+	// The tree is gone, so nothing holds the pipe's write end: the reader
+	// reads what is left to its end, however late it is scheduled. The
+	// deadline only guards against a writer left behind, by a supervisor
+	// that failed (then 50 ms) or otherwise.
+	drainWithin := 10 * time.Second
+	if w.err != nil {
+		drainWithin = 50 * time.Millisecond
+	}
+	pr.SetReadDeadline(time.Now().Add(drainWithin))
 	<-drained
 
 	res.output = out.String()

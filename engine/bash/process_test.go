@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -221,6 +222,35 @@ func TestRunStreamsWholeCharacters(t *testing.T) {
 		assert.True(t, strings.Trim(c, "€") == "", "chunk splits a character")
 	}
 	assert.Equal(t, strings.Repeat("€", 40000), strings.Join(chunks, ""))
+}
+
+// A reader scheduled late (a loaded machine, a slow progress consumer)
+// still gets all of the output: once the tree is gone, what is left in the
+// pipe is read to its end. The reader used to be given 50 ms after the
+// command ended; past that its next read failed and the rest was lost.
+func TestRunKeepsWhatALateReaderHasNotRead(t *testing.T) {
+	t.Parallel()
+	fifo := filepath.Join(t.TempDir(), "go-on")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	r := testRunner(0, 0)
+	pids := make(chan int, 1)
+	started := r.started
+	r.started = func(pid int) { started(pid); pids <- pid }
+	first := true
+	o, err := r.run(t.Context(), `printf first; read x < `+fifo+`; printf second`, "", os.Environ(), time.Minute, contain.Policy{}, func(c string) {
+		if !first {
+			return
+		}
+		first = false
+		require.NoError(t, os.WriteFile(fifo, []byte("x\n"), 0)) // the command goes on, writes "second" and ends
+		pid := <-pids
+		for syscall.Kill(pid, 0) == nil { // until its supervisor is reaped
+			time.Sleep(time.Millisecond)
+		}
+		time.Sleep(200 * time.Millisecond) // this reader is late
+	})
+	require.NoError(t, err)
+	assert.Equal(t, "firstsecond", o.output)
 }
 
 func TestCappedBuffer(t *testing.T) {
