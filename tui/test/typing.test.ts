@@ -116,24 +116,26 @@ async function chatFloodTrials(kind: 'confirm' | 'continue', trials: number, not
   await term.waitFor('> Type a prompt');
   const dialog = kind === 'confirm' ? CONFIRM_DIALOG : '(Press Enter to continue, Esc to stop)';
   const answered = kind === 'confirm' ? '✓ Approved' : '↩ Continued';
-  let runs = 0;
   let valid = 0;
+  // A flood that stalled paused like a person: its next key may answer,
+  // and then the run goes on to its end. Those answers are not counted.
+  let answeredAfterStall = 0;
   while (valid < trials) {
     await term.type('go');
-    runs++;
     // The dialog is the last thing on screen while the pause is shown.
     const screen = await floodTrial(term, control, (s) => s.includes(dialog), kind === 'confirm' ? CONFIRM_FLOOD_KEYS : FLOOD_KEYS);
     if (screen === null) note(`${kind}: the flood stalled; trial run again`);
     else {
       valid++;
-      assert.equal(count(screen, answered), 0, `the flood answered the ${kind} pause:\n${screen}`); // '✓ Approved for this session' too
+      assert.equal(count(screen, answered), answeredAfterStall, `the flood answered the ${kind} pause:\n${screen}`); // '✓ Approved for this session' too
       assert.match(screen, /Keys ignored while you were typing — press (Y or N|Enter) again/);
       assert.match(screen, /· paused\n/, 'still paused');
     }
     term.keys('Escape');
-    await term.waitFor((s) => count(s, '— Stopped by you —') === runs);
+    const ended = await term.waitFor((s) => lastRun(s).includes('— Stopped by you —') || (screen === null && /\nDone\.\n/.test(lastRun(s))));
+    if (screen === null) answeredAfterStall += count(lastRun(ended), answered);
   }
-  assert.equal(count(term.screen(), answered), 0);
+  assert.equal(count(term.screen(), answered), answeredAfterStall);
   return valid;
 }
 
