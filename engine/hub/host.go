@@ -290,14 +290,14 @@ type mirrored struct {
 	created bool // no event: a new session, its snapshot alone
 }
 
-// linger is how long the mirror lets a burst of transitions gather after
-// the first before it writes them in one transaction: a busy host makes
-// one write per linger, not one per transition, and leaves the CPU to its
-// sessions (a pause round trip went from 0.5 to 6 ms at p99 here with a
-// write per transition). 20 ms against 5: a local pause round trip's p99
-// with the hub on / off went from 1.76-2.25x to 1.06-1.25x (make bench,
-// quiet 2 cores), and the mirror lag's p99 from 19 to 30-40 ms (p50 7 to
-// 22), under its 50 ms target.
+// linger is the least time between two of the mirror's writes: a
+// transition after a quiet spell is written at once, and those that come
+// within linger of a write gather and go in one transaction. A busy host
+// makes one write per linger, not one per transition, and leaves the CPU
+// to its sessions (a pause round trip went from 0.5 to 6 ms at p99 here
+// with a write per transition). 20 ms against 5: a local pause round
+// trip's p99 with the hub on / off went from 1.76-2.25x to 1.06-1.25x
+// (make bench, quiet 2 cores).
 const linger = 20 * time.Millisecond
 
 // mirror writes the feed's events to the hub as they come, and beats
@@ -317,6 +317,7 @@ func (h *Host) mirror(ctx context.Context, conn *pgx.Conn) error {
 			}
 		}
 	}
+	var flushed time.Time
 	for {
 		if h.cfg.Retention > 0 && time.Since(h.pruned) >= pruneEvery {
 			if err := h.prune(ctx, conn); err != nil {
@@ -327,9 +328,9 @@ func (h *Host) mirror(ctx context.Context, conn *pgx.Conn) error {
 		tctx, cancel := context.WithTimeout(ctx, h.cfg.Heartbeat)
 		err := h.feed.Take(tctx, collect)
 		cancel()
-		if err == nil {
+		if wait := linger - time.Since(flushed); err == nil && wait > 0 {
 			select {
-			case <-time.After(linger):
+			case <-time.After(wait):
 			case <-ctx.Done():
 			}
 			if h.feed.Pending() > 0 {
@@ -351,6 +352,7 @@ func (h *Host) mirror(ctx context.Context, conn *pgx.Conn) error {
 		if err := h.flush(ctx, conn); err != nil {
 			return err
 		}
+		flushed = time.Now()
 	}
 }
 
