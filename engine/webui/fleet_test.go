@@ -249,10 +249,16 @@ func TestFleetViewInChromium(t *testing.T) {
 	tb.waitFor(row("host-b", "chat") + `?.querySelector('.badge').textContent === 'Idle'`)
 	tb.click(`#sessions li[data-host="host-b"][data-session="chat"]`)
 	tb.waitFor(`!document.getElementById('input').hidden && document.getElementById('primary').textContent === 'Send' && !document.getElementById('primary').disabled`)
-	tb.eval(`(() => { state.sessions.get(JSON.stringify(['host-b', 'chat'])).version++; document.getElementById('prompt').value = 'stale hello'; return ''; })()`)
+	// The version the tab saw is kept aside: the refusal's audit entry
+	// rewrites the session's row, and the tab may get it anew. The Send
+	// button is clicked once it is enabled again (a tab reconnecting its
+	// stream disables the controls for a moment).
+	sendable := `document.getElementById('primary').dataset.action === 'send' && !document.getElementById('primary').disabled`
+	tb.eval(`(() => { const s = state.sessions.get(JSON.stringify(['host-b', 'chat'])); window.chatSeen = s.version; s.version++; document.getElementById('prompt').value = 'stale hello'; return ''; })()`)
 	tb.click(`#primary`)
 	tb.waitFor(`document.getElementById('notice').textContent.startsWith('Refused (stale) by host host-b: session chat on host host-b changed since the client saw it')`)
-	tb.eval(`(() => { state.sessions.get(JSON.stringify(['host-b', 'chat'])).version--; document.getElementById('prompt').value = 'hello'; return ''; })()`)
+	tb.eval(`(() => { state.sessions.get(JSON.stringify(['host-b', 'chat'])).version = window.chatSeen; document.getElementById('prompt').value = 'hello'; return ''; })()`)
+	tb.waitFor(sendable)
 	tb.click(`#primary`)
 	tb.waitFor(`document.getElementById('prompt').value === ''`)
 	require.Eventually(t, func() bool {
