@@ -233,18 +233,30 @@ func (h *Host) check(ctx context.Context, c command) outcome {
 	return outcome{state: StateApplied}
 }
 
-// checkContinue continues c's session if it is as its client saw it (the
-// same version) and can be continued, or says why not.
-func (h *Host) checkContinue(c command) outcome {
+// sessionAsSeen is c's session if c has not expired and the session is at
+// the version its client saw (a continue, a prompt); else nil and the
+// refusal. what and again word the expiry: "the continue of", "continue
+// again".
+func (h *Host) sessionAsSeen(c command, what, again string) (*engine.Session, outcome) {
 	if c.expired {
-		return refused(CodeExpired, "the continue of session %s expired before host %s could apply it; continue again", c.session, h.cfg.Host)
+		return nil, refused(CodeExpired, "%s session %s expired before host %s could apply it; %s", what, c.session, h.cfg.Host, again)
 	}
 	s, err := h.eng.Session(c.session)
 	if err != nil {
-		return refused(CodeUnknownSession, "host %s has no session %q (closed meanwhile?)", h.cfg.Host, c.session)
+		return nil, refused(CodeUnknownSession, "host %s has no session %q (closed meanwhile?)", h.cfg.Host, c.session)
 	}
 	if v := s.Version(); uint64(c.seen) != v {
-		return refused(CodeStale, "session %s on host %s changed since the client saw it (version %d, now %d): look at it again", c.session, h.cfg.Host, c.seen, v)
+		return nil, refused(CodeStale, "session %s on host %s changed since the client saw it (version %d, now %d): look at it again", c.session, h.cfg.Host, c.seen, v)
+	}
+	return s, outcome{}
+}
+
+// checkContinue continues c's session if it is as its client saw it (the
+// same version) and can be continued, or says why not.
+func (h *Host) checkContinue(c command) outcome {
+	s, o := h.sessionAsSeen(c, "the continue of", "continue again")
+	if s == nil {
+		return o
 	}
 	// The run belongs to the host's engine, not to this command.
 	if _, _, err := s.StartContinue(context.Background()); err != nil {
@@ -331,15 +343,9 @@ func (h *Host) checkStop(ctx context.Context, c command) outcome {
 // checkPrompt sends c's prompt to its session if it is as its client saw
 // it (the same version) and can take a prompt now, or says why not.
 func (h *Host) checkPrompt(c command) outcome {
-	if c.expired {
-		return refused(CodeExpired, "the prompt to session %s expired before host %s could apply it; send it again", c.session, h.cfg.Host)
-	}
-	s, err := h.eng.Session(c.session)
-	if err != nil {
-		return refused(CodeUnknownSession, "host %s has no session %q (closed meanwhile?)", h.cfg.Host, c.session)
-	}
-	if v := s.Version(); uint64(c.seen) != v {
-		return refused(CodeStale, "session %s on host %s changed since the client saw it (version %d, now %d): look at it again", c.session, h.cfg.Host, c.seen, v)
+	s, o := h.sessionAsSeen(c, "the prompt to", "send it again")
+	if s == nil {
+		return o
 	}
 	// The run belongs to the host's engine, not to this command.
 	if _, _, err := s.Start(context.Background(), c.prompt); err != nil {
