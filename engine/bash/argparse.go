@@ -9,17 +9,32 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// opts is a command's arguments split GNU-style.
+// opts is a command's arguments split GNU-style. A command has a few
+// options: slices, searched in order, cost less than maps (the gate splits
+// the words of most commands several times).
 type opts struct {
-	flags    map[string]bool  // "-r" for each letter of a short cluster, "--force"
-	values   map[string][]arg // option values by option name
+	flags    []string   // "-r" for each letter of a short cluster, "--force": each once
+	values   []optValue // option values, in the order given
 	operands []arg
 }
+
+type optValue struct {
+	name  string
+	value arg
+}
+
+// shortFlags are the names of one-letter options, "-" and the byte.
+var shortFlags = func() (names [256]string) {
+	for b := range names {
+		names[b] = string([]byte{'-', byte(b)})
+	}
+	return names
+}()
 
 // parseOpts splits args[1:]; valued lists the options that take a value
 // ("-c --command"). Options may follow operands; "--" ends them.
 func parseOpts(args []arg, valued string) opts {
-	o := opts{flags: map[string]bool{}, values: map[string][]arg{}}
+	var o opts
 	for i := 1; i < len(args); i++ {
 		a := args[i]
 		t := a.text
@@ -31,23 +46,23 @@ func parseOpts(args []arg, valued string) opts {
 			o.operands = append(o.operands, a)
 		case strings.HasPrefix(t, "--"):
 			name, val, hasVal := strings.Cut(t, "=")
-			o.flags[name] = true
+			o.addFlag(name)
 			if hasVal {
-				o.values[name] = append(o.values[name], arg{text: val, static: a.static, subst: a.subst, word: a.word})
+				o.values = append(o.values, optValue{name, arg{text: val, static: a.static, subst: a.subst, word: a.word}})
 			} else if hasWord(valued, name) && i+1 < len(args) {
 				i++
-				o.values[name] = append(o.values[name], args[i])
+				o.values = append(o.values, optValue{name, args[i]})
 			}
 		default:
 			for k := 1; k < len(t); k++ {
-				name := "-" + t[k:k+1]
-				o.flags[name] = true
+				name := shortFlags[t[k]]
+				o.addFlag(name)
 				if hasWord(valued, name) {
 					if k+1 < len(t) {
-						o.values[name] = append(o.values[name], arg{text: t[k+1:], static: a.static, subst: a.subst, word: a.word})
+						o.values = append(o.values, optValue{name, arg{text: t[k+1:], static: a.static, subst: a.subst, word: a.word}})
 					} else if i+1 < len(args) {
 						i++
-						o.values[name] = append(o.values[name], args[i])
+						o.values = append(o.values, optValue{name, args[i]})
 					}
 					break
 				}
@@ -57,19 +72,32 @@ func parseOpts(args []arg, valued string) opts {
 	return o
 }
 
+func (o *opts) addFlag(name string) {
+	if !o.has(name) {
+		o.flags = append(o.flags, name)
+	}
+}
+
 func (o opts) has(names ...string) bool {
-	for _, n := range names {
-		if o.flags[n] {
-			return true
+	for _, f := range o.flags {
+		for _, n := range names {
+			if f == n {
+				return true
+			}
 		}
 	}
 	return false
 }
 
+// all are the values of the options names, name by name.
 func (o opts) all(names ...string) []arg {
 	var out []arg
 	for _, n := range names {
-		out = append(out, o.values[n]...)
+		for _, v := range o.values {
+			if v.name == n {
+				out = append(out, v.value)
+			}
+		}
 	}
 	return out
 }

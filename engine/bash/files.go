@@ -70,7 +70,7 @@ func (x *command) chmod() {
 	o := parseOpts(x.args, "--reference")
 	ops := o.operands
 	mode, modeAsFlag := "", false
-	for f := range o.flags { // chmod -x file: the mode looks like a flag
+	for _, f := range o.flags { // chmod -x file: the mode looks like a flag
 		if len(f) == 2 && strings.ContainsAny(f[1:], "rwxXstugoa") {
 			modeAsFlag = true
 		}

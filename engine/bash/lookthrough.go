@@ -194,14 +194,14 @@ func (x *command) lookThrough() {
 			}
 		}
 	case "journalctl":
-		for f := range parseOpts(x.args, "").flags {
+		for _, f := range parseOpts(x.args, "").flags {
 			if strings.HasPrefix(f, "--vacuum") || f == "--rotate" || f == "--flush" || f == "--relinquish-var" || f == "--setup-keys" {
 				x.flag(catSystem)
 				return
 			}
 		}
 	case "pacman", "yay", "paru":
-		for f := range parseOpts(x.args, "").flags {
+		for _, f := range parseOpts(x.args, "").flags {
 			if f == "-S" || f == "-U" || f == "--sync" || f == "--upgrade" {
 				x.flag(catToolchain)
 				return

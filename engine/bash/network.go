@@ -233,7 +233,7 @@ func (x *command) copyRemote() {
 		"--files-from --log-file --password-file --chmod --chown --block-size --temp-dir --compare-dest --link-dest "+
 		"--max-size --min-size --port --timeout --exclude-from --include-from --backup-dir --suffix")
 	if x.name == "rsync" {
-		for f := range o.flags {
+		for _, f := range o.flags {
 			if strings.HasPrefix(f, "--delete") || f == "--remove-source-files" {
 				x.flag(catDelete)
 				break

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -66,14 +65,14 @@ type Rule struct {
 	programs []string
 	subs     [][]string
 	options  []string
-	paths    []*regexp.Regexp
-	hosts    []*regexp.Regexp
+	paths    []*glob
+	hosts    []*glob
 	env      []envMatch
 }
 
 type envMatch struct {
 	name  string
-	value *regexp.Regexp // nil: any value
+	value *glob // nil: any value
 }
 
 // fileRule is a rule as written.
@@ -327,14 +326,14 @@ func compile(fr fileRule, path string, line int, tier Tier) (*Rule, error) {
 		if strings.HasPrefix(g, "~/") && home != "" {
 			g = home + g[1:]
 		}
-		re, err := globRegexp(strings.TrimPrefix(filepath.Clean(g), "./"), true)
+		re, err := compileGlob(strings.TrimPrefix(filepath.Clean(g), "./"), true)
 		if err != nil {
 			return nil, bad(fmt.Sprintf("path glob %q: %v", g, err))
 		}
 		r.paths = append(r.paths, re)
 	}
 	for _, h := range fr.Hosts {
-		re, err := globRegexp(strings.ToLower(h), false)
+		re, err := compileGlob(strings.ToLower(h), false)
 		if err != nil {
 			return nil, bad(fmt.Sprintf("host glob %q: %v", h, err))
 		}
@@ -344,7 +343,7 @@ func compile(fr fileRule, path string, line int, tier Tier) (*Rule, error) {
 		name, val, hasVal := strings.Cut(e, "=")
 		m := envMatch{name: name}
 		if hasVal {
-			re, err := globRegexp(val, false)
+			re, err := compileGlob(val, false)
 			if err != nil {
 				return nil, bad(fmt.Sprintf("env %q: %v", e, err))
 			}

@@ -4,14 +4,27 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strings"
 )
 
-// globRegexp compiles a glob: * and ? do not cross "/" in paths (they do
+// glob is a compiled glob: the literal text every match of its regexp
+// starts and ends with is compared first, so that most words (which match
+// no rule) are turned down without running the regexp.
+type glob struct {
+	re             *regexp.Regexp
+	prefix, suffix string
+}
+
+func (g *glob) match(s string) bool {
+	return strings.HasPrefix(s, g.prefix) && strings.HasSuffix(s, g.suffix) && g.re.MatchString(s)
+}
+
+// compileGlob compiles a glob: * and ? do not cross "/" in paths (they do
 // in hosts and values), ** crosses directories, and dir/** also matches
 // dir itself.
-func globRegexp(g string, path bool) (*regexp.Regexp, error) {
+func compileGlob(g string, path bool) (*glob, error) {
 	var b strings.Builder
 	b.WriteString("^")
 	for i := 0; i < len(g); i++ {
@@ -45,7 +58,22 @@ func globRegexp(g string, path bool) (*regexp.Regexp, error) {
 		}
 	}
 	b.WriteString("$")
-	return regexp.Compile(b.String())
+	re, err := regexp.Compile(b.String())
+	if err != nil {
+		return nil, err
+	}
+	c := &glob{re: re}
+	c.prefix, _ = re.LiteralPrefix()
+	// The suffix: a literal just before the end in the concatenation the
+	// regexp is (^...literal$).
+	if t, err := syntax.Parse(b.String(), syntax.Perl); err == nil {
+		if t = t.Simplify(); t.Op == syntax.OpConcat && len(t.Sub) >= 2 && t.Sub[len(t.Sub)-1].Op == syntax.OpEndText {
+			if lit := t.Sub[len(t.Sub)-2]; lit.Op == syntax.OpLiteral && lit.Flags&syntax.FoldCase == 0 {
+				c.suffix = string(lit.Rune)
+			}
+		}
+	}
+	return c, nil
 }
 
 // Matches reports whether the rule covers the simple command c. Every
@@ -109,7 +137,7 @@ func (r *Rule) Matches(c Command) bool {
 	if len(r.env) > 0 && !slices.ContainsFunc(r.env, func(m envMatch) bool {
 		return slices.ContainsFunc(c.Env, func(kv string) bool {
 			name, val, _ := strings.Cut(kv, "=")
-			return name == m.name && (m.value == nil || m.value.MatchString(val))
+			return name == m.name && (m.value == nil || m.value.match(val))
 		})
 	}) {
 		return false
@@ -126,9 +154,9 @@ func wordsEqual(s []string, ws []Word) bool {
 	return true
 }
 
-func matchAny(res []*regexp.Regexp, s string) bool {
-	for _, re := range res {
-		if re.MatchString(s) {
+func matchAny(globs []*glob, s string) bool {
+	for _, g := range globs {
+		if g.match(s) {
 			return true
 		}
 	}
