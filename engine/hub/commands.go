@@ -119,7 +119,10 @@ func (h *Host) applyCommands(ctx context.Context, conn *pgx.Conn) error {
 		o := h.apply(ctx, c)
 		b.Queue(`UPDATE interlock_commands SET state = $2, code = $3, message = $4, done_at = clock_timestamp() WHERE id = $1`, c.id, o.state, o.code, o.message)
 		if o.state == StateRefused {
-			queueAudit(b, h.cfg.Host, refusalAudit(c, o))
+			a := refusalAudit(c, o)
+			b.Queue(`INSERT INTO interlock_audit (host, session, pause, event, kind, tool, message, answer, reason, by, at)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+				h.cfg.Host, a.Session, a.Pause, a.Event, a.Kind, a.Tool, a.Message, a.Answer, a.Reason, a.By, a.At)
 		}
 		b.Queue(`SELECT pg_notify('interlock_done', $1)`, strconv.FormatInt(c.id, 10))
 	}
