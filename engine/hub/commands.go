@@ -53,7 +53,8 @@ type command struct {
 	expired                      bool
 }
 
-// outcome is what applying a command did.
+// outcome is what applying a command did; none (state "") when the host
+// closed meanwhile, and the command stays pending.
 type outcome struct {
 	state, code, message string
 }
@@ -117,6 +118,9 @@ func (h *Host) applyCommands(ctx context.Context, conn *pgx.Conn) error {
 	b := &pgx.Batch{}
 	for _, c := range cmds {
 		o := h.apply(ctx, c)
+		if o.state == "" {
+			continue
+		}
 		b.Queue(`UPDATE interlock_commands SET state = $2, code = $3, message = $4, done_at = clock_timestamp() WHERE id = $1`, c.id, o.state, o.code, o.message)
 		if o.state == StateRefused {
 			a := refusalAudit(c, o)
@@ -163,6 +167,9 @@ func (h *Host) apply(ctx context.Context, c command) outcome {
 	}
 	h.doneMu.Unlock()
 	o := h.check(ctx, c)
+	if o.state == "" {
+		return o
+	}
 	if o.state == StateRefused {
 		// The host's own audit log has every refusal too.
 		if err := h.eng.RecordAudit(ctx, *refusalAudit(c, o)); err != nil {
@@ -337,7 +344,9 @@ func (h *Host) checkStop(ctx context.Context, c command) outcome {
 		return refused(CodeNotRunning, "session %s on host %s runs nothing to stop (%s)", c.session, h.cfg.Host, s.Status())
 	case errors.Is(err, engine.ErrClosed):
 		return refused(CodeUnknownSession, "host %s has no session %q (closed meanwhile)", h.cfg.Host, c.session)
-	case err != nil && ctx.Err() == nil:
+	case err != nil && ctx.Err() != nil: // the host is closing: no outcome, the command stays pending
+		return outcome{}
+	case err != nil:
 		return refused(CodeInvalid, "stop session %s on host %s: %v", c.session, h.cfg.Host, err)
 	}
 	return outcome{state: StateApplied}

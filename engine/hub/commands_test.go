@@ -3,7 +3,6 @@ package hub_test
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"slices"
 	"sync"
 	"testing"
@@ -35,21 +34,8 @@ func startGrantHost(t *testing.T, url, name string) *grantHost {
 	for range 4 {
 		turns = append(turns, engine.ScriptTurn{ToolCalls: []engine.ScriptCall{{Name: "deploy"}}}, engine.ScriptTurn{Text: "deployed"})
 	}
-	g := &grantHost{name: name, url: url}
-	eng, err := engine.Open(t.Context(), engine.WithTool("deploy", deploy), engine.WithStore(t.TempDir()+"/store.db"),
-		engine.WithProvider(engine.NewScriptedProvider(turns)),
-		engine.WithAttachment(func(_ context.Context, e *engine.Engine) (io.Closer, error) {
-			var err error
-			g.hub, err = hub.Attach(e, hub.Config{URL: url, Host: name})
-			return g.hub, err
-		}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { eng.Close() })
-	g.eng = eng
-	waitCtx(t, func(ctx context.Context) error { return g.hub.WaitConnected(ctx, true) })
-	return g
+	h := startHost(t, url, name, engine.NewScriptedProvider(turns), engine.WithTool("deploy", deploy))
+	return &grantHost{name: name, url: url, eng: h.eng, hub: h.hub}
 }
 
 // remember approves deploy for the project root, on the host itself.
@@ -240,22 +226,12 @@ func TestStopFromHub(t *testing.T) {
 	t.Parallel()
 	url := newDB(t)
 	open := func(name, marker string) (*engine.Engine, *hub.Host, *engine.Session) {
-		var h *hub.Host
 		// The command ignores SIGTERM: its tree is gone only at the SIGKILL
 		// after the bash tool's grace, which the stop waits for.
 		script, _ := json.Marshal([]engine.ScriptTurn{{ToolCalls: []engine.ScriptCall{{Name: "bash", Args: json.RawMessage(`{"command": "trap '' TERM; sleep ` + marker + `"}`)}}}, {Text: "Done."}})
 		turns, _ := engine.ParseScript(script)
-		eng, err := engine.Open(t.Context(), engine.WithTool("bash", bash.New()), engine.WithProvider(engine.NewScriptedProvider(turns)),
-			engine.WithAttachment(func(ctx context.Context, e *engine.Engine) (io.Closer, error) {
-				var err error
-				h, err = hub.Attach(e, hub.Config{URL: url, Host: name})
-				return h, err
-			}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { eng.Close() })
-		waitCtx(t, func(ctx context.Context) error { return h.WaitConnected(ctx, true) })
+		h := startHost(t, url, name, engine.NewScriptedProvider(turns), engine.WithTool("bash", bash.New()))
+		eng := h.eng
 		s, err := eng.NewSession(engine.SessionOptions{ID: "job"})
 		if err != nil {
 			t.Fatal(err)
@@ -263,7 +239,7 @@ func TestStopFromHub(t *testing.T) {
 		if _, _, err := s.Start(context.WithoutCancel(t.Context()), "sleep"); err != nil {
 			t.Fatal(err)
 		}
-		return eng, h, s
+		return eng, h.hub, s
 	}
 	const markerA, markerB = "3017.41", "3017.42"
 	_, _, sa := open("host-a", markerA)

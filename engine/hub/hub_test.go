@@ -32,15 +32,15 @@ type testHost struct {
 }
 
 // startHost opens an engine attached to the hub at url as host name.
-func startHost(t *testing.T, url, name string, p engine.Provider) *testHost {
+func startHost(t *testing.T, url, name string, p engine.Provider, opts ...engine.Option) *testHost {
 	t.Helper()
 	var h *hub.Host
-	eng, err := engine.Open(t.Context(), engine.WithProvider(p), engine.WithStore(t.TempDir()+"/store.db"),
+	eng, err := engine.Open(t.Context(), append([]engine.Option{engine.WithProvider(p), engine.WithStore(t.TempDir() + "/store.db"),
 		engine.WithAttachment(func(ctx context.Context, e *engine.Engine) (io.Closer, error) {
 			var err error
 			h, err = hub.Attach(e, hub.Config{URL: url, Host: name})
 			return h, err
-		}))
+		})}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package hub_test
 
 import (
 	"context"
-	"io"
 	"slices"
 	"testing"
 	"time"
@@ -24,19 +23,8 @@ func TestFleetEmergencyStopWithReceipts(t *testing.T) {
 	const marker = "3017.25"
 	turns := sleepingBash(marker)
 	open := func(name string) (*engine.Engine, *hub.Host) {
-		var h *hub.Host
-		eng, err := engine.Open(t.Context(), engine.WithTool("bash", bash.New()), engine.WithProvider(engine.NewScriptedProvider(turns)),
-			engine.WithAttachment(func(ctx context.Context, e *engine.Engine) (io.Closer, error) {
-				var err error
-				h, err = hub.Attach(e, hub.Config{URL: url, Host: name})
-				return h, err
-			}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { eng.Close() })
-		waitCtx(t, func(ctx context.Context) error { return h.WaitConnected(ctx, true) })
-		return eng, h
+		h := startHost(t, url, name, engine.NewScriptedProvider(turns), engine.WithTool("bash", bash.New()))
+		return h.eng, h.hub
 	}
 	start := func(eng *engine.Engine, n int) {
 		for range n {

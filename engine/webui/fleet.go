@@ -372,18 +372,11 @@ func (s *Server) fleetAnswer(w http.ResponseWriter, r *http.Request) {
 	}
 	id, err := s.fleet.f.Answer(r.Context(), hub.Answer{Host: host, Session: session, Pause: req.PauseID, Seen: req.Version, Digest: req.Digest,
 		Answer: req.Answer, Reason: req.Reason, Remember: req.Remember, By: fleetBy})
-	switch {
-	case errors.Is(err, hub.ErrAlreadyAnswered):
+	if errors.Is(err, hub.ErrAlreadyAnswered) {
 		refuse(w, http.StatusConflict, CodeAlreadyAnswered, fmt.Sprintf("Already answered: pause %s of session %s on host %s was answered from another client first", req.PauseID, session, host))
 		return
-	case errors.Is(err, engine.ErrInvalidArgument):
-		refuse(w, http.StatusBadRequest, CodeBadRequest, err.Error())
-		return
-	case err != nil:
-		refuse(w, http.StatusServiceUnavailable, CodeHubUnreachable, "sending the answer to the hub: "+err.Error())
-		return
 	}
-	s.fleetResult(w, r, host, id)
+	s.fleetResult(w, r, host, "answer", id, err)
 }
 
 // fleetSession is the host and session a request names in ?host=&session=.
@@ -396,9 +389,18 @@ func fleetSession(w http.ResponseWriter, r *http.Request) (host, session string,
 	return host, session, true
 }
 
-// fleetResult waits for command id and says what became of it: applied,
-// refused with the host's reason, or still pending.
-func (s *Server) fleetResult(w http.ResponseWriter, r *http.Request, host string, id int64) {
+// fleetResult says what became of a command (what) sent to host: not
+// sent (err: a bad request, or the hub unreachable), or, waiting for
+// command id, applied, refused with the host's reason, or still pending.
+func (s *Server) fleetResult(w http.ResponseWriter, r *http.Request, host, what string, id int64, err error) {
+	switch {
+	case errors.Is(err, engine.ErrInvalidArgument):
+		refuse(w, http.StatusBadRequest, CodeBadRequest, err.Error())
+		return
+	case err != nil:
+		refuse(w, http.StatusServiceUnavailable, CodeHubUnreachable, "sending the "+what+" to the hub: "+err.Error())
+		return
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), answerWait)
 	defer cancel()
 	res, err := s.fleet.f.Wait(ctx, id)
@@ -425,11 +427,7 @@ func (s *Server) fleetContinue(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id, err := s.fleet.f.Continue(r.Context(), hub.Continue{Host: host, Session: session, Seen: req.Version, By: fleetBy})
-	if err != nil {
-		refuse(w, http.StatusServiceUnavailable, CodeHubUnreachable, "sending the continue to the hub: "+err.Error())
-		return
-	}
-	s.fleetResult(w, r, host, id)
+	s.fleetResult(w, r, host, "continue", id, err)
 }
 
 // fleetRevoke takes back an approval a host remembers for a project,
@@ -451,11 +449,7 @@ func (s *Server) fleetRevoke(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id, err := s.fleet.f.Revoke(r.Context(), hub.Revoke{Host: req.Host, Tool: req.Tool, Key: req.Key, Root: req.Root, By: fleetBy})
-	if err != nil {
-		refuse(w, http.StatusServiceUnavailable, CodeHubUnreachable, "sending the revoke to the hub: "+err.Error())
-		return
-	}
-	s.fleetResult(w, r, req.Host, id)
+	s.fleetResult(w, r, req.Host, "revoke", id, err)
 }
 
 // fleetInterrupt stops a host's session as its Stop does; the answer
@@ -466,11 +460,7 @@ func (s *Server) fleetInterrupt(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id, err := s.fleet.f.Interrupt(r.Context(), hub.Interrupt{Host: host, Session: session, By: fleetBy})
-	if err != nil {
-		refuse(w, http.StatusServiceUnavailable, CodeHubUnreachable, "sending the stop to the hub: "+err.Error())
-		return
-	}
-	s.fleetResult(w, r, host, id)
+	s.fleetResult(w, r, host, "stop", id, err)
 }
 
 // fleetPrompt sends a host's session a message, as the tab saw the session
@@ -487,15 +477,7 @@ func (s *Server) fleetPrompt(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id, err := s.fleet.f.Prompt(r.Context(), hub.Prompt{Host: host, Session: session, Text: req.Text, Seen: req.Version, By: fleetBy})
-	switch {
-	case errors.Is(err, engine.ErrInvalidArgument):
-		refuse(w, http.StatusBadRequest, CodeBadRequest, err.Error())
-		return
-	case err != nil:
-		refuse(w, http.StatusServiceUnavailable, CodeHubUnreachable, "sending the prompt to the hub: "+err.Error())
-		return
-	}
-	s.fleetResult(w, r, host, id)
+	s.fleetResult(w, r, host, "prompt", id, err)
 }
 
 // fleetResumeAll continues the sessions the tab listed when the user
