@@ -15,7 +15,8 @@ import (
 // data, and on text beyond ASCII whose case folds (ſ is s, K is K).
 func TestAnyOfMatchesTheWholePattern(t *testing.T) {
 	t.Parallel()
-	texts := []string{"", "ſystem(1)", "SYSTEM(", "os.KILL", "WRITE", "wrıte", "ſpit(x)", "K_Files.x", "open (", "qx{ls}", "a|b", "`id`", "%x[ls]"}
+	texts := []string{"", "ſystem(1)", "SYSTEM(", "os.KILL", "WRITE", "wrıte", "ſpit(x)", "K_Files.x", "open (", "qx{ls}", "a|b", "`id`", "%x[ls]",
+		"~/.ſsh/id", "cat ~/.SSH/config", "$github_token", "${ApI_KeY}", "ID_RSA.pub", "/ETC/SHADOW", ".KUBE/config"}
 	require.NoError(t, filepath.WalkDir("testdata", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || d.Type()&fs.ModeSymlink != 0 {
 			return nil
@@ -32,7 +33,7 @@ func TestAnyOfMatchesTheWholePattern(t *testing.T) {
 	}))
 	for name, a := range map[string]anyOf{"inlineDanger": inlineDanger, "inlineDangerMore": inlineDangerMore,
 		"inlineWrites": inlineWrites, "inlineDangerSpans": inlineDangerSpans, "inlineFileWrite": inlineFileWrite,
-		"inlineNet": inlineNet, "inlineChange": inlineChange, "inlineReads": inlineReads} {
+		"inlineNet": inlineNet, "inlineChange": inlineChange, "inlineReads": inlineReads, "secretMention": secretMention} {
 		require.Greater(t, len(a.alts), 1, name)
 		for _, s := range texts {
 			if a.whole.MatchString(s) != a.MatchString(s) {

@@ -43,6 +43,9 @@ func parseOpts(args []arg, valued string) opts {
 			o.operands = append(o.operands, args[i+1:]...)
 			return o
 		case len(t) < 2 || t[0] != '-' || !a.static && strings.HasPrefix(t, "-$"):
+			if o.operands == nil {
+				o.operands = make([]arg, 0, len(args)-i)
+			}
 			o.operands = append(o.operands, a)
 		case strings.HasPrefix(t, "--"):
 			name, val, hasVal := strings.Cut(t, "=")

@@ -281,6 +281,16 @@ type level struct {
 	callEnv    []string          // NAME=value given to the simple command being judged (prefix assignments, env NAME=value)
 }
 
+// put sets (*m)[k] = v, making the map on first use: a level's maps stay
+// nil until its line records something in them, and most lines record
+// nothing in most of them.
+func put[K comparable, V any](m *map[K]V, k K, v V) {
+	if *m == nil {
+		*m = map[K]V{}
+	}
+	(*m)[k] = v
+}
+
 // parsedScript is a script's syntax tree (shared: never changed), or why
 // it does not parse.
 type parsedScript struct {
@@ -325,13 +335,10 @@ func (c *checker) script(src string, depth int) {
 		c.add(finding{action: ActionConfirm, reason: catUnparsable + ": " + abbreviate(err.Error()), key: src})
 		return
 	}
-	l := &level{c: c, src: src, depth: depth, vars: map[string]variable{}, downloaded: map[string]bool{},
-		written: map[string]string{}, links: map[string]string{}, ifsChanged: strings.Contains(src, "IFS"),
-		pipesDone: map[*syntax.BinaryCmd]bool{}, at: c.at, copies: map[string]string{}, unknownOut: map[string]bool{},
-		funcs: map[string]bool{}, absLinks: map[string]string{}, secretOut: map[string]bool{}}
+	l := &level{c: c, src: src, depth: depth, ifsChanged: strings.Contains(src, "IFS"), at: c.at}
 	syntax.Walk(f, func(n syntax.Node) bool {
 		if fd, ok := n.(*syntax.FuncDecl); ok && fd.Name != nil {
-			l.funcs[fd.Name.Value] = true
+			put(&l.funcs, fd.Name.Value, true)
 		}
 		return true
 	})

@@ -184,7 +184,7 @@ func (x *command) downloadedTo(p string) {
 	if p == "" || p == "-" {
 		return
 	}
-	x.l.downloaded[canon(p)] = true
+	put(&x.l.downloaded, canon(p), true)
 	x.writes([]arg{{text: p, static: true}})
 }
 

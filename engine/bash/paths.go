@@ -49,7 +49,8 @@ func inHome(p string) bool { return p == "~" || strings.HasPrefix(p, "~/") }
 
 // under reports whether p is dir or inside it (both canonical).
 func under(p, dir string) bool {
-	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
+	d := strings.TrimSuffix(dir, "/") // p starts with d + "/", without making that string
+	return p == dir || len(p) > len(d) && p[len(d)] == '/' && strings.HasPrefix(p, d)
 }
 
 // System and home locations whose modification changes how the machine,
@@ -132,8 +133,9 @@ var (
 	secretFiles = []string{"~/.netrc", "~/.git-credentials", "~/.docker/config.json", "~/.npmrc", "~/.pypirc", "~/.bash_history", "~/.zsh_history", "/etc/shadow", "/etc/gshadow", "/etc/sudoers"}
 	secretBase  = regexp.MustCompile(`^(id_(rsa|dsa|ecdsa|ed25519)(_sk)?|.*\.(pem|key|p12|pfx|kdbx)|\.env(\..*)?|credentials(\.json)?|secrets?\.(json|ya?ml|txt))$`)
 	// Text that names a secret inside a longer word: "$(cat ~/.ssh/id_rsa)",
-	// "token=$GITHUB_TOKEN".
-	secretMention = regexp.MustCompile(`(?i)(\.ssh/|\.aws/|\.gnupg|\.netrc|\.git-credentials|\.kube/config|\.docker/config\.json|/etc/shadow|/etc/sudoers|\bid_(rsa|dsa|ecdsa|ed25519)\b|\.pypirc|\.npmrc)|\$\{?[A-Za-z0-9_]*(SECRET|TOKEN|PASSWORD|PASSWD|API_?KEY|PRIVATE_KEY|ACCESS_KEY|CREDENTIAL)[A-Za-z0-9_]*`)
+	// "token=$GITHUB_TOKEN". Each alternative at the top: most words hold
+	// none of their literals and are not run through any.
+	secretMention = mustAnyOf(`(?i)\.ssh/|\.aws/|\.gnupg|\.netrc|\.git-credentials|\.kube/config|\.docker/config\.json|/etc/shadow|/etc/sudoers|\bid_(rsa|dsa|ecdsa|ed25519)\b|\.pypirc|\.npmrc|\$\{?[A-Za-z0-9_]*(SECRET|TOKEN|PASSWORD|PASSWD|API_?KEY|PRIVATE_KEY|ACCESS_KEY|CREDENTIAL)[A-Za-z0-9_]*`)
 )
 
 // privateSecret reports a secret whose content is private: isSecret's

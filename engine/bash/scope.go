@@ -86,7 +86,7 @@ func realPathFrom(done, p string, kind func(string) (fs.FileMode, error)) string
 	if !strings.HasPrefix(p, "/") {
 		return p
 	}
-	if done == "" {
+	if done = filepath.Clean(done); !strings.HasPrefix(done, "/") {
 		done = "/"
 	}
 	for !under(p, done) {
@@ -107,7 +107,10 @@ func realPathFrom(done, p string, kind func(string) (fs.FileMode, error)) string
 			done = filepath.Dir(done)
 			continue
 		}
-		next := filepath.Join(done, part)
+		next := done + "/" + part // both clean: filepath.Join without its Clean
+		if done == "/" {
+			next = "/" + part
+		}
 		typ, err := kind(next)
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 			// Nothing is below what does not exist: no link to follow. (No

@@ -48,13 +48,13 @@ func (l *level) track(s *syntax.Stmt, args []arg) {
 		}
 		for _, m := range symlinksMade(l, o) {
 			target, name := m[0], m[1]
-			l.links[canon(l.resolve(name.text))] = target.text
+			put(&l.links, canon(l.resolve(name.text)), target.text)
 			if link, ok := l.abs(name); ok {
 				if !strings.HasPrefix(target.text, "/") && !strings.HasPrefix(target.text, "~") && !strings.HasPrefix(target.text, "$") {
 					target.text = path.Join(path.Dir(link), target.text)
 				}
 				if t, ok := l.abs(target); ok {
-					l.absLinks[link] = t
+					put(&l.absLinks, link, t)
 				}
 			}
 		}
@@ -64,7 +64,7 @@ func (l *level) track(s *syntax.Stmt, args []arg) {
 			for _, m := range symlinksMade(l, o) { // cp -s/-l: the copy is the file itself
 				if link, ok := l.abs(m[1]); ok {
 					if t, ok := l.abs(m[0]); ok {
-						l.absLinks[link] = t
+						put(&l.absLinks, link, t)
 					}
 				}
 			}
@@ -104,13 +104,13 @@ func (l *level) trackRedirects(s *syntax.Stmt) {
 		}
 		if l.readsSecrets(s) {
 			if dst, ok := l.abs(target); ok {
-				l.secretOut[dst] = true // env > x: x now holds secrets
+				put(&l.secretOut, dst, true) // env > x: x now holds secrets
 			}
 		}
 		if !known {
 			if src, ok := l.catSource(s); ok { // cat /bin/rm > r: a copy
 				if dst, ok := l.abs(target); ok {
-					l.copies[dst] = src
+					put(&l.copies, dst, src)
 				}
 			}
 		}
@@ -129,17 +129,17 @@ func (l *level) wrote(a arg, text string, known, appendTo bool) {
 	case !known:
 		delete(l.written, p)
 		if absOK {
-			l.unknownOut[abs] = true
+			put(&l.unknownOut, abs, true)
 		}
 	case appendTo:
 		if _, ok := l.written[p]; !ok && absOK {
 			if old, ok := l.c.sc.cache.read(abs, l.c.stat); ok {
-				l.written[p] = old
+				put(&l.written, p, old)
 			}
 		}
-		l.written[p] += text
+		put(&l.written, p, l.written[p]+text)
 	default:
-		l.written[p] = text
+		put(&l.written, p, text)
 		if absOK {
 			delete(l.unknownOut, abs)
 		}
@@ -212,7 +212,7 @@ func (l *level) trackCopy(args []arg) {
 			l.wrote(d, "", false, false)
 			if s, ok := l.abs(src); ok {
 				if dst, ok := l.abs(d); ok {
-					l.copies[dst] = s
+					put(&l.copies, dst, s)
 				}
 			}
 		}
@@ -303,7 +303,7 @@ func (l *level) assign(a *syntax.Assign) {
 	if _, seen := l.vars[name]; seen {
 		v.temp = false
 	}
-	l.vars[name] = v
+	put(&l.vars, name, v)
 }
 
 // newTempPath reports a word that is $(mktemp) with no template nor
