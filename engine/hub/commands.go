@@ -57,6 +57,7 @@ type command struct {
 // closed meanwhile, and the command stays pending.
 type outcome struct {
 	state, code, message string
+	audit                *store.AuditEntry // its entry in both audit logs, if any (commandAudit)
 }
 
 // pollEvery is how often a host looks for commands and stops without a
@@ -122,8 +123,7 @@ func (h *Host) applyCommands(ctx context.Context, conn *pgx.Conn) error {
 			continue
 		}
 		b.Queue(`UPDATE interlock_commands SET state = $2, code = $3, message = $4, done_at = clock_timestamp() WHERE id = $1`, c.id, o.state, o.code, o.message)
-		if o.state == StateRefused {
-			a := refusalAudit(c, o)
+		if a := o.audit; a != nil {
 			b.Queue(`INSERT INTO interlock_audit (host, session, pause, event, kind, tool, message, answer, reason, by, at)
 				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
 				h.cfg.Host, a.Session, a.Pause, a.Event, a.Kind, a.Tool, a.Message, a.Answer, a.Reason, a.By, a.At)
@@ -144,13 +144,22 @@ func (h *Host) applyCommands(ctx context.Context, conn *pgx.Conn) error {
 	return nil
 }
 
-func refusalAudit(c command, o outcome) *store.AuditEntry {
-	a := &store.AuditEntry{At: time.Now(), Session: c.session, Pause: c.pause, Event: "refused", Answer: c.answer,
-		Reason: o.code + ": " + o.message, By: c.by}
+// commandAudit is the audit entry of what became of c, for the host's log
+// and the hub's: every refusal, and each continue, stop or prompt applied
+// (an applied answer or revoke has its event's entry, which says who sent
+// it); nil for none.
+func commandAudit(c command, o outcome) *store.AuditEntry {
+	if o.state == StateApplied && (c.kind == kindAnswer || c.kind == kindRevoke) {
+		return nil
+	}
+	a := &store.AuditEntry{At: time.Now(), Session: c.session, Pause: c.pause, Event: o.state, Answer: c.answer, By: c.by}
+	if o.state == StateRefused {
+		a.Reason = o.code + ": " + o.message
+	}
 	switch c.kind {
 	case kindRevoke: // what it would have revoked
 		a.Kind, a.Tool, a.Message = kindRevoke, c.tool, c.key
-	case kindStop, kindPrompt:
+	case kindContinue, kindStop, kindPrompt:
 		a.Kind, a.Message = c.kind, c.prompt
 	}
 	return a
@@ -170,9 +179,8 @@ func (h *Host) apply(ctx context.Context, c command) outcome {
 	if o.state == "" {
 		return o
 	}
-	if o.state == StateRefused {
-		// The host's own audit log has every refusal too.
-		if err := h.eng.RecordAudit(ctx, *refusalAudit(c, o)); err != nil {
+	if o.audit = commandAudit(c, o); o.audit != nil { // the host's own audit log has it too
+		if err := h.eng.RecordAudit(ctx, *o.audit); err != nil {
 			h.logf("%v", err)
 		}
 	}

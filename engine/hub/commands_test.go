@@ -242,7 +242,7 @@ func TestStopFromHub(t *testing.T) {
 		return eng, h.hub, s
 	}
 	const markerA, markerB = "3017.41", "3017.42"
-	_, _, sa := open("host-a", markerA)
+	engA, _, sa := open("host-a", markerA)
 	engB, hubB, sb := open("host-b", markerB)
 	f := openFleet(t, url)
 	eventually(t, "both commands running", func() bool { return len(running(markerA)) == 1 && len(running(markerB)) == 1 })
@@ -261,6 +261,23 @@ func TestStopFromHub(t *testing.T) {
 		t.Fatalf("a stop sent to host-a stopped host-b's session of the same id: %s", sb.Status())
 	}
 	mirrored(t, f, "host-a", "job", func(st hub.SessionState) bool { return st.RunState == "interrupted" })
+	// Who stopped it is in the hub's audit log and in the host's.
+	audit, err := f.Audit(t.Context(), 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(audit, func(e hub.AuditEntry) bool {
+		return e.Event == hub.StateApplied && e.Kind == "stop" && e.Host == "host-a" && e.Session == "job" && e.By == "alice"
+	}) {
+		t.Fatalf("the hub's audit log: %+v; want host-a's stop of job, by alice", audit)
+	}
+	log, err := engA.AuditLog(t.Context(), "job")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(log, func(e store.AuditEntry) bool { return e.Event == hub.StateApplied && e.Kind == "stop" && e.By == "alice" }) {
+		t.Fatalf("host-a's own audit log: %+v; want the stop by alice", log)
+	}
 	for _, c := range []struct {
 		i    hub.Interrupt
 		code string
