@@ -43,10 +43,7 @@ func parseOpts(args []arg, valued string) opts {
 			o.operands = append(o.operands, args[i+1:]...)
 			return o
 		case len(t) < 2 || t[0] != '-' || !a.static && strings.HasPrefix(t, "-$"):
-			if o.operands == nil {
-				o.operands = make([]arg, 0, len(args)-i)
-			}
-			o.operands = append(o.operands, a)
+			o.addOperand(args, i)
 		case strings.HasPrefix(t, "--"):
 			name, val, hasVal := strings.Cut(t, "=")
 			o.addFlag(name)
@@ -73,6 +70,19 @@ func parseOpts(args []arg, valued string) opts {
 		}
 	}
 	return o
+}
+
+// addOperand adds args[i] to the operands: while they are consecutive words
+// they are args itself (capped: an append copies), not a copy.
+func (o *opts) addOperand(args []arg, i int) {
+	switch n := len(o.operands); {
+	case n == 0:
+		o.operands = args[i : i+1 : i+1]
+	case &o.operands[n-1] == &args[i-1]:
+		o.operands = args[i-n : i+1 : i+1]
+	default:
+		o.operands = append(o.operands, args[i])
+	}
 }
 
 func (o *opts) addFlag(name string) {

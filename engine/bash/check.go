@@ -130,7 +130,7 @@ func checkUnsafe(cmd string, sc *scope) Decision {
 	if sc.policyErr != nil {
 		return decide([]finding{{action: ActionDeny, reason: "not run: " + sc.policyErr.Error() + " (fix the file)"}})
 	}
-	c := &checker{dir: sc.dir, sc: sc, at: sc.dir, seen: make(map[string]bool), policy: sc.policy}
+	c := &checker{dir: sc.dir, sc: sc, at: sc.dir, policy: sc.policy}
 	c.script(cmd, 0)
 	sc.cache.release(c.parser) // not after a panic: check's recover returns without it
 	d := decide(c.found)
@@ -237,7 +237,7 @@ func (c *checker) add(f finding) {
 	if c.seen[f.reason] {
 		return
 	}
-	c.seen[f.reason] = true
+	put(&c.seen, f.reason, true)
 	c.found = append(c.found, f)
 }
 

@@ -39,7 +39,7 @@ func Commands(line, dir string) []policy.Command { return newScope(dir).commands
 // commands is Commands in sc, the words' paths resolved only if paths,
 // parsed with parser (nil: a new one).
 func (sc *scope) commands(line string, paths bool, parser *syntax.Parser) []policy.Command {
-	c := &checker{dir: sc.dir, sc: sc, at: sc.dir, seen: map[string]bool{}, collect: true, collectPaths: paths, parser: parser}
+	c := &checker{dir: sc.dir, sc: sc, at: sc.dir, collect: true, collectPaths: paths, parser: parser}
 	if validate(line) != nil {
 		return nil
 	}

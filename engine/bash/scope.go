@@ -86,7 +86,7 @@ func realPathFrom(done, p string, kind func(string) (fs.FileMode, error)) string
 	if !strings.HasPrefix(p, "/") {
 		return p
 	}
-	if done = filepath.Clean(done); !strings.HasPrefix(done, "/") {
+	if done == "" {
 		done = "/"
 	}
 	for !under(p, done) {
@@ -107,7 +107,7 @@ func realPathFrom(done, p string, kind func(string) (fs.FileMode, error)) string
 			done = filepath.Dir(done)
 			continue
 		}
-		next := done + "/" + part // both clean: filepath.Join without its Clean
+		next := done + "/" + part // done is clean (resolved), part a name: filepath.Join without its Clean
 		if done == "/" {
 			next = "/" + part
 		}

@@ -30,6 +30,18 @@ func (l *level) words(ws []*syntax.Word) []arg {
 
 func (l *level) word(w *syntax.Word) arg {
 	a := arg{static: true, word: w}
+	if len(w.Parts) == 1 { // most words: their one part's text, not a copy
+		switch p := w.Parts[0].(type) {
+		case *syntax.Lit:
+			a.glob, a.text = hasGlob(p.Value), unescape(p.Value)
+			return a
+		case *syntax.SglQuoted:
+			if !p.Dollar {
+				a.text = p.Value
+				return a
+			}
+		}
+	}
 	var b strings.Builder
 	for _, p := range w.Parts {
 		switch p := p.(type) {
@@ -248,6 +260,11 @@ func isHex(c byte) bool {
 // dynamic words as written.
 func display(args []arg) string {
 	var b strings.Builder
+	n := 0
+	for _, a := range args {
+		n += len(a.text) + 1
+	}
+	b.Grow(n) // once, for words that need no quotes
 	for i, a := range args {
 		if i > 0 {
 			b.WriteByte(' ')

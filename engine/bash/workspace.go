@@ -69,13 +69,16 @@ func (l *level) abs(a arg) (string, bool) {
 	case strings.HasPrefix(p, "~"):
 		return "", false // ~user
 	}
-	if !strings.HasPrefix(p, "/") {
-		if l.at == "" {
-			return "", false
-		}
+	switch {
+	case strings.HasPrefix(p, "/"):
+		p = filepath.Clean(p)
+	case l.at == "":
+		return "", false
+	case l.at == l.c.sc.dir && l.at != "/" && p != "." && p != ".." && !strings.Contains(p, "/"):
+		p = l.at + "/" + p // a name in the (clean) working directory: filepath.Join without its Clean
+	default:
 		p = filepath.Join(l.at, p)
 	}
-	p = filepath.Clean(p)
 	for range 8 { // links made earlier on the line, also as a directory on the path
 		best := ""
 		for link := range l.absLinks {
