@@ -86,7 +86,10 @@ func (o *opts) addOperand(args []arg, i int) {
 }
 
 func (o *opts) addFlag(name string) {
-	if !o.has(name) {
+	switch {
+	case o.flags == nil:
+		o.flags = append(make([]string, 0, 8), name) // one allocation for most commands' options
+	case !o.has(name):
 		o.flags = append(o.flags, name)
 	}
 }

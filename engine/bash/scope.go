@@ -97,6 +97,9 @@ func realPathFrom(done, p string, kind func(string) (fs.FileMode, error)) string
 		return done
 	}
 	rest := strings.Split(rel, "/")
+	// own: done and rest are still p's own text (no link followed), so
+	// done/part is a prefix of p, and done/rest... is p.
+	own := true
 	for links := 0; len(rest) > 0; {
 		part := rest[0]
 		rest = rest[1:]
@@ -104,17 +107,25 @@ func realPathFrom(done, p string, kind func(string) (fs.FileMode, error)) string
 			continue
 		}
 		if part == ".." {
-			done = filepath.Dir(done)
+			done, own = filepath.Dir(done), false
 			continue
 		}
-		next := done + "/" + part // done is clean (resolved), part a name: filepath.Join without its Clean
-		if done == "/" {
+		var next string
+		switch {
+		case own:
+			next = p[:len(strings.TrimSuffix(done, "/"))+1+len(part)]
+		case done == "/":
 			next = "/" + part
+		default:
+			next = done + "/" + part // done is clean (resolved), part a name: filepath.Join without its Clean
 		}
 		typ, err := kind(next)
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 			// Nothing is below what does not exist: no link to follow. (No
 			// .. is left in rest: p and link targets are cleaned absolute.)
+			if own {
+				return p
+			}
 			return filepath.Join(append([]string{next}, rest...)...)
 		}
 		if err != nil || typ&fs.ModeSymlink == 0 {
@@ -132,7 +143,7 @@ func realPathFrom(done, p string, kind func(string) (fs.FileMode, error)) string
 		if !strings.HasPrefix(target, "/") {
 			target = filepath.Join(done, target)
 		}
-		rest = append(strings.Split(strings.TrimPrefix(filepath.Clean(target), "/"), "/"), rest...)
+		rest, own = append(strings.Split(strings.TrimPrefix(filepath.Clean(target), "/"), "/"), rest...), false
 		done = "/"
 	}
 	return done
