@@ -275,7 +275,9 @@ func TestStopFromHub(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.ContainsFunc(log, func(e store.AuditEntry) bool { return e.Event == hub.StateApplied && e.Kind == "stop" && e.By == "alice" }) {
+	if !slices.ContainsFunc(log, func(e store.AuditEntry) bool {
+		return e.Event == hub.StateApplied && e.Kind == "stop" && e.By == "alice"
+	}) {
 		t.Fatalf("host-a's own audit log: %+v; want the stop by alice", log)
 	}
 	for _, c := range []struct {
