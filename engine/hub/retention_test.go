@@ -2,7 +2,9 @@ package hub_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
+	"reflect"
 	"testing"
 	"time"
 
@@ -134,5 +136,54 @@ func TestMigrationDropsSnapshotsOfTheWireFormat(t *testing.T) {
 	}
 	if len(left) != 1 || left[0] != "snake" {
 		t.Fatalf("mirrored sessions after the migration: %v; want [snake]", left)
+	}
+}
+
+// A hub at schema 4 (bodies jsonb, btree time indexes) keeps its mirrored
+// transitions through schema 5's rewrite: the body reads back the same,
+// now json, and retention's time indexes are BRIN.
+func TestMigrationKeepsTransitionsAsJSON(t *testing.T) {
+	t.Parallel()
+	url := newDB(t)
+	openFleet(t, url).Close()
+	db, err := pgx.Connect(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close(context.Background())
+	const body = `{"at": "2026-11-29T08:00:00Z", "type": "paused", "pause": {"id": "p1", "message": "Deploy?"}, "session": "s", "version": 3}`
+	for _, sql := range []string{ // schema 4 as it was
+		`ALTER TABLE interlock_events ALTER COLUMN body TYPE jsonb USING body::jsonb`,
+		`DROP INDEX interlock_events_at`,
+		`DROP INDEX interlock_audit_at`,
+		`CREATE INDEX interlock_events_at ON interlock_events (host, at)`,
+		`CREATE INDEX interlock_audit_at ON interlock_audit (host, at)`,
+		`UPDATE interlock_schema SET version = 4`,
+		`INSERT INTO interlock_events (host, session, boot, version, type, status, at, body)
+			VALUES ('old', 's', 'b', 3, 'paused', 'paused', '2026-11-29T08:00:00Z', '` + body + `')`,
+	} {
+		if _, err := db.Exec(t.Context(), sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+	openFleet(t, url)
+	var typ string
+	var got map[string]any
+	if err := db.QueryRow(t.Context(), `SELECT pg_typeof(body)::text, body FROM interlock_events WHERE host = 'old'`).Scan(&typ, &got); err != nil {
+		t.Fatal(err)
+	}
+	var want map[string]any
+	json.Unmarshal([]byte(body), &want)
+	if typ != "json" || !reflect.DeepEqual(got, want) {
+		t.Fatalf("the transition after the migration: %s %v; want json %v", typ, got, want)
+	}
+	var methods []string
+	rows, _ := db.Query(t.Context(), `SELECT am.amname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am am ON am.oid = c.relam
+		WHERE c.relname IN ('interlock_events_at', 'interlock_audit_at') ORDER BY c.relname`)
+	if methods, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(methods, []string{"brin", "brin"}) {
+		t.Fatalf("retention's time indexes after the migration: %v; want brin, brin", methods)
 	}
 }
