@@ -5,10 +5,13 @@
  * the host dies, and applies the Landlock sandbox:
  *
  *   - with --ns it makes new user and PID namespaces (and a network
- *     namespace with --net-ns) itself and forks their PID 1, which
+ *     namespace with --net-ns) itself and clones their PID 1, which
  *     supervises: when PID 1 exits the kernel kills every process left in
- *     the namespace. Where the kernel refuses namespaces it supervises as a
- *     child subreaper that walks /proc and kills its descendants;
+ *     the namespace. PID 1 shares our memory, and the shell's process
+ *     shares PID 1's until its exec (CLONE_VM): one address space of ours
+ *     per command, not three copies for the kernel to make and tear down.
+ *     Where the kernel refuses namespaces it supervises as a child
+ *     subreaper that walks /proc and kills its descendants;
  *   - it dies with its host: EOF on its control socket (fd 3: the host
  *     died, even by SIGKILL), SIGTERM/SIGHUP/SIGINT or its parent-death
  *     signal kill the tree;
@@ -62,6 +65,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -715,6 +719,7 @@ static int all_gone;       /* no child is left: the tree is gone */
 static int stop_requested; /* a stop message came */
 static int host_gone;      /* control EOF or a fatal signal */
 static int sig_fd = -1;
+static sigset_t supervised_signals; /* blocked, read from sig_fd */
 
 /* reap waits for every child that exited (orphans of the tree are
  * reparented to us) and notes when none is left. */
@@ -969,6 +974,65 @@ static const char *signal_name(int sig) {
 	return other;
 }
 
+/* new_stack maps a stack of size bytes for a process cloned with CLONE_VM,
+ * below a page that faults (no silent overflow into our data); it returns
+ * its top, or NULL. */
+static char *new_stack(size_t size) {
+	size_t guard = (size_t)sysconf(_SC_PAGESIZE);
+	char *p = mmap(NULL, guard + size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (p == MAP_FAILED || mprotect(p, guard, PROT_NONE) < 0) return NULL;
+	return p + guard + size;
+}
+
+/* What start_shell needs: the shell, the sandbox and the socket on which it
+ * tells what it could not apply. */
+struct shell_start {
+	const struct request *req;
+	const char *shell;
+	int ruleset, applied, dev_null, check_metadata;
+};
+
+/* start_shell is the shell's process until its exec: it applies the
+ * sandbox to itself and execs the shell. It runs in the supervisor's
+ * memory (CLONE_VM | CLONE_VFORK, as posix_spawn does: the supervisor waits
+ * meanwhile), so it changes none of it; its exec gives it its own. */
+static int start_shell(void *arg) {
+	const struct shell_start *s = arg;
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	drop_terminal();
+	limit_processes(s->req);
+	int check_metadata = s->check_metadata;
+	if (s->ruleset >= 0) {
+		int err = apply_ruleset(s->ruleset);
+		if (err) {
+			tell(s->applied, err, -1);
+			if (s->req->required) _exit(127);
+			check_metadata = 0;
+		}
+	}
+	if (s->req->seccomp && (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &filter_prog) < 0)) {
+		tell(s->applied, errno | SECCOMP_FAILED, -1);
+		if (s->req->required) _exit(127);
+	}
+	if (check_metadata) {
+		int listener = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &metadata_prog);
+		tell(s->applied, listener < 0 ? errno | METADATA_FAILED : METADATA_LISTENER, listener);
+		if (listener < 0 && s->req->required) _exit(127);
+		if (listener >= 0) close(listener);
+	}
+	dup2(s->dev_null, 0);
+	/* The command starts as from a terminal's shell: default signal
+	 * dispositions (Node ignores SIGPIPE, and ignored signals survive
+	 * exec) and nothing blocked. */
+	reset_signals();
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	char *argv[] = {(char *)s->req->shell, "-c", (char *)s->req->command, NULL};
+	execv(s->shell, argv);
+	_exit(127);
+}
+
 /* supervise runs the shell and keeps its tree; it fills in the report and
  * returns once no process of the tree is left. */
 static void supervise(const struct request *req) {
@@ -1006,44 +1070,14 @@ static void supervise(const struct request *req) {
 		fail("interlock-run: open /dev/null or a socket pair: %s", strerror(errno));
 		return;
 	}
-	pid_t pid = fork();
+	/* No copy of the supervisor's page tables for a process that execs
+	 * at once: see start_shell. */
+	struct shell_start start = {.req = req, .shell = shell, .ruleset = ruleset, .applied = applied[1], .dev_null = dev_null, .check_metadata = check_metadata};
+	char *stack = new_stack(64 * 1024);
+	pid_t pid = stack ? clone(start_shell, stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &start) : -1;
 	if (pid < 0) {
 		fail("interlock-run: start %s: %s", shell, strerror(errno));
 		return;
-	}
-	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-		drop_terminal();
-		limit_processes(req);
-		if (ruleset >= 0) {
-			int err = apply_ruleset(ruleset);
-			if (err) {
-				tell(applied[1], err, -1);
-				if (req->required) _exit(127);
-				check_metadata = 0;
-			}
-		}
-		if (req->seccomp && (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &filter_prog) < 0)) {
-			tell(applied[1], errno | SECCOMP_FAILED, -1);
-			if (req->required) _exit(127);
-		}
-		if (check_metadata) {
-			int listener = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &metadata_prog);
-			tell(applied[1], listener < 0 ? errno | METADATA_FAILED : METADATA_LISTENER, listener);
-			if (listener < 0 && req->required) _exit(127);
-			if (listener >= 0) close(listener);
-		}
-		dup2(dev_null, 0);
-		/* The command starts as from a terminal's shell: default signal
-		 * dispositions (Node ignores SIGPIPE, and ignored signals survive
-		 * exec) and nothing blocked. */
-		reset_signals();
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		char *argv[] = {(char *)req->shell, "-c", (char *)req->command, NULL};
-		execv(shell, argv);
-		_exit(127);
 	}
 	shell_pid = pid;
 	close(applied[1]);
@@ -1149,6 +1183,32 @@ static void close_inherited(void) {
 	closedir(d);
 }
 
+/* supervise_and_report supervises the command (as the PID namespace's 1,
+ * or as a subreaper) and writes the report once its tree is gone. */
+static int supervise_and_report(struct request *req) {
+	/* The host's death, as a second line to the control socket's EOF:
+	 * SIGTERM (through the signalfd) makes the subreaper kill the tree. */
+	if (!pid_ns) prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
+	sig_fd = signalfd(-1, &supervised_signals, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (sig_fd < 0) {
+		fail("interlock-run: signalfd: %s", strerror(errno));
+		write_report();
+		return 0;
+	}
+	rep.mode = req->mode;
+	supervise(req);
+	write_report();
+	return 0;
+}
+
+/* run_init is the PID namespace's 1, cloned by the outer process. */
+static int run_init(void *req) {
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	pid_ns = 1;
+	rep.tree = "pid-namespace";
+	return supervise_and_report(req);
+}
+
 static int usage(void) {
 	fprintf(stderr, "usage: interlock-run [--ns] [--net-ns] [--grace-ms N] [--max-procs N] [--mode M] [--network N] [--required] [--no-landlock] [--seccomp HEX] [--metadata HEX] [--read PATH]... [--write PATH]... -- SHELL COMMAND\n"
 	                "  (started by the Interlock bash tool, with its control socket on fd 3) | interlock-run --probe\n");
@@ -1215,13 +1275,13 @@ int main(int argc, char **argv) {
 	close_inherited();
 	first_to_go();
 
-	sigset_t mask;
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGCHLD);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	sigaddset(&mask, SIGINT);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
+	sigset_t *mask = &supervised_signals;
+	sigemptyset(mask);
+	sigaddset(mask, SIGCHLD);
+	sigaddset(mask, SIGTERM);
+	sigaddset(mask, SIGHUP);
+	sigaddset(mask, SIGINT);
+	sigprocmask(SIG_BLOCK, mask, NULL);
 	signal(SIGCHLD, SIG_DFL); /* an ignored SIGCHLD would reap our children for us */
 	signal(SIGPIPE, SIG_IGN);
 
@@ -1237,45 +1297,35 @@ int main(int argc, char **argv) {
 		if (ns == -1) {
 			rep.namespaces_refused = 1; /* keep the tree as a subreaper instead */
 		} else {
-			pid_t init = fork();
+			/* PID 1 shares this process's memory (CLONE_VM): no copy of
+			 * its page tables to make, and one address space, not two,
+			 * for the kernel to tear down when the command ends (on a
+			 * stop of many commands at once, that teardown is what
+			 * takes the CPU). This process touches nothing of it after
+			 * the clone: it only waits. */
+			char *stack = new_stack(256 * 1024);
+			pid_t init = stack ? clone(run_init, stack, CLONE_VM | SIGCHLD, &req) : -1;
 			if (init < 0) {
-				fail("interlock-run: fork the namespace's init: %s", strerror(errno));
+				fail("interlock-run: start the namespace's init: %s", strerror(errno));
 				write_report();
 				return 0;
 			}
-			if (init > 0) {
-				/* The host's death, as a second line to the control
-				 * socket's EOF: our death kills PID 1, and so the
-				 * namespace. */
-				prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-				/* The outer process only waits: PID 1 supervises and
-				 * reports; if we are killed, PID 1 gets SIGKILL
-				 * (PDEATHSIG) and the kernel kills the namespace. */
-				int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-				dup2(null, 1);
-				dup2(null, 2);
-				close(CONTROL_FD);
-				int st2;
-				while (waitpid(init, &st2, 0) < 0 && errno == EINTR) {
-				}
-				return 0;
-			}
+			/* The host's death, as a second line to the control
+			 * socket's EOF: our death kills PID 1, and so the
+			 * namespace. */
 			prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-			pid_ns = 1;
-			rep.tree = "pid-namespace";
+			/* The outer process only waits: PID 1 supervises and
+			 * reports; if we are killed, PID 1 gets SIGKILL
+			 * (PDEATHSIG) and the kernel kills the namespace. */
+			int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+			dup2(null, 1);
+			dup2(null, 2);
+			close(CONTROL_FD);
+			int st2;
+			while (waitpid(init, &st2, 0) < 0 && errno == EINTR) {
+			}
+			_exit(0);
 		}
 	}
-	/* The host's death, as a second line to the control socket's EOF:
-	 * SIGTERM (through the signalfd) makes the subreaper kill the tree. */
-	if (!pid_ns) prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
-	sig_fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
-	if (sig_fd < 0) {
-		fail("interlock-run: signalfd: %s", strerror(errno));
-		write_report();
-		return 0;
-	}
-	rep.mode = req.mode;
-	supervise(&req);
-	write_report();
-	return 0;
+	return supervise_and_report(&req);
 }
