@@ -217,6 +217,15 @@ func TestSandbox(t *testing.T) {
 			require.NoError(t, err)
 			assert.NotContains(t, o.output, "read its", "another session's command is out of ptrace's reach")
 			assert.Contains(t, o.output, "Permission denied")
+			// Nor its own supervisor's memory: with namespaces, PID 1 and
+			// the outer process share one, whose reader or writer would
+			// take supervision over (without, the outer one is the host).
+			// Opened for reading: the read-only mounts would refuse a
+			// writer before ptrace's check.
+			o, err = r.run(t.Context(), `read -r _ _ _ sup _ < /proc/self/stat; read -r _ _ _ outer _ < /proc/$sup/stat; for p in $sup $outer; do (exec 3</proc/$p/mem) && echo opened the memory of $p; done`, "", os.Environ(), time.Minute, contain.Policy{}, nil)
+			require.NoError(t, err)
+			assert.NotContains(t, o.output, "opened the memory", "the supervisor is out of ptrace's reach")
+			assert.Equal(t, 2, strings.Count(o.output, "Permission denied"), o.output)
 			require.NoError(t, other.s.Interrupt(engine.ReasonUserStop))
 			other.finish(otherOut)
 		})
