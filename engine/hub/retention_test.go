@@ -111,27 +111,15 @@ func TestRetentionPrunesOldHistory(t *testing.T) {
 // are, and an old row would show as a session without a state.
 func TestMigrationDropsSnapshotsOfTheWireFormat(t *testing.T) {
 	t.Parallel()
-	url := newDB(t)
-	openFleet(t, url).Close()
-	db, err := pgx.Connect(t.Context(), url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close(context.Background())
-	for _, sql := range []string{
+	url, db := olderHub(t,
 		`UPDATE interlock_schema SET version = 2`,
 		`INSERT INTO interlock_sessions (host, session, boot, version, status, run_state, snapshot)
 			VALUES ('old', 'camel', 'b', 1, 'idle', 'idle', '{"id": "camel", "runState": "idle"}'),
-			       ('old', 'snake', 'b', 1, 'idle', 'idle', '{"id": "snake", "run_state": "idle"}')`,
-	} {
-		if _, err := db.Exec(t.Context(), sql); err != nil {
-			t.Fatal(err)
-		}
-	}
+			       ('old', 'snake', 'b', 1, 'idle', 'idle', '{"id": "snake", "run_state": "idle"}')`)
 	openFleet(t, url)
-	var left []string
 	rows, _ := db.Query(t.Context(), `SELECT session FROM interlock_sessions ORDER BY session`)
-	if left, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+	left, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
 		t.Fatal(err)
 	}
 	if len(left) != 1 || left[0] != "snake" {
@@ -144,15 +132,8 @@ func TestMigrationDropsSnapshotsOfTheWireFormat(t *testing.T) {
 // now json, and retention's time indexes are BRIN.
 func TestMigrationKeepsTransitionsAsJSON(t *testing.T) {
 	t.Parallel()
-	url := newDB(t)
-	openFleet(t, url).Close()
-	db, err := pgx.Connect(t.Context(), url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close(context.Background())
 	const body = `{"at": "2026-11-29T08:00:00Z", "type": "paused", "pause": {"id": "p1", "message": "Deploy?"}, "session": "s", "version": 3}`
-	for _, sql := range []string{ // schema 4 as it was
+	url, db := olderHub(t, // schema 4 as it was
 		`ALTER TABLE interlock_events ALTER COLUMN body TYPE jsonb USING body::jsonb`,
 		`DROP INDEX interlock_events_at`,
 		`DROP INDEX interlock_audit_at`,
@@ -160,12 +141,7 @@ func TestMigrationKeepsTransitionsAsJSON(t *testing.T) {
 		`CREATE INDEX interlock_audit_at ON interlock_audit (host, at)`,
 		`UPDATE interlock_schema SET version = 4`,
 		`INSERT INTO interlock_events (host, session, boot, version, type, status, at, body)
-			VALUES ('old', 's', 'b', 3, 'paused', 'paused', '2026-11-29T08:00:00Z', '` + body + `')`,
-	} {
-		if _, err := db.Exec(t.Context(), sql); err != nil {
-			t.Fatal(err)
-		}
-	}
+			VALUES ('old', 's', 'b', 3, 'paused', 'paused', '2026-11-29T08:00:00Z', '`+body+`')`)
 	openFleet(t, url)
 	var typ string
 	var got map[string]any
@@ -177,13 +153,33 @@ func TestMigrationKeepsTransitionsAsJSON(t *testing.T) {
 	if typ != "json" || !reflect.DeepEqual(got, want) {
 		t.Fatalf("the transition after the migration: %s %v; want json %v", typ, got, want)
 	}
-	var methods []string
 	rows, _ := db.Query(t.Context(), `SELECT am.amname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am am ON am.oid = c.relam
 		WHERE c.relname IN ('interlock_events_at', 'interlock_audit_at') ORDER BY c.relname`)
-	if methods, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+	methods, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(methods, []string{"brin", "brin"}) {
 		t.Fatalf("retention's time indexes after the migration: %v; want brin, brin", methods)
 	}
+}
+
+// olderHub makes a hub at the current schema, turns it back into an older
+// one with statements, and returns its URL and a connection to it, for a
+// test of what opening it with this library does.
+func olderHub(t *testing.T, statements ...string) (string, *pgx.Conn) {
+	t.Helper()
+	url := newDB(t)
+	openFleet(t, url).Close()
+	db, err := pgx.Connect(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close(context.Background()) })
+	for _, sql := range statements {
+		if _, err := db.Exec(t.Context(), sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	return url, db
 }
